@@ -1,0 +1,187 @@
+/**
+ * Every error Tidemark throws on purpose is a `TidemarkError` with a stable `code`.
+ * Match on the class or on `code`, never on the message text.
+ */
+export class TidemarkError extends Error {
+  /** Stable machine-readable code, e.g. `'JOB_NOT_FOUND'`. */
+  readonly code: string;
+  /** Structured details about what went wrong. */
+  readonly details: Record<string, unknown>;
+
+  constructor(
+    code: string,
+    message: string,
+    details: Record<string, unknown> = {},
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+    this.details = details;
+  }
+}
+
+/** An option or argument was missing, of the wrong type or out of range. `field` names it. */
+export class InvalidOptionError extends TidemarkError {
+  readonly field: string;
+  constructor(field: string, expected: string, got?: unknown) {
+    super('INVALID_OPTION', `invalid option '${field}': expected ${expected}, got ${describe(got)}`, {
+      field,
+      expected,
+    });
+    this.field = field;
+  }
+}
+
+/** A retention policy was malformed (negative window, unknown status, both shapes mixed …). */
+export class InvalidRetentionPolicyError extends InvalidOptionError {
+  constructor(field: string, expected: string, got?: unknown) {
+    super(field, expected, got);
+    (this as { code: string }).code = 'INVALID_RETENTION_POLICY';
+  }
+}
+
+export class JobNotFoundError extends TidemarkError {
+  readonly jobId: string;
+  constructor(jobId: string) {
+    super('JOB_NOT_FOUND', `job ${jobId} not found`, { jobId });
+    this.jobId = jobId;
+  }
+}
+
+export class QueueNotFoundError extends TidemarkError {
+  readonly queue: string;
+  constructor(queue: string) {
+    super('QUEUE_NOT_FOUND', `queue '${queue}' does not exist: create it with tm.createQueue first`, {
+      queue,
+    });
+    this.queue = queue;
+  }
+}
+
+/** The operation needs a finished job (or a job in another state) and the job is not in it. */
+export class InvalidJobStateError extends TidemarkError {
+  readonly jobId: string;
+  readonly status: string;
+  constructor(jobId: string, status: string, wanted: string) {
+    super('INVALID_JOB_STATE', `job ${jobId} is ${status}; ${wanted}`, { jobId, status });
+    this.jobId = jobId;
+    this.status = status;
+  }
+}
+
+/** Deleting a job that is still in flight is refused: cancel it first. */
+export class JobInFlightError extends InvalidJobStateError {
+  constructor(jobId: string, status: string) {
+    super(jobId, status, 'in-flight jobs are never deleted: cancel it first');
+    (this as { code: string }).code = 'JOB_IN_FLIGHT';
+  }
+}
+
+/** `deleteJob` refuses a job that has children; use `deleteWorkflowSubtree`. */
+export class JobHasChildrenError extends TidemarkError {
+  readonly jobId: string;
+  constructor(jobId: string) {
+    super('JOB_HAS_CHILDREN', `job ${jobId} has child jobs: use deleteWorkflowSubtree`, { jobId });
+    this.jobId = jobId;
+  }
+}
+
+/** The queue does not declare a signal of this name. */
+export class UnknownSignalError extends TidemarkError {
+  constructor(queue: string, signal: string) {
+    super('UNKNOWN_SIGNAL', `queue '${queue}' does not declare signal '${signal}'`, { queue, signal });
+  }
+}
+
+/** The database schema was migrated by a newer Tidemark than this one. */
+export class SchemaTooNewError extends TidemarkError {
+  constructor(schema: string, databaseVersion: number, codeVersion: number) {
+    super(
+      'SCHEMA_TOO_NEW',
+      `schema '${schema}' is at migration ${databaseVersion} but this Tidemark knows only up to ${codeVersion}: upgrade Tidemark`,
+      { schema, databaseVersion, codeVersion },
+    );
+  }
+}
+
+/** The engine or its driver was closed. */
+export class DriverClosedError extends TidemarkError {
+  constructor() {
+    super('CLOSED', 'Tidemark is closed');
+  }
+}
+
+/** Another process holds the embedded database folder. */
+export class DatabaseLockedError extends TidemarkError {
+  constructor(path: string, pid: number) {
+    super(
+      'DATABASE_LOCKED',
+      `embedded database '${path}' is in use by process ${pid}; one process owns a folder`,
+      {
+        path,
+        pid,
+      },
+    );
+  }
+}
+
+/** The driver was used directly inside one of its own transactions (this would deadlock PGlite). */
+export class TransactionMisuseError extends TidemarkError {
+  constructor() {
+    super(
+      'TRANSACTION_MISUSE',
+      'the database was called outside the open transaction; use the transaction handle passed to your callback',
+    );
+  }
+}
+
+/** A handler ran longer than its queue's `timeoutSeconds`. */
+export class JobTimeoutError extends TidemarkError {
+  constructor(seconds: number) {
+    super('JOB_TIMEOUT', `handler timed out after ${seconds}s`, { seconds });
+  }
+}
+
+/** A workflow used the same step name twice in one run. */
+export class DuplicateStepError extends TidemarkError {
+  constructor(name: string) {
+    super('DUPLICATE_STEP', `step name '${name}' is used twice in this run; step names must be unique`, {
+      name,
+    });
+  }
+}
+
+/** A child job failed or was cancelled; thrown from `ctx.runChild`. */
+export class ChildJobFailedError extends TidemarkError {
+  constructor(childId: string, status: string, error: unknown) {
+    super('CHILD_JOB_FAILED', `child job ${childId} ended ${status}`, { childId, status, error });
+  }
+}
+
+/** `result(id)` was awaited on a job that ended in a status other than completed. */
+export class JobFailedError extends TidemarkError {
+  constructor(jobId: string, status: string, error: unknown) {
+    super('JOB_FAILED', `job ${jobId} ended ${status}`, { jobId, status, error });
+  }
+}
+
+/** A schedule of that name does not exist. */
+export class ScheduleNotFoundError extends TidemarkError {
+  constructor(name: string) {
+    super('SCHEDULE_NOT_FOUND', `schedule '${name}' not found`, { name });
+  }
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'undefined';
+  if (typeof value === 'bigint') return `bigint ${value}`;
+  if (typeof value === 'function') return 'a function';
+  if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined ? String(value) : text.length > 80 ? `${text.slice(0, 80)}…` : text;
+  } catch {
+    return typeof value;
+  }
+}

@@ -1,0 +1,60 @@
+import { EventEmitter } from 'node:events';
+
+/** Counts of rows one retention pass deleted (or would delete, for a dry run). */
+export interface SweepCounts {
+  jobs: number;
+  signals: number;
+  uniqueLocks: number;
+}
+
+/** The typed events a Tidemark instance emits. Logs, metrics and tests all read these. */
+export interface TidemarkEvents {
+  'job:added': { queue: string; count: number };
+  'job:started': { id: string; queue: string; attempt: number; pickupLatencyMs: number };
+  'job:completed': { id: string; queue: string; durationMs: number };
+  /** A failed attempt; `willRetry` says whether the job goes to `retry`. */
+  'job:failed': { id: string; queue: string; error: unknown; willRetry: boolean; durationMs: number };
+  'job:suspended': { id: string; queue: string; reason: 'sleep' | 'signal' | 'child' };
+  /** A worker's finishing write changed nothing: the job was cancelled or reclaimed meanwhile. */
+  'job:lost': { id: string; queue: string };
+  'maintenance:tick': { stalled: number; expired: number; promoted: number; scheduled: number };
+  'sweep:finished': SweepCounts & { durationMs: number; batches: number; error?: string };
+  'unique-lock-sweep:finished': { uniqueLocks: number; durationMs: number };
+  /** A background loop failed; it goes on at its next interval. */
+  error: { scope: string; error: unknown };
+}
+
+export type TidemarkEventName = keyof TidemarkEvents;
+
+/** A small typed wrapper over Node's EventEmitter. */
+export class TypedEmitter {
+  private readonly emitter = new EventEmitter();
+
+  constructor() {
+    this.emitter.setMaxListeners(100);
+  }
+
+  on<E extends TidemarkEventName>(event: E, listener: (payload: TidemarkEvents[E]) => void): () => void {
+    this.emitter.on(event, listener);
+    return () => this.emitter.off(event, listener);
+  }
+
+  once<E extends TidemarkEventName>(event: E, listener: (payload: TidemarkEvents[E]) => void): () => void {
+    this.emitter.once(event, listener);
+    return () => this.emitter.off(event, listener);
+  }
+
+  off<E extends TidemarkEventName>(event: E, listener: (payload: TidemarkEvents[E]) => void): void {
+    this.emitter.off(event, listener);
+  }
+
+  emit<E extends TidemarkEventName>(event: E, payload: TidemarkEvents[E]): void {
+    // `error` with no listener would throw in EventEmitter; ours is informational only.
+    if (event === 'error' && this.emitter.listenerCount('error') === 0) return;
+    this.emitter.emit(event, payload);
+  }
+
+  listenerCount(event: TidemarkEventName): number {
+    return this.emitter.listenerCount(event);
+  }
+}

@@ -1,0 +1,51 @@
+export {
+  ChildJobFailedError,
+  DatabaseLockedError,
+  DriverClosedError,
+  DuplicateStepError,
+  InvalidJobStateError,
+  InvalidOptionError,
+  InvalidRetentionPolicyError,
+  JobFailedError,
+  JobHasChildrenError,
+  JobInFlightError,
+  JobNotFoundError,
+  JobTimeoutError,
+  QueueNotFoundError,
+  ScheduleNotFoundError,
+  SchemaTooNewError,
+  TidemarkError,
+  TransactionMisuseError,
+  UnknownSignalError,
+} from './errors.js';
+export type { SweepCounts, TidemarkEventName, TidemarkEvents } from './events.js';
+export { ALL_STATUSES, FINISHED_STATUSES, IN_FLIGHT_STATUSES, JobStatus } from './job-status.js';
+export type { AddJobInput, AddJobResult } from './jobs/job-options.js';
+export { consoleLogger, type Logger, type LogLevel, silentLogger } from './log/logger.js';
+export { messages } from './log/messages.js';
+export { MAX_PAYLOAD_BYTES } from './options/json.js';
+export type { BackoffOptions, Handler, QueueOptions, ResolvedQueue } from './queues/queue-options.js';
+export type { ArchivedJob, ArchiveHook } from './retention/archive.js';
+export {
+  Retention,
+  type RetentionPolicy,
+  type TtlRetentionPolicy,
+  type WindowRetentionPolicy,
+} from './retention/policy.js';
+export type { RemoveJobsOptions } from './retention/remove-jobs.js';
+export type { SweepBreakdown } from './retention/sweeper.js';
+export type { CallerTransaction } from './storage/driver/caller-transaction.js';
+export type { DatabaseOption } from './storage/driver/create-driver.js';
+export type { Queryable } from './storage/driver/driver.js';
+export type { FrozenRetention, Job, JobError } from './storage/rows.js';
+export type { CheckpointRow, SignalRefusal, SignalRow } from './storage/workflow-storage.js';
+export { type JobDetail, type OpenOptions, type ScheduleOptions, Tidemark } from './tidemark.js';
+export { NonRetryableError } from './worker/serialize-error.js';
+export type { Worker } from './worker/worker.js';
+export type { SweepOptions, WorkerOptions } from './worker/worker-options.js';
+export type {
+  JobContext,
+  RunChildOptions,
+  SignalResult,
+  SignalsResult,
+} from './workflow/job-context.js';

@@ -1,0 +1,99 @@
+import type { QueueRegistry } from '../queues/queue-registry.js';
+import type { Queryable } from '../storage/driver/driver.js';
+import type { FrozenRetention } from '../storage/rows.js';
+import type { InsertRow, Storage } from '../storage/storage.js';
+import type { AddJobResult, ResolvedAdd } from './job-options.js';
+
+/** Where a job sits in a workflow tree (for children created by `ctx.runChild`). */
+export interface TreePlacement {
+  parentId: string;
+  rootId: string;
+  parentStep: string;
+}
+
+/**
+ * Insert resolved adds: plain and `unique` ones in one statement for the whole batch,
+ * those with a time-windowed lock (idempotencyKey, uniqueFor) one statement each.
+ */
+export async function insertResolvedJobs(
+  storage: Storage,
+  registry: QueueRegistry,
+  engineRetention: FrozenRetention,
+  adds: ResolvedAdd[],
+  on?: Queryable,
+  placement?: TreePlacement,
+): Promise<AddJobResult[]> {
+  const rows: InsertRow[] = [];
+  for (const add of adds) {
+    const queue = await registry.get(add.queue);
+    rows.push({
+      queue: add.queue,
+      data: JSON.parse(add.dataText),
+      priority: add.priority,
+      max_attempts: add.maxAttempts ?? queue.maxAttempts,
+      run_at: add.runAt?.toISOString(),
+      delay_seconds: add.delaySeconds,
+      expire_in_seconds: add.expireInSeconds,
+      retention: { ...(add.jobRetention ?? queue.retention ?? engineRetention) },
+      unique_key: add.uniqueKey,
+      parent_id: placement?.parentId,
+      root_id: placement?.rootId,
+      parent_step: placement?.parentStep,
+    });
+  }
+  const results: AddJobResult[] = new Array(adds.length);
+  const batch: number[] = [];
+  for (let i = 0; i < adds.length; i++) {
+    const lock = adds[i].lock;
+    if (!lock) {
+      batch.push(i);
+      continue;
+    }
+    results[i] = await insertWithLock(storage, rows[i], lock.scope, lock.ttlSeconds, on);
+  }
+  if (batch.length > 0) {
+    const inserted = await storage.insertJobs(
+      batch.map((i) => rows[i]),
+      on,
+    );
+    for (let k = 0; k < batch.length; k++) {
+      const i = batch[k];
+      if (inserted[k].inserted) {
+        results[i] = { id: inserted[k].id, deduplicated: false };
+        continue;
+      }
+      const holder = await storage.findUniqueHolder(rows[i].queue, rows[i].unique_key as string, on);
+      // The holder can finish between the conflict and this read; insert again in that case.
+      results[i] = holder ? { id: holder, deduplicated: true } : await retryOne(storage, rows[i], on);
+    }
+  }
+  return results;
+}
+
+async function retryOne(storage: Storage, row: InsertRow, on?: Queryable): Promise<AddJobResult> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const [result] = await storage.insertJobs([row], on);
+    if (result.inserted) return { id: result.id, deduplicated: false };
+    const holder = await storage.findUniqueHolder(row.queue, row.unique_key as string, on);
+    if (holder) return { id: holder, deduplicated: true };
+  }
+  throw new Error(`could not insert or find the holder of unique key ${row.unique_key}`);
+}
+
+async function insertWithLock(
+  storage: Storage,
+  row: InsertRow,
+  scope: string,
+  ttlSeconds: number,
+  on?: Queryable,
+): Promise<AddJobResult> {
+  // A live lock wins; an expired one is replaced by the insert. The loop covers a lock
+  // that expires or is released between the two statements.
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const id = await storage.insertJobWithLock(row, scope, ttlSeconds, on);
+    if (id) return { id, deduplicated: false };
+    const holder = await storage.findLockHolder(scope, on);
+    if (holder) return { id: holder, deduplicated: true };
+  }
+  throw new Error(`could not take or read unique lock ${scope}`);
+}

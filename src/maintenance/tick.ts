@@ -1,0 +1,38 @@
+import type { EngineCore } from '../engine-core.js';
+import { fireDueSchedules } from '../schedule/fire-schedules.js';
+
+const BATCH = 1_000;
+
+/**
+ * One maintenance tick, run by one node per interval across the cluster: recover stalled
+ * jobs, expire overdue ones, promote due retries, fire due schedules, and nudge queues
+ * whose delayed work became due.
+ */
+export async function runTick(core: EngineCore, intervalSeconds: number): Promise<void> {
+  // A little under the interval, so timer drift on the winning node does not skip a tick.
+  if (!(await core.storage.takeTurn('tick', intervalSeconds * 0.8))) return;
+  const counts = await tickOnce(core, intervalSeconds);
+  core.events.emit('maintenance:tick', counts);
+  if (counts.stalled + counts.expired > 0) core.logger.debug('maintenance tick', { ...counts });
+}
+
+/** The work of a tick, without the cluster turn (also used by tests and the CLI). */
+export async function tickOnce(core: EngineCore, intervalSeconds = 5) {
+  const { storage } = core;
+  const stalled = await drain(() => storage.recoverStalled(BATCH));
+  const expired = await drain(() => storage.expireJobs(BATCH));
+  const promoted = await drain(() => storage.promoteRetries(BATCH));
+  const scheduled = await fireDueSchedules(core);
+  await storage.nudgeDueQueues(intervalSeconds * 2);
+  return { stalled, expired, promoted, scheduled };
+}
+
+async function drain(step: () => Promise<number>): Promise<number> {
+  let total = 0;
+  for (let i = 0; i < 100; i++) {
+    const n = await step();
+    total += n;
+    if (n < BATCH) break;
+  }
+  return total;
+}

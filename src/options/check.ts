@@ -1,0 +1,77 @@
+import { InvalidOptionError } from '../errors.js';
+
+/** Small field checkers: each returns the value typed, or throws InvalidOptionError naming the field. */
+
+export function checkObject(value: unknown, field: string): Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new InvalidOptionError(field, 'an object', value);
+  }
+  return value as Record<string, unknown>;
+}
+
+export function checkKnownKeys(
+  value: Record<string, unknown>,
+  field: string,
+  known: readonly string[],
+): void {
+  for (const key of Object.keys(value)) {
+    if (!known.includes(key)) {
+      throw new InvalidOptionError(
+        field ? `${field}.${key}` : key,
+        `one of the known options (${known.join(', ')})`,
+        key,
+      );
+    }
+  }
+}
+
+export function checkString(value: unknown, field: string, { max = 200 }: { max?: number } = {}): string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > max) {
+    throw new InvalidOptionError(field, `a non-empty string of at most ${max} characters`, value);
+  }
+  return value;
+}
+
+export function checkInteger(value: unknown, field: string, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new InvalidOptionError(field, `an integer from ${min} to ${max}`, value);
+  }
+  return value;
+}
+
+/** A duration in seconds: a finite number, fractions allowed. */
+export function checkSeconds(
+  value: unknown,
+  field: string,
+  { min = 0, max = 3.2e9, exclusiveMin = false } = {},
+): number {
+  const ok =
+    typeof value === 'number' &&
+    Number.isFinite(value) &&
+    (exclusiveMin ? value > min : value >= min) &&
+    value <= max;
+  if (!ok) {
+    throw new InvalidOptionError(
+      field,
+      `a number of seconds ${exclusiveMin ? '>' : '>='} ${min} and <= ${max}`,
+      value,
+    );
+  }
+  return value as number;
+}
+
+export function checkBoolean(value: unknown, field: string): boolean {
+  if (typeof value !== 'boolean') throw new InvalidOptionError(field, 'true or false', value);
+  return value;
+}
+
+export function checkDate(value: unknown, field: string): Date {
+  const date = value instanceof Date ? value : typeof value === 'string' ? new Date(value) : null;
+  if (!date || Number.isNaN(date.getTime()))
+    throw new InvalidOptionError(field, 'a Date or an ISO 8601 string', value);
+  return date;
+}
+
+export function optional<T>(value: unknown, check: (v: unknown) => T): T | undefined {
+  return value === undefined ? undefined : check(value);
+}

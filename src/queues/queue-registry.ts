@@ -1,0 +1,67 @@
+import { QueueNotFoundError } from '../errors.js';
+import type { Storage } from '../storage/storage.js';
+import { DEFAULT_BACKOFF, DEFAULT_MAX_ATTEMPTS, type ResolvedQueue, storedOptions } from './queue-options.js';
+
+/**
+ * Queues known to this process. A queue created here is written to the `queues` table
+ * (in the background; every database call waits for pending writes first), so producers,
+ * the CLI and the dashboard in other processes see its options without its handler.
+ */
+export class QueueRegistry {
+  private readonly local = new Map<string, ResolvedQueue>();
+  private readonly remote = new Map<string, ResolvedQueue>();
+  private pending: Promise<unknown> = Promise.resolve();
+  private failure: unknown = null;
+
+  constructor(private readonly storage: Storage) {}
+
+  define(queue: ResolvedQueue): void {
+    this.local.set(queue.name, queue);
+    this.remote.delete(queue.name);
+    this.pending = this.pending.then(() =>
+      this.storage.upsertQueue(queue.name, storedOptions(queue)).catch((error) => {
+        this.failure = error;
+      }),
+    );
+  }
+
+  /** Wait until every queue defined so far is stored; rethrow a failed write once. */
+  async flush(): Promise<void> {
+    await this.pending;
+    if (this.failure) {
+      const failure = this.failure;
+      this.failure = null;
+      throw failure;
+    }
+  }
+
+  localQueue(name: string): ResolvedQueue | undefined {
+    return this.local.get(name);
+  }
+
+  localNames(): string[] {
+    return [...this.local.keys()];
+  }
+
+  /** This process's definition, else the stored one; QueueNotFoundError when neither exists. */
+  async get(name: string): Promise<ResolvedQueue> {
+    const known = this.local.get(name) ?? this.remote.get(name);
+    if (known) return known;
+    await this.flush();
+    const row = await this.storage.getQueue(name);
+    if (!row) throw new QueueNotFoundError(name);
+    const options = row.options as Partial<ResolvedQueue>;
+    const queue: ResolvedQueue = {
+      name,
+      retention: options.retention,
+      concurrency: options.concurrency,
+      maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+      timeoutSeconds: options.timeoutSeconds,
+      backoff: options.backoff ?? DEFAULT_BACKOFF,
+      signals: options.signals ?? {},
+      deleteCheckpointsOnComplete: options.deleteCheckpointsOnComplete ?? false,
+    };
+    this.remote.set(name, queue);
+    return queue;
+  }
+}

@@ -1,0 +1,135 @@
+import { InvalidRetentionPolicyError } from '../errors.js';
+import { FINISHED_STATUSES, type JobStatus } from '../job-status.js';
+import type { FrozenRetention } from '../storage/rows.js';
+
+/**
+ * How long finished rows are kept, in seconds. Two shapes:
+ * - `{ ttlSeconds, statuses? }`: one window for the listed finished statuses (all four when omitted);
+ * - per-status windows `{ completed?, failed?, cancelled?, expired?, consumedSignals? }`.
+ * A status left out, or a window of 0, is kept forever. A policy replaces the one below it; it never merges.
+ */
+export type RetentionPolicy = TtlRetentionPolicy | WindowRetentionPolicy;
+
+export interface TtlRetentionPolicy {
+  ttlSeconds: number;
+  statuses?: JobStatus[];
+}
+
+export interface WindowRetentionPolicy {
+  completed?: number;
+  failed?: number;
+  cancelled?: number;
+  expired?: number;
+  /** Seconds after `consumed_at` that a consumed signal is deleted; absent: it lives as long as its job. */
+  consumedSignals?: number;
+}
+
+const DAY = 86_400;
+
+/** Ready-made policies. */
+export const Retention = Object.freeze({
+  /** The default: completed 30 days, failed/cancelled/expired 90 days, consumed signals 7 days. */
+  STOCK: Object.freeze({
+    completed: 30 * DAY,
+    failed: 90 * DAY,
+    cancelled: 90 * DAY,
+    expired: 90 * DAY,
+    consumedSignals: 7 * DAY,
+  }) as Readonly<WindowRetentionPolicy>,
+  /** Tighter: completed 7 days, failed/cancelled/expired 30 days, consumed signals 7 days. */
+  TIGHT: Object.freeze({
+    completed: 7 * DAY,
+    failed: 30 * DAY,
+    cancelled: 30 * DAY,
+    expired: 30 * DAY,
+    consumedSignals: 7 * DAY,
+  }) as Readonly<WindowRetentionPolicy>,
+});
+
+const WINDOW_KEYS = ['completed', 'failed', 'cancelled', 'expired', 'consumedSignals'] as const;
+/** The largest window accepted: about 100 years. */
+const MAX_WINDOW = 3_200_000_000;
+
+/**
+ * Check a policy and turn it into the per-status windows written onto job rows.
+ * `false` keeps everything (no windows). Throws InvalidRetentionPolicyError naming the field.
+ */
+export function freezeRetention(policy: unknown, field = 'retention'): FrozenRetention {
+  if (policy === false) return {};
+  if (policy === null || typeof policy !== 'object' || Array.isArray(policy)) {
+    throw new InvalidRetentionPolicyError(field, 'a retention policy object or false', policy);
+  }
+  const input = policy as Record<string, unknown>;
+  const keys = Object.keys(input);
+  const ttlShape = keys.some((k) => k === 'ttlSeconds' || k === 'statuses');
+  const windowShape = keys.some((k) => (WINDOW_KEYS as readonly string[]).includes(k));
+  if (ttlShape && windowShape) {
+    throw new InvalidRetentionPolicyError(
+      field,
+      'either { ttlSeconds, statuses? } or per-status windows, not both',
+      keys.join(', '),
+    );
+  }
+  for (const key of keys) {
+    if (key !== 'ttlSeconds' && key !== 'statuses' && !(WINDOW_KEYS as readonly string[]).includes(key)) {
+      throw new InvalidRetentionPolicyError(
+        `${field}.${key}`,
+        `one of ttlSeconds, statuses, ${WINDOW_KEYS.join(', ')}`,
+        key,
+      );
+    }
+  }
+  if (ttlShape) {
+    if (!('ttlSeconds' in input))
+      throw new InvalidRetentionPolicyError(`${field}.ttlSeconds`, 'a number of seconds');
+    const ttl = checkWindow(input.ttlSeconds, `${field}.ttlSeconds`);
+    const statuses =
+      input.statuses === undefined ? FINISHED_STATUSES : checkStatuses(input.statuses, `${field}.statuses`);
+    const frozen: FrozenRetention = {};
+    for (const status of statuses) frozen[status as keyof FrozenRetention] = ttl;
+    return dropZeros(frozen);
+  }
+  const frozen: FrozenRetention = {};
+  for (const key of WINDOW_KEYS) {
+    if (input[key] !== undefined) frozen[key] = checkWindow(input[key], `${field}.${key}`);
+  }
+  return dropZeros(frozen);
+}
+
+function checkWindow(value: unknown, field: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_WINDOW) {
+    throw new InvalidRetentionPolicyError(field, `a whole number of seconds from 0 to ${MAX_WINDOW}`, value);
+  }
+  return value;
+}
+
+function checkStatuses(value: unknown, field: string): JobStatus[] {
+  if (!Array.isArray(value))
+    throw new InvalidRetentionPolicyError(field, 'an array of finished statuses', value);
+  value.forEach((status, index) => {
+    if (!(FINISHED_STATUSES as readonly unknown[]).includes(status)) {
+      throw new InvalidRetentionPolicyError(
+        `${field}[${index}]`,
+        `a finished status (${FINISHED_STATUSES.join(', ')})`,
+        status,
+      );
+    }
+  });
+  return value as JobStatus[];
+}
+
+/** A window of 0 means kept forever, the same as an absent window. */
+function dropZeros(frozen: FrozenRetention): FrozenRetention {
+  for (const key of Object.keys(frozen) as (keyof FrozenRetention)[])
+    if (frozen[key] === 0) delete frozen[key];
+  return frozen;
+}
+
+/** Job option, else queue option, else engine option, else STOCK; each level replaces the one below. */
+export function resolveRetention(
+  job: FrozenRetention | undefined,
+  queue: FrozenRetention | undefined,
+  engine: FrozenRetention,
+): FrozenRetention {
+  return job ?? queue ?? engine;
+}

@@ -1,0 +1,79 @@
+import type { EngineCore } from '../engine-core.js';
+import { InvalidOptionError } from '../errors.js';
+import { FINISHED_STATUSES } from '../job-status.js';
+import { checkInteger, checkKnownKeys, checkObject, checkSeconds, checkString } from '../options/check.js';
+import { countPurgeable, purgeFinished } from '../storage/sql/retention.js';
+
+/** Options of `tm.removeJobs` (manual purge). */
+export interface RemoveJobsOptions {
+  queue?: string;
+  /** Finished statuses to remove; default all four. In-flight statuses are refused. */
+  statuses?: string[];
+  /** Only jobs finished at least this long ago. Default 0 (any finished job). */
+  olderThanSeconds?: number;
+  /** Rows per delete statement, 1..10000. Default 1000. */
+  batchSize?: number;
+  /** Count what would be removed, delete nothing. */
+  dryRun?: boolean;
+  /** Called after each batch with the running total (for progress lines). */
+  onProgress?: (deletedSoFar: number) => void;
+}
+
+interface ResolvedRemove {
+  queue: string | null;
+  statuses: string[];
+  older_than_seconds: number;
+  batchSize: number;
+}
+
+export function resolveRemoveJobs(input: unknown): ResolvedRemove & { dryRun: boolean } {
+  const options = checkObject(input ?? {}, 'options');
+  checkKnownKeys(options, '', ['queue', 'statuses', 'olderThanSeconds', 'batchSize', 'dryRun', 'onProgress']);
+  let statuses = [...FINISHED_STATUSES] as string[];
+  if (options.statuses !== undefined) {
+    if (!Array.isArray(options.statuses) || options.statuses.length === 0) {
+      throw new InvalidOptionError('statuses', 'a non-empty array of finished statuses', options.statuses);
+    }
+    options.statuses.forEach((status, i) => {
+      if (!(FINISHED_STATUSES as readonly unknown[]).includes(status)) {
+        throw new InvalidOptionError(
+          `statuses[${i}]`,
+          `a finished status (${FINISHED_STATUSES.join(', ')})`,
+          status,
+        );
+      }
+    });
+    statuses = options.statuses as string[];
+  }
+  if (options.onProgress !== undefined && typeof options.onProgress !== 'function') {
+    throw new InvalidOptionError('onProgress', 'a function', options.onProgress);
+  }
+  return {
+    queue: options.queue === undefined ? null : checkString(options.queue, 'queue'),
+    statuses,
+    older_than_seconds:
+      options.olderThanSeconds === undefined ? 0 : checkSeconds(options.olderThanSeconds, 'olderThanSeconds'),
+    batchSize:
+      options.batchSize === undefined ? 1000 : checkInteger(options.batchSize, 'batchSize', 1, 10_000),
+    dryRun: options.dryRun === undefined ? false : options.dryRun === true,
+  };
+}
+
+/** Loop bounded deletes, each its own statement, until a short batch; returns the total. */
+export async function removeJobs(core: EngineCore, input: RemoveJobsOptions = {}): Promise<number> {
+  const { batchSize, dryRun, ...filter } = resolveRemoveJobs(input);
+  if (dryRun) {
+    const [row] = await core.storage.run<typeof filter, { n: number }>(countPurgeable, filter);
+    return Number(row?.n ?? 0);
+  }
+  let total = 0;
+  for (;;) {
+    const [row] = await core.storage.run<typeof filter & { batch_size: number }, { n: number; tops: number }>(
+      purgeFinished,
+      { ...filter, batch_size: batchSize },
+    );
+    total += Number(row?.n ?? 0);
+    input.onProgress?.(total);
+    if (Number(row?.tops ?? 0) < batchSize) return total;
+  }
+}

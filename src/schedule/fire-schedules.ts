@@ -1,0 +1,47 @@
+import type { EngineCore } from '../engine-core.js';
+import { QueueNotFoundError } from '../errors.js';
+import { listSchedules, recordScheduleFire } from '../storage/sql/schedules.js';
+import { latestDueFire } from './cron.js';
+
+/**
+ * Enqueue every due schedule fire. Each fire is a `schedule_fires` row unique by
+ * (schedule, fire time), so several nodes ticking at once create one job per fire.
+ * Returns the number of jobs created here.
+ */
+export async function fireDueSchedules(core: EngineCore): Promise<number> {
+  const { storage } = core;
+  const schedules = await storage.run<Record<string, never>, Record<string, unknown>>(listSchedules, {});
+  let created = 0;
+  for (const schedule of schedules) {
+    const name = schedule.name as string;
+    const now = schedule.now as Date;
+    const after = (schedule.last_fire_at as Date | null) ?? now;
+    const fireAt = latestDueFire(schedule.cron as string, schedule.timezone as string, after, now);
+    if (!fireAt) continue;
+    let queue: Awaited<ReturnType<typeof core.registry.get>>;
+    try {
+      queue = await core.registry.get(schedule.queue as string);
+    } catch (error) {
+      if (!(error instanceof QueueNotFoundError)) throw error;
+      core.logger.warn('schedule names a queue that does not exist; fire skipped', {
+        schedule: name,
+        queue: error.queue,
+      });
+      continue;
+    }
+    const [row] = await storage.run<Parameters<typeof recordScheduleFire.values>[0], { id: string | null }>(
+      recordScheduleFire,
+      {
+        name,
+        fire_at: fireAt,
+        queue: queue.name,
+        data: JSON.stringify(schedule.data ?? null),
+        max_attempts: queue.maxAttempts,
+        retention: JSON.stringify(queue.retention ?? core.engineRetention),
+        channel: storage.channel,
+      },
+    );
+    if (row?.id) created++;
+  }
+  return created;
+}

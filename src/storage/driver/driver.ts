@@ -1,0 +1,46 @@
+/** The result of one statement, the same shape on both drivers. */
+export interface QueryResult<Row> {
+  rows: Row[];
+  rowCount: number;
+}
+
+/** A statement with an optional name; named statements may be prepared once per connection. */
+export interface Statement {
+  text: string;
+  name?: string;
+}
+
+/** Anything that runs one parameterised statement: the pool, a transaction, a caller's transaction. */
+export interface Queryable {
+  query<Row = Record<string, unknown>>(
+    statement: string | Statement,
+    params?: readonly unknown[],
+  ): Promise<QueryResult<Row>>;
+}
+
+/** A transaction handle: statements plus multi-statement scripts (used by migrations). */
+export interface TransactionHandle extends Queryable {
+  exec(script: string): Promise<void>;
+}
+
+export interface Subscription {
+  close(): Promise<void>;
+}
+
+/**
+ * The thin seam between Tidemark and a database client. Two implementations exist:
+ * node-postgres and PGlite. Everything above this uses the same SQL on both.
+ */
+export interface Driver extends Queryable {
+  readonly kind: 'node-postgres' | 'pglite';
+  /** Several statements, no parameters. */
+  exec(script: string): Promise<void>;
+  /** BEGIN … COMMIT on one connection; ROLLBACK when `fn` throws. `fn` must use `tx`, never the driver. */
+  transaction<T>(fn: (tx: TransactionHandle) => Promise<T>): Promise<T>;
+  /**
+   * Deliver NOTIFYs on `channel` (lowercase). `onReady` runs after every (re)subscription so the
+   * caller can poll for anything it missed while disconnected.
+   */
+  listen(channel: string, onMessage: (payload: string) => void, onReady?: () => void): Promise<Subscription>;
+  close(): Promise<void>;
+}

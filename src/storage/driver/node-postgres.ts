@@ -1,0 +1,180 @@
+import pg from 'pg';
+import type { Driver, QueryResult, Statement, Subscription, TransactionHandle } from './driver.js';
+
+export interface NodePostgresDriverOptions {
+  /** Called when a background connection fails (idle pool client, LISTEN client). */
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * node-postgres driver: queries through a pool, LISTEN on one dedicated client that
+ * reconnects with backoff and re-subscribes after every loss.
+ */
+export class NodePostgresDriver implements Driver {
+  readonly kind = 'node-postgres' as const;
+  private readonly channels = new Map<string, Set<Listener>>();
+  private listenClient: pg.Client | null = null;
+  private connecting: Promise<void> | null = null;
+  private closed = false;
+  private reconnectDelayMs = 100;
+  private readonly onPoolError = (error: unknown) => this.options.onError?.(error);
+
+  constructor(
+    readonly pool: pg.Pool,
+    private readonly ownsPool: boolean,
+    private readonly options: NodePostgresDriverOptions = {},
+  ) {
+    pool.on('error', this.onPoolError);
+  }
+
+  static fromUrl(
+    url: string,
+    options: NodePostgresDriverOptions & { max?: number } = {},
+  ): NodePostgresDriver {
+    const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10 });
+    return new NodePostgresDriver(pool, true, options);
+  }
+
+  async query<Row>(
+    statement: string | Statement,
+    params: readonly unknown[] = [],
+  ): Promise<QueryResult<Row>> {
+    const result = await this.pool.query(toConfig(statement, params));
+    return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
+  }
+
+  async exec(script: string): Promise<void> {
+    await this.pool.query(script);
+  }
+
+  async transaction<T>(fn: (tx: TransactionHandle) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: unknown;
+    try {
+      await client.query('begin');
+      const handle: TransactionHandle = {
+        async query<Row>(statement: string | Statement, params: readonly unknown[] = []) {
+          const result = await client.query(toConfig(statement, params));
+          return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
+        },
+        async exec(script: string) {
+          await client.query(script);
+        },
+      };
+      const value = await fn(handle);
+      await client.query('commit');
+      return value;
+    } catch (error) {
+      try {
+        await client.query('rollback');
+      } catch (rollbackError) {
+        broken = rollbackError;
+      }
+      throw error;
+    } finally {
+      // A client whose rollback failed is in an unknown state: destroy it rather than reuse it.
+      client.release(broken instanceof Error ? broken : undefined);
+    }
+  }
+
+  async listen(
+    channel: string,
+    onMessage: (payload: string) => void,
+    onReady?: () => void,
+  ): Promise<Subscription> {
+    const listener: Listener = { onMessage, onReady };
+    let set = this.channels.get(channel);
+    const fresh = !set;
+    if (!set) {
+      set = new Set();
+      this.channels.set(channel, set);
+    }
+    set.add(listener);
+    if (this.listenClient && fresh) {
+      await this.listenClient.query(`listen ${quoteIdent(channel)}`);
+    }
+    if (!this.listenClient) await this.connectListener();
+    onReady?.();
+    return {
+      close: async () => {
+        set.delete(listener);
+        if (set.size === 0) {
+          this.channels.delete(channel);
+          await this.listenClient?.query(`unlisten ${quoteIdent(channel)}`).catch(() => {});
+        }
+      },
+    };
+  }
+
+  private connectListener(): Promise<void> {
+    if (this.connecting) return this.connecting;
+    this.connecting = (async () => {
+      const client = new pg.Client(this.pool.options);
+      client.on('notification', (message) => {
+        for (const listener of this.channels.get(message.channel) ?? [])
+          listener.onMessage(message.payload ?? '');
+      });
+      client.on('error', (error) => {
+        this.options.onError?.(error);
+        this.dropListener(client);
+      });
+      client.on('end', () => this.dropListener(client));
+      await client.connect();
+      for (const channel of this.channels.keys()) await client.query(`listen ${quoteIdent(channel)}`);
+      this.listenClient = client;
+      this.reconnectDelayMs = 100;
+    })().finally(() => {
+      this.connecting = null;
+    });
+    return this.connecting;
+  }
+
+  private dropListener(client: pg.Client): void {
+    if (this.listenClient !== client) return;
+    this.listenClient = null;
+    client.end().catch(() => {});
+    this.scheduleReconnect();
+  }
+
+  private scheduleReconnect(): void {
+    if (this.closed || this.channels.size === 0) return;
+    const delay = this.reconnectDelayMs;
+    this.reconnectDelayMs = Math.min(this.reconnectDelayMs * 2, 5_000);
+    setTimeout(() => {
+      if (this.closed || this.listenClient) return;
+      this.connectListener().then(
+        () => {
+          for (const set of this.channels.values()) for (const listener of set) listener.onReady?.();
+        },
+        (error) => {
+          this.options.onError?.(error);
+          this.scheduleReconnect();
+        },
+      );
+    }, delay).unref();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const client = this.listenClient;
+    this.listenClient = null;
+    await client?.end().catch(() => {});
+    this.pool.off('error', this.onPoolError);
+    if (this.ownsPool) await this.pool.end();
+  }
+}
+
+interface Listener {
+  onMessage: (payload: string) => void;
+  onReady?: () => void;
+}
+
+function toConfig(statement: string | Statement, params: readonly unknown[]): pg.QueryConfig {
+  if (typeof statement === 'string') return { text: statement, values: params as unknown[] };
+  return { text: statement.text, name: statement.name, values: params as unknown[] };
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}

@@ -1,0 +1,82 @@
+import type { JobStatus } from '../job-status.js';
+
+/** Retention windows frozen onto a job when it was added (seconds; absent = kept forever). */
+export interface FrozenRetention {
+  completed?: number;
+  failed?: number;
+  cancelled?: number;
+  expired?: number;
+  consumedSignals?: number;
+}
+
+/** A job as Tidemark returns it. Ids are strings; times are `Date`s, on both drivers. */
+export interface Job<Data = unknown, Output = unknown> {
+  id: string;
+  queue: string;
+  status: JobStatus;
+  data: Data;
+  output: Output | null;
+  /** The last attempt's error: `{ name, message, stack? }`, or null. */
+  error: JobError | null;
+  /** Attempts started so far (a workflow resumed from `waiting` continues its attempt). */
+  attempts: number;
+  maxAttempts: number;
+  /** Higher runs first. */
+  priority: number;
+  runAt: Date;
+  expireAt: Date | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  parentId: string | null;
+  /** The top of this job's tree (null for a job that is itself a top). */
+  rootId: string | null;
+  lockedBy: string | null;
+  lockedUntil: Date | null;
+  retention: FrozenRetention;
+  /** When retention may delete this job (null: in flight, or kept forever). */
+  purgeAfter: Date | null;
+}
+
+export interface JobError {
+  name?: string;
+  message: string;
+  stack?: string;
+  [key: string]: unknown;
+}
+
+export type JobRow = Record<string, unknown>;
+
+export function toJob(row: JobRow): Job {
+  return {
+    id: String(row.id),
+    queue: row.queue as string,
+    status: row.status as JobStatus,
+    data: row.data,
+    output: (row.output ?? null) as unknown,
+    error: (row.error ?? null) as JobError | null,
+    attempts: Number(row.attempts),
+    maxAttempts: Number(row.max_attempts),
+    priority: Number(row.priority),
+    runAt: toDate(row.run_at) as Date,
+    expireAt: toDate(row.expire_at),
+    createdAt: toDate(row.created_at) as Date,
+    startedAt: toDate(row.started_at),
+    finishedAt: toDate(row.finished_at),
+    parentId: row.parent_id == null ? null : String(row.parent_id),
+    rootId: row.root_id == null ? null : String(row.root_id),
+    lockedBy: (row.locked_by ?? null) as string | null,
+    lockedUntil: toDate(row.locked_until),
+    retention: (row.retention ?? {}) as FrozenRetention,
+    purgeAfter: toDate(row.purge_after),
+  };
+}
+
+/** Timestamps arrive as Date on both drivers; `infinity` arrives as a string or Infinity. */
+export function toDate(value: unknown): Date | null {
+  if (value == null) return null;
+  if (value instanceof Date) return value;
+  if (value === 'infinity' || value === Number.POSITIVE_INFINITY) return new Date(8.64e15);
+  if (value === '-infinity' || value === Number.NEGATIVE_INFINITY) return new Date(-8.64e15);
+  return new Date(value as string);
+}

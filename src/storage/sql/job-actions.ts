@@ -1,0 +1,102 @@
+import { defineQuery } from './define-query.js';
+
+const SUBTREE = /* sql */ `
+  with recursive subtree as (
+    select id, 0 as depth from /*schema*/jobs where id = @id::bigint
+    union all
+    select c.id, s.depth + 1 from /*schema*/jobs c join subtree s on c.parent_id = s.id
+  )`;
+
+/**
+ * Cancel a job and every in-flight job below it. Workers running one of them are told at
+ * once (NOTIFY 'c:<id>') so the handler's AbortSignal fires; their late completions match
+ * no lock token and change nothing.
+ */
+export const cancelSubtree = defineQuery<{ id: string; channel: string }>(
+  'cancelSubtree',
+  /* sql */ `${SUBTREE},
+  cancelled as (
+    update /*schema*/jobs j
+       set status = 'cancelled', finished_at = now(),
+           purge_after = /*schema*/purge_time(j.retention, 'cancelled', now()),
+           lock_token = null, locked_by = null, locked_until = null, paused_from = null
+      from subtree s
+     where j.id = s.id and j.status in ('pending', 'active', 'retry', 'waiting', 'paused')
+    returning j.id
+  ),
+  told as (select count(pg_notify(@channel, 'c:' || id)) as n from cancelled)
+  select cancelled.id::text as id from cancelled cross join told`,
+);
+
+/**
+ * Run a finished job again, with at least one attempt left. Its cancelled, failed or
+ * expired descendants are reopened with it; completed ones keep their output and are reused.
+ */
+export const retrySubtree = defineQuery<{ id: string; channel: string }>(
+  'retrySubtree',
+  /* sql */ `${SUBTREE},
+  -- The tree's top row lock orders this against a retention sweep deleting the same tree.
+  root_lock as (
+    select r.id from /*schema*/jobs r
+     where r.id = (select coalesce(root_id, id) from /*schema*/jobs where id = @id::bigint)
+     for update
+  ),
+  reopened as (
+    update /*schema*/jobs j
+       set status = 'pending', run_at = now(), finished_at = null, purge_after = null,
+           max_attempts = greatest(j.max_attempts, j.attempts + 1), wait = null, expire_at = null
+      from subtree s
+     where j.id = s.id
+       and exists (select 1 from root_lock)
+       and (s.depth = 0 and j.status in ('failed', 'cancelled', 'expired', 'completed', 'retry')
+            or s.depth > 0 and j.status in ('failed', 'cancelled', 'expired'))
+    returning j.id, j.queue
+  ),
+  nudged as (select count(pg_notify(@channel, 'j:' || queue)) as n from (select distinct queue from reopened) q)
+  select reopened.id::text as id from reopened cross join nudged`,
+);
+
+export const pauseJob = defineQuery<{ id: string }>(
+  'pauseJob',
+  /* sql */ `
+  update /*schema*/jobs set status = 'paused', paused_from = status
+   where id = @id::bigint and status in ('pending', 'retry', 'waiting')
+  returning id::text as id`,
+);
+
+export const resumeJob = defineQuery<{ id: string; channel: string }>(
+  'resumeJob',
+  /* sql */ `
+  with resumed as (
+    update /*schema*/jobs
+       set status = coalesce(paused_from, 'pending'), paused_from = null,
+           run_at = case when paused_from = 'waiting' then run_at else least(run_at, now()) end
+     where id = @id::bigint and status = 'paused'
+    returning id, queue, run_at
+  ),
+  nudged as (select count(pg_notify(@channel, 'j:' || queue)) as n from resumed where run_at <= now())
+  select resumed.id::text as id from resumed cross join nudged`,
+);
+
+/** The statuses in a subtree, to refuse deleting one that is still in flight. */
+export const subtreeStatuses = defineQuery<{ id: string }>(
+  'subtreeStatuses',
+  /* sql */ `${SUBTREE}
+  select j.id::text as id, j.status, s.depth from /*schema*/jobs j join subtree s on s.id = j.id`,
+);
+
+/**
+ * Delete a finished subtree at once (its unique locks, checkpoints, signals and fires go by
+ * cascade). The status check is repeated in the statement so a job that was retried
+ * between the check and the delete is kept.
+ */
+export const deleteSubtree = defineQuery<{ id: string }>(
+  'deleteSubtree',
+  /* sql */ `${SUBTREE}
+  delete from /*schema*/jobs j using subtree s
+   where j.id = s.id
+     and not exists (
+       select 1 from /*schema*/jobs m join subtree t on t.id = m.id
+        where m.status in ('pending', 'active', 'retry', 'waiting', 'paused'))
+  returning j.id::text as id`,
+);

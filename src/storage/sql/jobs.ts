@@ -1,0 +1,120 @@
+import { defineQuery } from './define-query.js';
+
+/** Columns every job read returns; mapped to `Job` by rows.ts. */
+export const JOB_COLUMNS = `id, queue, status, data, output, error, priority, attempts, max_attempts, run_at,
+  expire_at, created_at, started_at, finished_at, parent_id, root_id, parent_step, locked_by, locked_until,
+  unique_key, wait, retention, purge_after`;
+
+/**
+ * Insert a batch in one statement. Ids are drawn first so each input row maps back to its
+ * id; rows whose `unique_key` is held by an in-flight job are skipped (deduplicated).
+ * Workers waiting on a queue are nudged once per queue, at commit.
+ */
+export const insertJobs = defineQuery<{ jobs: string; channel: string }>(
+  'insertJobs',
+  /* sql */ `
+  with input as (
+    select nextval(pg_get_serial_sequence('/*schema*/jobs', 'id')) as id, x.*
+      from jsonb_to_recordset(@jobs::jsonb) as x(
+        idx int, queue text, data jsonb, priority int, max_attempts int, run_at timestamptz,
+        delay_seconds float8, expire_in_seconds float8, retention jsonb, unique_key text,
+        parent_id bigint, root_id bigint, parent_step text)
+  ),
+  inserted as (
+    insert into /*schema*/jobs (id, queue, data, priority, max_attempts, run_at, expire_at, retention,
+                                unique_key, parent_id, root_id, parent_step)
+    select id, queue, coalesce(data, 'null'::jsonb), priority, max_attempts, due.at,
+           due.at + expire_in_seconds * interval '1 second', retention, unique_key, parent_id, root_id, parent_step
+      from input
+     cross join lateral (select coalesce(run_at, now() + coalesce(delay_seconds, 0) * interval '1 second') as at) due
+    on conflict (queue, unique_key) where unique_key is not null
+      and status in ('pending', 'active', 'retry', 'waiting', 'paused') do nothing
+    returning id, queue, run_at
+  ),
+  nudged as (
+    select count(pg_notify(@channel, 'j:' || queue)) as n
+      from (select distinct queue from inserted where run_at <= now()) ready
+  )
+  select input.idx, input.id::text as id, (inserted.id is not null) as inserted
+    from input left join inserted on inserted.id = input.id
+   cross join nudged
+   order by input.idx`,
+);
+
+/** The in-flight job that holds a `unique` key (for a deduplicated add). */
+export const findUniqueHolder = defineQuery<{ queue: string; unique_key: string }>(
+  'findUniqueHolder',
+  /* sql */ `
+  select id::text as id from /*schema*/jobs
+   where queue = @queue and unique_key = @unique_key
+     and status in ('pending', 'active', 'retry', 'waiting', 'paused')`,
+);
+
+/**
+ * Insert one job guarded by a time-windowed unique lock. The lock row is taken (or an
+ * expired one replaced) in the same statement as the job insert; a live lock leaves both
+ * untouched and the caller reads the original job id from the lock.
+ */
+export const insertJobWithLock = defineQuery<{
+  job: string;
+  scope: string;
+  ttl_seconds: number;
+  channel: string;
+}>(
+  'insertJobWithLock',
+  /* sql */ `
+  with input as (
+    select nextval(pg_get_serial_sequence('/*schema*/jobs', 'id')) as id, x.*
+      from jsonb_to_record(@job::jsonb) as x(
+        queue text, data jsonb, priority int, max_attempts int, run_at timestamptz, delay_seconds float8,
+        expire_in_seconds float8, retention jsonb, parent_id bigint, root_id bigint, parent_step text)
+  ),
+  locked as (
+    insert into /*schema*/unique_locks (scope, job_id, expires_at)
+    select @scope, id, now() + @ttl_seconds * interval '1 second' from input
+    on conflict (scope) do update
+      set job_id = excluded.job_id, expires_at = excluded.expires_at, created_at = now()
+      where /*schema*/unique_locks.expires_at <= now()
+    returning job_id
+  ),
+  inserted as (
+    insert into /*schema*/jobs (id, queue, data, priority, max_attempts, run_at, expire_at, retention,
+                                parent_id, root_id, parent_step)
+    select input.id, queue, coalesce(data, 'null'::jsonb), priority, max_attempts, due.at,
+           due.at + expire_in_seconds * interval '1 second', retention, parent_id, root_id, parent_step
+      from input
+      join locked on locked.job_id = input.id
+     cross join lateral (select coalesce(run_at, now() + coalesce(delay_seconds, 0) * interval '1 second') as at) due
+    returning id, queue, run_at
+  ),
+  nudged as (
+    select count(pg_notify(@channel, 'j:' || queue)) as n from inserted where run_at <= now()
+  )
+  select inserted.id::text as id from inserted cross join nudged`,
+);
+
+export const findLockHolder = defineQuery<{ scope: string }>(
+  'findLockHolder',
+  /* sql */ `select job_id::text as id from /*schema*/unique_locks where scope = @scope and expires_at > now()`,
+);
+
+export const getJob = defineQuery<{ id: string }>(
+  'getJob',
+  `select ${JOB_COLUMNS} from /*schema*/jobs where id = @id::bigint`,
+);
+
+export const getJobs = defineQuery<{ ids: string[] }>(
+  'getJobs',
+  `select ${JOB_COLUMNS} from /*schema*/jobs where id = any(@ids::bigint[])`,
+);
+
+/** The status of each id that still exists (for result() polling). */
+export const getStatuses = defineQuery<{ ids: string[] }>(
+  'getStatuses',
+  /* sql */ `select id::text as id, status from /*schema*/jobs where id = any(@ids::bigint[])`,
+);
+
+export const listChildren = defineQuery<{ id: string }>(
+  'listChildren',
+  `select ${JOB_COLUMNS} from /*schema*/jobs where parent_id = @id::bigint order by id`,
+);

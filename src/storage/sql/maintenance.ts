@@ -1,0 +1,112 @@
+import { defineQuery } from './define-query.js';
+
+/**
+ * "Is it my turn?" One node per interval across the cluster: the row update succeeds for
+ * exactly one caller per interval (a concurrent caller waits on the row, then finds it
+ * fresh). Run inside a transaction that already holds the service's advisory lock.
+ */
+export const takeTurn = defineQuery<{ name: string; interval_seconds: number }>(
+  'takeTurn',
+  /* sql */ `
+  insert into /*schema*/maintenance as m (name, last_run_at) values (@name, now())
+  on conflict (name) do update set last_run_at = now()
+   where m.last_run_at is null or m.last_run_at <= now() - @interval_seconds * interval '1 second'
+  returning name`,
+);
+
+export const tryAdvisoryLock = defineQuery<{ key: string }>(
+  'tryAdvisoryLock',
+  /* sql */ `select pg_try_advisory_xact_lock(hashtext(@key)) as locked`,
+);
+
+export const recordTurnResult = defineQuery<{ name: string; result: string }>(
+  'recordTurnResult',
+  /* sql */ `update /*schema*/maintenance set last_result = @result::jsonb where name = @name`,
+);
+
+export const readTurn = defineQuery<{ name: string }>(
+  'readTurn',
+  /* sql */ `select name, last_run_at, last_result from /*schema*/maintenance where name = @name`,
+);
+
+/**
+ * Active jobs whose lock lapsed (their worker died or stalled): back to `retry`, or
+ * `failed` when their attempts are spent.
+ */
+export const recoverStalled = defineQuery<{ limit: number; channel: string }>(
+  'recoverStalled',
+  /* sql */ `
+  with stalled as (
+    select id from /*schema*/jobs
+     where status = 'active' and locked_until < now()
+     order by locked_until
+     limit @limit
+     for update skip locked
+  ),
+  recovered as (
+    update /*schema*/jobs j
+       set status = case when j.attempts >= j.max_attempts then 'failed' else 'retry' end,
+           run_at = now(),
+           error = jsonb_build_object('name', 'StalledJobError',
+                     'message', 'lock lapsed: the worker stopped heartbeating (crashed or blocked)',
+                     'worker', j.locked_by),
+           finished_at = case when j.attempts >= j.max_attempts then now() end,
+           purge_after = /*schema*/purge_time(j.retention,
+                           case when j.attempts >= j.max_attempts then 'failed' else 'retry' end, now()),
+           lock_token = null, locked_by = null, locked_until = null
+      from stalled
+     where j.id = stalled.id
+    returning j.id, j.queue, j.status
+  ),
+  nudged as (
+    select count(pg_notify(@channel, 'j:' || queue)) as n
+      from (select distinct queue from recovered where status = 'retry') q
+  )
+  select count(*)::int as n from recovered cross join nudged`,
+);
+
+/** Pending jobs whose deadline passed before they could start. */
+export const expireJobs = defineQuery<{ limit: number }>(
+  'expireJobs',
+  /* sql */ `
+  with overdue as (
+    select id from /*schema*/jobs
+     where status = 'pending' and attempts = 0 and expire_at <= now()
+     limit @limit
+     for update skip locked
+  )
+  update /*schema*/jobs j
+     set status = 'expired', finished_at = now(),
+         purge_after = /*schema*/purge_time(j.retention, 'expired', now())
+    from overdue
+   where j.id = overdue.id
+  returning j.id::text as id`,
+);
+
+/** Retry jobs whose backoff has passed become plain pending jobs again. */
+export const promoteRetries = defineQuery<{ limit: number }>(
+  'promoteRetries',
+  /* sql */ `
+  with due as (
+    select id from /*schema*/jobs
+     where status = 'retry' and run_at <= now()
+     limit @limit
+     for update skip locked
+  )
+  update /*schema*/jobs j set status = 'pending' from due where j.id = due.id
+  returning j.id::text as id`,
+);
+
+/**
+ * Nudge the queues that have work which became due since the last tick (delayed jobs,
+ * backoffs, timers), so idle workers pick it up without waiting for their poll.
+ */
+export const nudgeDueQueues = defineQuery<{ since_seconds: number; channel: string }>(
+  'nudgeDueQueues',
+  /* sql */ `
+  select count(pg_notify(@channel, 'j:' || queue))::int as n from (
+    select distinct queue from /*schema*/jobs
+     where status in ('pending', 'retry', 'waiting')
+       and run_at <= now() and run_at > now() - @since_seconds * interval '1 second'
+  ) due`,
+);

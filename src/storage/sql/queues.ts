@@ -1,0 +1,29 @@
+import { defineQuery } from './define-query.js';
+
+export const upsertQueue = defineQuery<{ name: string; options: string }>(
+  'upsertQueue',
+  /* sql */ `
+  insert into /*schema*/queues (name, options) values (@name, @options::jsonb)
+  on conflict (name) do update set options = excluded.options, updated_at = now()
+   where /*schema*/queues.options is distinct from excluded.options`,
+);
+
+export const getQueue = defineQuery<{ name: string }>(
+  'getQueue',
+  /* sql */ `select name, options, paused from /*schema*/queues where name = @name`,
+);
+
+export const listQueues = defineQuery(
+  'listQueues',
+  /* sql */ `select name, options, paused, created_at, updated_at from /*schema*/queues order by name`,
+);
+
+export const setQueuePaused = defineQuery<{ name: string; paused: boolean; channel: string }>(
+  'setQueuePaused',
+  /* sql */ `
+  with changed as (
+    update /*schema*/queues set paused = @paused, updated_at = now() where name = @name returning name, paused
+  ),
+  nudged as (select count(pg_notify(@channel, 'j:' || name)) as n from changed where not paused)
+  select changed.name from changed cross join nudged`,
+);

@@ -1,0 +1,68 @@
+import { defineQuery } from './define-query.js';
+
+export const upsertSchedule = defineQuery<{
+  name: string;
+  cron: string;
+  timezone: string;
+  queue: string;
+  data: string;
+}>(
+  'upsertSchedule',
+  /* sql */ `
+  insert into /*schema*/schedules (name, cron, timezone, queue, data, last_fire_at)
+  values (@name, @cron, @timezone, @queue, @data::jsonb, now())
+  on conflict (name) do update
+     set cron = excluded.cron, timezone = excluded.timezone, queue = excluded.queue, data = excluded.data,
+         updated_at = now(),
+         -- a changed expression starts counting from now, so it never back-fires
+         last_fire_at = case when /*schema*/schedules.cron is distinct from excluded.cron
+                               or /*schema*/schedules.timezone is distinct from excluded.timezone
+                             then now() else /*schema*/schedules.last_fire_at end
+  returning name`,
+);
+
+export const deleteSchedule = defineQuery<{ name: string }>(
+  'deleteSchedule',
+  /* sql */ `delete from /*schema*/schedules where name = @name returning name`,
+);
+
+export const listSchedules = defineQuery(
+  'listSchedules',
+  /* sql */ `select name, cron, timezone, queue, data, last_fire_at, now() as now
+    from /*schema*/schedules order by name`,
+);
+
+/**
+ * Record one fire and create its job in the same statement. The fire row is unique by
+ * (schedule, fire time), so nodes racing on the same fire create one job between them.
+ */
+export const recordScheduleFire = defineQuery<{
+  name: string;
+  fire_at: Date;
+  queue: string;
+  data: string;
+  max_attempts: number;
+  retention: string;
+  channel: string;
+}>(
+  'recordScheduleFire',
+  /* sql */ `
+  with fire as (
+    insert into /*schema*/schedule_fires (schedule_name, fire_at, job_id)
+    values (@name, @fire_at::timestamptz, nextval(pg_get_serial_sequence('/*schema*/jobs', 'id')))
+    on conflict (schedule_name, fire_at) do nothing
+    returning job_id
+  ),
+  job as (
+    insert into /*schema*/jobs (id, queue, data, max_attempts, retention)
+    select job_id, @queue, @data::jsonb, @max_attempts, @retention::jsonb from fire
+    returning id, queue
+  ),
+  advanced as (
+    update /*schema*/schedules set last_fire_at = greatest(last_fire_at, @fire_at::timestamptz)
+     where name = @name
+    returning name
+  ),
+  nudged as (select count(pg_notify(@channel, 'j:' || queue)) as n from job)
+  select (select id::text from job) as id, (select count(*) from advanced) as advanced, (select n from nudged) as n`,
+);

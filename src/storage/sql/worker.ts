@@ -1,0 +1,152 @@
+import { defineQuery } from './define-query.js';
+
+/**
+ * Claim up to @limit ready jobs of the given queues, highest priority first, then oldest
+ * run time. SKIP LOCKED lets many workers claim side by side without waiting on each other.
+ * A workflow woken from `waiting` continues its attempt rather than starting a new one.
+ */
+export const claimJobs = defineQuery<{
+  queues: string[];
+  limit: number;
+  worker: string;
+  lock_seconds: number;
+}>(
+  'claimJobs',
+  /* sql */ `
+  with next as (
+    select id from /*schema*/jobs
+     where status in ('pending', 'retry', 'waiting')
+       and run_at <= now()
+       and queue = any(@queues::text[])
+       and (expire_at is null or expire_at > now() or attempts > 0 or status <> 'pending')
+       and not exists (select 1 from /*schema*/queues q where q.name = jobs.queue and q.paused)
+     order by priority desc, run_at, id
+     limit @limit
+     for update skip locked
+  )
+  update /*schema*/jobs j
+     set status = 'active',
+         attempts = j.attempts + case when j.status = 'waiting' then 0 else 1 end,
+         lock_token = gen_random_uuid(),
+         locked_by = @worker,
+         locked_until = now() + @lock_seconds * interval '1 second',
+         started_at = now(),
+         wait = case when j.status = 'waiting' then j.wait - 'poke' end
+    from next
+   where j.id = next.id
+  returning j.*, (extract(epoch from (now() - j.run_at)) * 1000)::float8 as pickup_ms`,
+);
+
+/**
+ * Record the outcome of many attempts in one statement. Each row names the lock token of
+ * its attempt; a row whose job was cancelled or reclaimed meanwhile matches nothing and
+ * changes nothing. Failed attempts go to `retry` after their delay, or to `failed` when
+ * attempts are spent or the error is not retryable.
+ */
+export const finishAttempts = defineQuery<{
+  ids: string[];
+  tokens: string[];
+  ok: boolean[];
+  outputs: (string | null)[];
+  errors: (string | null)[];
+  retry_delays: (number | null)[];
+  drop_checkpoints: boolean[];
+}>(
+  'finishAttempts',
+  /* sql */ `
+  with outcome as (
+    select o.*, case
+        when o.ok then 'completed'
+        when o.retry_delay is null or j.attempts >= j.max_attempts then 'failed'
+        else 'retry' end as next_status
+      from unnest(@ids::bigint[], @tokens::uuid[], @ok::boolean[], @outputs::jsonb[], @errors::jsonb[],
+                  @retry_delays::float8[], @drop_checkpoints::boolean[])
+           as o(id, token, ok, output, error, retry_delay, drop_checkpoints)
+      join /*schema*/jobs j on j.id = o.id
+  ),
+  finished as (
+    update /*schema*/jobs j
+       set status = o.next_status,
+           output = case when o.ok then o.output else j.output end,
+           error = case when o.ok then j.error else o.error end,
+           run_at = case when o.next_status = 'retry' then now() + o.retry_delay * interval '1 second' else j.run_at end,
+           finished_at = case when o.next_status <> 'retry' then now() end,
+           purge_after = /*schema*/purge_time(j.retention, o.next_status, now()),
+           lock_token = null, locked_by = null, locked_until = null, wait = null
+      from outcome o
+     where j.id = o.id and j.lock_token = o.token and j.status = 'active'
+    returning j.id, j.status, j.queue
+  ),
+  dropped as (
+    delete from /*schema*/checkpoints c
+     using finished f, outcome o
+     where c.job_id = f.id and o.id = f.id and f.status = 'completed' and o.drop_checkpoints
+  )
+  select id::text as id, status from finished`,
+);
+
+/** Complete one attempt inside a caller-visible transaction (ctx.completionTx). */
+export const completeOne = defineQuery<{
+  id: string;
+  token: string;
+  output: string | null;
+  drop_checkpoints: boolean;
+}>(
+  'completeOne',
+  /* sql */ `
+  with finished as (
+    update /*schema*/jobs j
+       set status = 'completed', output = @output::jsonb, finished_at = now(),
+           purge_after = /*schema*/purge_time(j.retention, 'completed', now()),
+           lock_token = null, locked_by = null, locked_until = null, wait = null
+     where j.id = @id::bigint and j.lock_token = @token::uuid and j.status = 'active'
+    returning j.id
+  ),
+  dropped as (
+    delete from /*schema*/checkpoints c using finished f where c.job_id = f.id and @drop_checkpoints::boolean
+  )
+  select id::text as id from finished`,
+);
+
+/** Extend the locks of running attempts; returns the ones still owned. */
+export const extendLocks = defineQuery<{ ids: string[]; tokens: string[]; lock_seconds: number }>(
+  'extendLocks',
+  /* sql */ `
+  update /*schema*/jobs
+     set locked_until = now() + @lock_seconds * interval '1 second'
+   where id = any(@ids::bigint[]) and lock_token = any(@tokens::uuid[]) and status = 'active'
+  returning id::text as id`,
+);
+
+/**
+ * Suspend a workflow: free its worker slot and park it in `waiting` until @wake_at (or
+ * until a signal or child wakes it). A wake that arrived while it was running (the `poke`
+ * mark) makes it due at once, so no wake-up is lost between checking and suspending.
+ */
+export const suspendJob = defineQuery<{ id: string; token: string; wait: string; wake_at: Date | null }>(
+  'suspendJob',
+  /* sql */ `
+  update /*schema*/jobs j
+     set status = 'waiting',
+         run_at = case when j.wait ? 'poke' then now() else coalesce(@wake_at::timestamptz, 'infinity') end,
+         wait = @wait::jsonb,
+         lock_token = null, locked_by = null, locked_until = null
+   where j.id = @id::bigint and j.lock_token = @token::uuid and j.status = 'active'
+  returning j.id::text as id`,
+);
+
+/**
+ * Give claimed jobs back without counting the attempt (a worker stopping gracefully, or
+ * claimed jobs it never started).
+ */
+export const releaseJobs = defineQuery<{ ids: string[]; tokens: string[] }>(
+  'releaseJobs',
+  /* sql */ `
+  update /*schema*/jobs
+     set status = case when wait is not null and wait ? 'kind' then 'waiting' when attempts > 1 then 'retry' else 'pending' end,
+         attempts = case when wait is not null and wait ? 'kind' then attempts else greatest(attempts - 1, 0) end,
+         run_at = now(),
+         lock_token = null, locked_by = null, locked_until = null
+   where id = any(@ids::bigint[]) and lock_token = any(@tokens::uuid[]) and status = 'active'
+  returning id::text as id, queue`,
+);

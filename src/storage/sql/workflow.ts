@@ -1,0 +1,153 @@
+import { defineQuery } from './define-query.js';
+
+export const listCheckpoints = defineQuery<{ id: string }>(
+  'listCheckpoints',
+  /* sql */ `select name, kind, output, created_at from /*schema*/checkpoints where job_id = @id::bigint order by created_at, name`,
+);
+
+/** Store a checkpoint, only while the attempt still owns the job. */
+export const saveCheckpoint = defineQuery<{
+  id: string;
+  token: string;
+  name: string;
+  kind: string;
+  output: string;
+}>(
+  'saveCheckpoint',
+  /* sql */ `
+  insert into /*schema*/checkpoints (job_id, name, kind, output)
+  select @id::bigint, @name, @kind, @output::jsonb
+   where exists (select 1 from /*schema*/jobs where id = @id::bigint and lock_token = @token::uuid and status = 'active')
+  on conflict (job_id, name) do update set output = excluded.output, kind = excluded.kind
+  returning name`,
+);
+
+/**
+ * Consume @count pending signals named in @names (oldest first) and mark the wait done, in
+ * one statement, only while the attempt owns the job and only when enough have arrived.
+ * Consumed signals get their purge time from the job's frozen `consumedSignals` window.
+ */
+export const consumeSignals = defineQuery<{
+  id: string;
+  token: string;
+  names: string[];
+  count: number;
+  wait_key: string;
+}>(
+  'consumeSignals',
+  /* sql */ `
+  with owner as (
+    select id, retention from /*schema*/jobs
+     where id = @id::bigint and lock_token = @token::uuid and status = 'active'
+  ),
+  picked as (
+    select s.id from /*schema*/signals s join owner on owner.id = s.job_id
+     where s.name = any(@names::text[]) and s.consumed_at is null
+     order by s.id
+     limit @count
+     for update of s
+  ),
+  enough as (select count(*) >= @count as ok from picked),
+  consumed as (
+    update /*schema*/signals s
+       set consumed_at = now(), consumed_by = @wait_key,
+           purge_after = now() + nullif((owner.retention ->> 'consumedSignals')::float8, 0) * interval '1 second'
+      from picked, owner, enough
+     where s.id = picked.id and enough.ok
+    returning s.id, s.name, s.payload
+  ),
+  result as (
+    select coalesce(jsonb_agg(jsonb_build_object('name', name, 'payload', payload) order by id), '[]'::jsonb) as got
+      from consumed
+  ),
+  saved as (
+    insert into /*schema*/checkpoints (job_id, name, kind, output)
+    select @id::bigint, @wait_key, 'wait',
+           jsonb_build_object('state', 'done', 'names', to_jsonb(@names::text[]), 'signals', result.got)
+      from result, enough
+     where enough.ok
+    on conflict (job_id, name) do update set output = excluded.output
+    returning output
+  )
+  select (select output from saved) as output`,
+);
+
+/** Create a workflow's child exactly once per (parent, step): a replay finds the existing one. */
+export const insertChild = defineQuery<{ job: string; token: string; channel: string }>(
+  'insertChild',
+  /* sql */ `
+  with input as (
+    select x.* from jsonb_to_record(@job::jsonb) as x(
+      queue text, data jsonb, priority int, max_attempts int, run_at timestamptz, delay_seconds float8,
+      expire_in_seconds float8, retention jsonb, parent_id bigint, root_id bigint, parent_step text)
+  ),
+  inserted as (
+    insert into /*schema*/jobs (queue, data, priority, max_attempts, run_at, expire_at, retention,
+                                parent_id, root_id, parent_step)
+    select queue, coalesce(data, 'null'::jsonb), priority, max_attempts, due.at,
+           due.at + expire_in_seconds * interval '1 second', retention, parent_id, root_id, parent_step
+      from input
+     cross join lateral (select coalesce(run_at, now() + coalesce(delay_seconds, 0) * interval '1 second') as at) due
+     where exists (select 1 from /*schema*/jobs p
+                    where p.id = input.parent_id and p.lock_token = @token::uuid and p.status = 'active')
+    on conflict (parent_id, parent_step) where parent_step is not null do nothing
+    returning id, queue, run_at
+  ),
+  nudged as (select count(pg_notify(@channel, 'j:' || queue)) as n from inserted where run_at <= now())
+  select id::text as id from inserted cross join nudged`,
+);
+
+export const findChild = defineQuery<{ parent_id: string; parent_step: string }>(
+  'findChild',
+  /* sql */ `select id::text as id, status, output, error from /*schema*/jobs
+   where parent_id = @parent_id::bigint and parent_step = @parent_step`,
+);
+
+/**
+ * Deliver a signal, inside a transaction that holds the job's row lock (taken by
+ * lockJobForSignal) so the mailbox count cannot race another delivery.
+ */
+export const lockJobForSignal = defineQuery<{ id: string }>(
+  'lockJobForSignal',
+  /* sql */ `select j.id, j.queue, j.status, j.wait, q.options -> 'signals' as signals
+    from /*schema*/jobs j left join /*schema*/queues q on q.name = j.queue
+   where j.id = @id::bigint
+   for update of j`,
+);
+
+export const countPendingSignals = defineQuery<{ id: string; name: string }>(
+  'countPendingSignals',
+  /* sql */ `
+  select count(*)::int as pending,
+         exists (select 1 from /*schema*/checkpoints c
+                  where c.job_id = @id::bigint and c.kind = 'wait' and c.output ->> 'state' = 'done'
+                    and c.output -> 'names' ? @name) as wait_done
+    from /*schema*/signals where job_id = @id::bigint and name = @name and consumed_at is null`,
+);
+
+/** Store the signal and wake the job if it waits for it (or mark it, if it is running). */
+export const insertSignal = defineQuery<{ id: string; name: string; payload: string; channel: string }>(
+  'insertSignal',
+  /* sql */ `
+  with stored as (
+    insert into /*schema*/signals (job_id, name, payload) values (@id::bigint, @name, @payload::jsonb)
+    returning id
+  ),
+  woken as (
+    update /*schema*/jobs j
+       set run_at = case when j.status = 'waiting' and coalesce(j.wait -> 'names', '[]') ? @name then now()
+                         else j.run_at end,
+           wait = case when j.status = 'active' then coalesce(j.wait, '{}'::jsonb) || '{"poke": true}'::jsonb
+                       else j.wait end
+     where j.id = @id::bigint and j.status in ('waiting', 'active')
+    returning j.queue, j.status
+  ),
+  nudged as (select count(pg_notify(@channel, 'j:' || queue)) as n from woken where status = 'waiting')
+  select stored.id::text as id from stored cross join (select count(*) from nudged) n`,
+);
+
+export const listSignals = defineQuery<{ id: string }>(
+  'listSignals',
+  /* sql */ `select id::text as id, name, payload, created_at, consumed_at, consumed_by, purge_after
+    from /*schema*/signals where job_id = @id::bigint order by id`,
+);

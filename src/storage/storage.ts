@@ -1,0 +1,338 @@
+import type { Driver, Queryable } from './driver/driver.js';
+import { type Job, type JobRow, toJob } from './rows.js';
+import { channelOf } from './schema-name.js';
+import type { Query } from './sql/define-query.js';
+import * as actions from './sql/job-actions.js';
+import * as jobs from './sql/jobs.js';
+import * as maintenance from './sql/maintenance.js';
+import * as queues from './sql/queues.js';
+import * as worker from './sql/worker.js';
+
+/** One row of an insert batch, already validated and resolved. */
+export interface InsertRow {
+  queue: string;
+  data: unknown;
+  priority: number;
+  max_attempts: number;
+  run_at?: string;
+  delay_seconds?: number;
+  expire_in_seconds?: number;
+  retention: Record<string, number>;
+  unique_key?: string;
+  parent_id?: string;
+  root_id?: string;
+  parent_step?: string;
+}
+
+/** A claimed attempt: the job plus the token that proves ownership. */
+export interface ClaimedJob {
+  job: Job;
+  token: string;
+  pickupLatencyMs: number;
+  /** The wait it was woken from, when it resumes a suspended workflow. */
+  wait: Record<string, unknown> | null;
+}
+
+/** The outcome of one attempt, for the batched finishing write. */
+export interface AttemptOutcome {
+  id: string;
+  token: string;
+  ok: boolean;
+  output?: string | null;
+  error?: string | null;
+  /** Seconds until the retry; null: not retryable. */
+  retryDelaySeconds?: number | null;
+  dropCheckpoints?: boolean;
+}
+
+/**
+ * The semantic storage layer: every database operation Tidemark performs, each one
+ * statement from `sql/`, the same on both drivers. It never logs; callers do.
+ */
+export class Storage {
+  readonly channel: string;
+
+  /**
+   * @param hasRetention whether this storage offers the retention capability (deleting due
+   * rows). Without it everything else works and workers run no sweep.
+   */
+  constructor(
+    readonly driver: Driver,
+    readonly schema: string,
+    readonly hasRetention = true,
+  ) {
+    this.channel = channelOf(schema);
+  }
+
+  /** Run a query on the driver or on a given transaction/caller handle. */
+  async run<P extends Record<string, unknown>, Row = Record<string, unknown>>(
+    query: Query<P>,
+    params: P,
+    on: Queryable = this.driver,
+  ): Promise<Row[]> {
+    const result = await on.query<Row>(
+      { text: query.text(this.schema), name: `tm_${this.schema}_${query.name}` },
+      query.values(params),
+    );
+    return result.rows;
+  }
+
+  // queues
+
+  async upsertQueue(name: string, options: unknown): Promise<void> {
+    await this.run(queues.upsertQueue, { name, options: JSON.stringify(options) });
+  }
+
+  async getQueue(
+    name: string,
+  ): Promise<{ name: string; options: Record<string, unknown>; paused: boolean } | null> {
+    const rows = await this.run<
+      { name: string },
+      { name: string; options: Record<string, unknown>; paused: boolean }
+    >(queues.getQueue, { name });
+    return rows[0] ?? null;
+  }
+
+  async listQueues(): Promise<{ name: string; options: Record<string, unknown>; paused: boolean }[]> {
+    return this.run(queues.listQueues, {});
+  }
+
+  async setQueuePaused(name: string, paused: boolean): Promise<boolean> {
+    const rows = await this.run(queues.setQueuePaused, { name, paused, channel: this.channel });
+    return rows.length > 0;
+  }
+
+  // jobs
+
+  /** Insert a batch; returns, in input order, each row's id and whether it was inserted. */
+  async insertJobs(rows: InsertRow[], on?: Queryable): Promise<{ id: string; inserted: boolean }[]> {
+    const payload = JSON.stringify(rows.map((row, idx) => ({ idx, ...row })));
+    const result = await this.run<
+      { jobs: string; channel: string },
+      { idx: number; id: string; inserted: boolean }
+    >(jobs.insertJobs, { jobs: payload, channel: this.channel }, on);
+    return result.map((r) => ({ id: String(r.id), inserted: r.inserted }));
+  }
+
+  async findUniqueHolder(queue: string, uniqueKey: string, on?: Queryable): Promise<string | null> {
+    const rows = await this.run<{ queue: string; unique_key: string }, { id: string }>(
+      jobs.findUniqueHolder,
+      { queue, unique_key: uniqueKey },
+      on,
+    );
+    return rows[0] ? String(rows[0].id) : null;
+  }
+
+  /** Insert one job behind a unique lock; null when a live lock holds the scope. */
+  async insertJobWithLock(
+    row: InsertRow,
+    scope: string,
+    ttlSeconds: number,
+    on?: Queryable,
+  ): Promise<string | null> {
+    const rows = await this.run<Parameters<typeof jobs.insertJobWithLock.values>[0], { id: string }>(
+      jobs.insertJobWithLock,
+      { job: JSON.stringify(row), scope, ttl_seconds: ttlSeconds, channel: this.channel },
+      on,
+    );
+    return rows[0] ? String(rows[0].id) : null;
+  }
+
+  async findLockHolder(scope: string, on?: Queryable): Promise<string | null> {
+    const rows = await this.run<{ scope: string }, { id: string }>(jobs.findLockHolder, { scope }, on);
+    return rows[0] ? String(rows[0].id) : null;
+  }
+
+  async getJob(id: string, on?: Queryable): Promise<Job | null> {
+    const rows = await this.run<{ id: string }, JobRow>(jobs.getJob, { id }, on);
+    return rows[0] ? toJob(rows[0]) : null;
+  }
+
+  async getStatuses(ids: string[]): Promise<Map<string, string>> {
+    const rows = await this.run<{ ids: string[] }, { id: string; status: string }>(jobs.getStatuses, { ids });
+    return new Map(rows.map((r) => [String(r.id), r.status]));
+  }
+
+  async listChildren(id: string): Promise<Job[]> {
+    const rows = await this.run<{ id: string }, JobRow>(jobs.listChildren, { id });
+    return rows.map(toJob);
+  }
+
+  // worker
+
+  async claimJobs(
+    queueNames: string[],
+    limit: number,
+    workerId: string,
+    lockSeconds: number,
+  ): Promise<ClaimedJob[]> {
+    const rows = await this.run<Parameters<typeof worker.claimJobs.values>[0], JobRow>(worker.claimJobs, {
+      queues: queueNames,
+      limit,
+      worker: workerId,
+      lock_seconds: lockSeconds,
+    });
+    return rows.map((row) => ({
+      job: toJob(row),
+      token: row.lock_token as string,
+      pickupLatencyMs: Number(row.pickup_ms),
+      wait: (row.wait ?? null) as Record<string, unknown> | null,
+    }));
+  }
+
+  /** Record many outcomes in one statement; returns the ids that were still owned, with their new status. */
+  async finishAttempts(outcomes: AttemptOutcome[]): Promise<Map<string, string>> {
+    const rows = await this.run<
+      Parameters<typeof worker.finishAttempts.values>[0],
+      { id: string; status: string }
+    >(worker.finishAttempts, {
+      ids: outcomes.map((o) => o.id),
+      tokens: outcomes.map((o) => o.token),
+      ok: outcomes.map((o) => o.ok),
+      outputs: outcomes.map((o) => o.output ?? null),
+      errors: outcomes.map((o) => o.error ?? null),
+      retry_delays: outcomes.map((o) => (o.retryDelaySeconds === undefined ? null : o.retryDelaySeconds)),
+      drop_checkpoints: outcomes.map((o) => o.dropCheckpoints ?? false),
+    });
+    return new Map(rows.map((r) => [String(r.id), r.status]));
+  }
+
+  /** Complete one attempt on `tx` (a transaction the caller's completion code shares). */
+  async completeOne(
+    tx: Queryable,
+    id: string,
+    token: string,
+    output: string | null,
+    dropCheckpoints: boolean,
+  ) {
+    const rows = await this.run(
+      worker.completeOne,
+      { id, token, output, drop_checkpoints: dropCheckpoints },
+      tx,
+    );
+    return rows.length > 0;
+  }
+
+  async extendLocks(ids: string[], tokens: string[], lockSeconds: number): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.run<Parameters<typeof worker.extendLocks.values>[0], { id: string }>(
+      worker.extendLocks,
+      {
+        ids,
+        tokens,
+        lock_seconds: lockSeconds,
+      },
+    );
+    return new Set(rows.map((r) => String(r.id)));
+  }
+
+  async suspendJob(
+    id: string,
+    token: string,
+    wait: Record<string, unknown>,
+    wakeAt: Date | null,
+  ): Promise<boolean> {
+    const rows = await this.run(worker.suspendJob, {
+      id,
+      token,
+      wait: JSON.stringify(wait),
+      wake_at: wakeAt,
+    });
+    return rows.length > 0;
+  }
+
+  async releaseJobs(ids: string[], tokens: string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    const rows = await this.run(worker.releaseJobs, { ids, tokens });
+    return rows.length;
+  }
+
+  // operator actions
+
+  async cancelSubtree(id: string): Promise<string[]> {
+    const rows = await this.run<{ id: string; channel: string }, { id: string }>(actions.cancelSubtree, {
+      id,
+      channel: this.channel,
+    });
+    return rows.map((r) => String(r.id));
+  }
+
+  async retrySubtree(id: string): Promise<string[]> {
+    const rows = await this.run<{ id: string; channel: string }, { id: string }>(actions.retrySubtree, {
+      id,
+      channel: this.channel,
+    });
+    return rows.map((r) => String(r.id));
+  }
+
+  async pauseJob(id: string): Promise<boolean> {
+    return (await this.run(actions.pauseJob, { id })).length > 0;
+  }
+
+  async resumeJob(id: string): Promise<boolean> {
+    return (await this.run(actions.resumeJob, { id, channel: this.channel })).length > 0;
+  }
+
+  async subtreeStatuses(id: string): Promise<{ id: string; status: string; depth: number }[]> {
+    const rows = await this.run<{ id: string }, { id: string; status: string; depth: number }>(
+      actions.subtreeStatuses,
+      { id },
+    );
+    return rows.map((r) => ({ id: String(r.id), status: r.status, depth: Number(r.depth) }));
+  }
+
+  async deleteSubtree(id: string): Promise<number> {
+    return (await this.run(actions.deleteSubtree, { id })).length;
+  }
+
+  // maintenance
+
+  /** True when this caller won the service's turn for the current interval, cluster-wide. */
+  async takeTurn(name: string, intervalSeconds: number): Promise<boolean> {
+    return this.driver.transaction(async (tx) => {
+      const [lock] = await this.run<{ key: string }, { locked: boolean }>(
+        maintenance.tryAdvisoryLock,
+        { key: `tidemark:${this.schema}:${name}` },
+        tx,
+      );
+      if (!lock?.locked) return false;
+      const rows = await this.run(maintenance.takeTurn, { name, interval_seconds: intervalSeconds }, tx);
+      return rows.length > 0;
+    });
+  }
+
+  async recordTurnResult(name: string, result: unknown): Promise<void> {
+    await this.run(maintenance.recordTurnResult, { name, result: JSON.stringify(result) });
+  }
+
+  async readTurn(name: string): Promise<{ lastRunAt: Date | null; lastResult: unknown } | null> {
+    const rows = await this.run<{ name: string }, { last_run_at: Date | null; last_result: unknown }>(
+      maintenance.readTurn,
+      { name },
+    );
+    return rows[0] ? { lastRunAt: rows[0].last_run_at, lastResult: rows[0].last_result } : null;
+  }
+
+  async recoverStalled(limit: number): Promise<number> {
+    const [row] = await this.run<{ limit: number; channel: string }, { n: number }>(
+      maintenance.recoverStalled,
+      {
+        limit,
+        channel: this.channel,
+      },
+    );
+    return Number(row?.n ?? 0);
+  }
+
+  async expireJobs(limit: number): Promise<number> {
+    return (await this.run(maintenance.expireJobs, { limit })).length;
+  }
+
+  async promoteRetries(limit: number): Promise<number> {
+    return (await this.run(maintenance.promoteRetries, { limit })).length;
+  }
+
+  async nudgeDueQueues(sinceSeconds: number): Promise<void> {
+    await this.run(maintenance.nudgeDueQueues, { since_seconds: sinceSeconds, channel: this.channel });
+  }
+}

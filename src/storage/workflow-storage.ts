@@ -1,0 +1,154 @@
+import type { Queryable } from './driver/driver.js';
+import * as wf from './sql/workflow.js';
+import type { InsertRow, Storage } from './storage.js';
+
+export interface CheckpointRow {
+  name: string;
+  kind: string;
+  output: unknown;
+  createdAt: Date;
+}
+
+export interface SignalRow {
+  id: string;
+  name: string;
+  payload: unknown;
+  createdAt: Date;
+  consumedAt: Date | null;
+  consumedBy: string | null;
+  purgeAfter: Date | null;
+  /** `pending` until a wait consumes it. */
+  state: 'pending' | 'consumed';
+}
+
+/** Why `tm.signal` refused a delivery. */
+export type SignalRefusal =
+  | 'job-not-found'
+  | 'job-finished'
+  | 'unknown-signal'
+  | 'mailbox-full'
+  | 'wait-completed';
+
+/** Workflow state: checkpoints, signals, children. Same statements on both drivers. */
+export class WorkflowStorage {
+  constructor(private readonly storage: Storage) {}
+
+  async listCheckpoints(jobId: string, on?: Queryable): Promise<CheckpointRow[]> {
+    const rows = await this.storage.run<
+      { id: string },
+      { name: string; kind: string; output: unknown; created_at: Date }
+    >(wf.listCheckpoints, { id: jobId }, on);
+    return rows.map((r) => ({ name: r.name, kind: r.kind, output: r.output, createdAt: r.created_at }));
+  }
+
+  /** False when the attempt no longer owns the job. */
+  async saveCheckpoint(
+    jobId: string,
+    token: string,
+    name: string,
+    kind: string,
+    outputText: string,
+  ): Promise<boolean> {
+    const rows = await this.storage.run(wf.saveCheckpoint, {
+      id: jobId,
+      token,
+      name,
+      kind,
+      output: outputText,
+    });
+    return rows.length > 0;
+  }
+
+  /** The wait's stored result when enough signals were consumed now, else null. */
+  async consumeSignals(
+    jobId: string,
+    token: string,
+    names: string[],
+    count: number,
+    waitKey: string,
+  ): Promise<{ signals: { name: string; payload: unknown }[] } | null> {
+    const [row] = await this.storage.run<Parameters<typeof wf.consumeSignals.values>[0], { output: unknown }>(
+      wf.consumeSignals,
+      { id: jobId, token, names, count, wait_key: waitKey },
+    );
+    const output = row?.output as { signals: { name: string; payload: unknown }[] } | null | undefined;
+    return output ?? null;
+  }
+
+  /** The child's id; null when the parent is no longer owned. */
+  async insertChild(row: InsertRow, token: string): Promise<string | null> {
+    const inserted = await this.storage.run<Parameters<typeof wf.insertChild.values>[0], { id: string }>(
+      wf.insertChild,
+      { job: JSON.stringify(row), token, channel: this.storage.channel },
+    );
+    return inserted[0] ? String(inserted[0].id) : null;
+  }
+
+  async findChild(parentId: string, step: string) {
+    const rows = await this.storage.run<
+      { parent_id: string; parent_step: string },
+      { id: string; status: string; output: unknown; error: unknown }
+    >(wf.findChild, { parent_id: parentId, parent_step: step });
+    return rows[0] ? { ...rows[0], id: String(rows[0].id) } : null;
+  }
+
+  /** Store a signal for a job, or say why not; nothing is written on refusal. */
+  async deliverSignal(
+    jobId: string,
+    name: string,
+    payloadText: string,
+  ): Promise<{ delivered: true } | { delivered: false; reason: SignalRefusal }> {
+    return this.storage.driver.transaction(async (tx) => {
+      const [job] = await this.storage.run<
+        { id: string },
+        {
+          id: string;
+          queue: string;
+          status: string;
+          wait: Record<string, unknown> | null;
+          signals: Record<string, number> | null;
+        }
+      >(wf.lockJobForSignal, { id: jobId }, tx);
+      if (!job) return { delivered: false, reason: 'job-not-found' as const };
+      if (['completed', 'failed', 'cancelled', 'expired'].includes(job.status)) {
+        return { delivered: false, reason: 'job-finished' as const };
+      }
+      const size = job.signals?.[name];
+      if (typeof size !== 'number') return { delivered: false, reason: 'unknown-signal' as const };
+      const [state] = await this.storage.run<
+        { id: string; name: string },
+        { pending: number; wait_done: boolean }
+      >(wf.countPendingSignals, { id: jobId, name }, tx);
+      const waitingNow =
+        job.status === 'waiting' &&
+        Array.isArray(job.wait?.names) &&
+        (job.wait.names as string[]).includes(name);
+      if (state.wait_done && !waitingNow) return { delivered: false, reason: 'wait-completed' as const };
+      if (Number(state.pending) >= size) return { delivered: false, reason: 'mailbox-full' as const };
+      await this.storage.run(
+        wf.insertSignal,
+        { id: jobId, name, payload: payloadText, channel: this.storage.channel },
+        tx,
+      );
+      return { delivered: true as const };
+    });
+  }
+
+  async listSignals(jobId: string, on?: Queryable): Promise<SignalRow[]> {
+    const rows = await this.storage.run<{ id: string }, Record<string, unknown>>(
+      wf.listSignals,
+      { id: jobId },
+      on,
+    );
+    return rows.map((r) => ({
+      id: String(r.id),
+      name: r.name as string,
+      payload: r.payload,
+      createdAt: r.created_at as Date,
+      consumedAt: (r.consumed_at ?? null) as Date | null,
+      consumedBy: (r.consumed_by ?? null) as string | null,
+      purgeAfter: (r.purge_after ?? null) as Date | null,
+      state: r.consumed_at ? 'consumed' : 'pending',
+    }));
+  }
+}

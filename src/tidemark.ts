@@ -1,0 +1,527 @@
+import type { EngineCore } from './engine-core.js';
+import {
+  DriverClosedError,
+  InvalidJobStateError,
+  InvalidOptionError,
+  JobFailedError,
+  JobHasChildrenError,
+  JobInFlightError,
+  JobNotFoundError,
+  QueueNotFoundError,
+  ScheduleNotFoundError,
+} from './errors.js';
+import { type TidemarkEventName, type TidemarkEvents, TypedEmitter } from './events.js';
+import { isFinished } from './job-status.js';
+import { insertResolvedJobs } from './jobs/add-jobs.js';
+import { type AddJobInput, type AddJobResult, resolveAddJob } from './jobs/job-options.js';
+import { consoleLogger, type Logger } from './log/logger.js';
+import { checkKnownKeys, checkObject, checkSeconds, checkString } from './options/check.js';
+import { toJsonText } from './options/json.js';
+import { type QueueOptions, type ResolvedQueue, resolveQueueOptions } from './queues/queue-options.js';
+import { QueueRegistry } from './queues/queue-registry.js';
+import type { ArchiveHook } from './retention/archive.js';
+import { freezeRetention, Retention, type RetentionPolicy } from './retention/policy.js';
+import { type RemoveJobsOptions, removeJobs } from './retention/remove-jobs.js';
+import { previewSweep, type SweepBreakdown, sweepRetention } from './retention/sweeper.js';
+import { checkCron } from './schedule/cron.js';
+import { type CallerTransaction, wrapCallerTransaction } from './storage/driver/caller-transaction.js';
+import { createDriver, type DatabaseOption } from './storage/driver/create-driver.js';
+import type { Driver } from './storage/driver/driver.js';
+import { migrate } from './storage/migrate.js';
+import type { Job } from './storage/rows.js';
+import { checkSchemaName } from './storage/schema-name.js';
+import { listSweeps } from './storage/sql/retention.js';
+import { deleteSchedule, listSchedules, upsertSchedule } from './storage/sql/schedules.js';
+import { Storage } from './storage/storage.js';
+import { type CheckpointRow, type SignalRow, WorkflowStorage } from './storage/workflow-storage.js';
+import { Worker } from './worker/worker.js';
+import { DEFAULT_SWEEP, resolveWorkerOptions, type WorkerOptions } from './worker/worker-options.js';
+
+/** Options of `Tidemark.open`. */
+export interface OpenOptions {
+  /** `'./.tidemark'` (default, embedded folder), `'memory://'`, `'postgres://…'`, a `pg.Pool` or a PGlite instance. */
+  database?: DatabaseOption;
+  /** SQL schema holding Tidemark's tables. Default `'tidemark'`. */
+  schema?: string;
+  /** The engine's default retention policy (default `Retention.STOCK`); `false` keeps everything. */
+  retention?: RetentionPolicy | false;
+  logger?: Logger;
+  /** Called with each batch of jobs retention is about to delete, in the deleting transaction. */
+  archive?: ArchiveHook;
+  /** Embedded only: sync the WAL on every commit (power-loss safe, about half the commit rate). */
+  strictDurability?: boolean;
+  /** Apply pending migrations at open (default true). */
+  migrate?: boolean;
+  /** Connections in the pool Tidemark creates from a URL. Default 10. */
+  poolSize?: number;
+  /** Capabilities of the storage; `{ retention: false }` models a storage that cannot delete. */
+  capabilities?: { retention?: boolean };
+}
+
+/** Everything about one job: for dashboards and debugging. */
+export interface JobDetail {
+  job: Job;
+  checkpoints: CheckpointRow[];
+  signals: SignalRow[];
+  children: Job[];
+}
+
+/** Options of `tm.schedule`. */
+export interface ScheduleOptions {
+  name: string;
+  cron: string;
+  queue: string;
+  data?: unknown;
+  /** IANA time zone; default UTC. */
+  timezone?: string;
+}
+
+const ID_PATTERN = /^[1-9][0-9]{0,18}$/;
+
+/** The Tidemark engine: queues, jobs, workflows, schedules and retention on one database. */
+export class Tidemark {
+  private readonly core: EngineCore;
+  private readonly workers = new Set<Worker>();
+  private closed = false;
+
+  private constructor(
+    private readonly driver: Driver,
+    core: EngineCore,
+  ) {
+    this.core = core;
+  }
+
+  /** Connect, migrate (unless told not to) and return an engine. Starts no timers. */
+  static async open(input: OpenOptions = {}): Promise<Tidemark> {
+    const options = checkObject(input, 'options') as OpenOptions;
+    checkKnownKeys(options as Record<string, unknown>, '', [
+      'database',
+      'schema',
+      'retention',
+      'logger',
+      'archive',
+      'strictDurability',
+      'migrate',
+      'poolSize',
+      'capabilities',
+    ]);
+    const schema = checkSchemaName(options.schema ?? 'tidemark');
+    const retentionDisabled = options.retention === false;
+    const engineRetention = freezeRetention(
+      options.retention === undefined ? Retention.STOCK : options.retention,
+    );
+    if (options.archive !== undefined && typeof options.archive !== 'function') {
+      throw new InvalidOptionError('archive', 'a function (batch, tx) => void', options.archive);
+    }
+    const logger = options.logger ?? consoleLogger('warn');
+    const events = new TypedEmitter();
+    const driver = await createDriver(options.database ?? './.tidemark', {
+      strictDurability: options.strictDurability,
+      poolSize: options.poolSize,
+      onError: (error) => {
+        events.emit('error', { scope: 'database', error });
+        logger.warn('database connection error', { error: String(error) });
+      },
+    });
+    try {
+      if (options.migrate !== false) await migrate(driver, schema);
+    } catch (error) {
+      await driver.close();
+      throw error;
+    }
+    const storage = new Storage(driver, schema, options.capabilities?.retention !== false);
+    const core: EngineCore = {
+      storage,
+      workflow: new WorkflowStorage(storage),
+      registry: new QueueRegistry(storage),
+      engineRetention,
+      retentionDisabled,
+      logger,
+      events,
+      archive: options.archive,
+    };
+    return new Tidemark(driver, core);
+  }
+
+  /** Which driver this engine runs on. */
+  get driverKind(): Driver['kind'] {
+    return this.driver.kind;
+  }
+
+  /** The schema holding Tidemark's tables. */
+  get schema(): string {
+    return this.core.storage.schema;
+  }
+
+  /** Subscribe to a typed event; returns an unsubscribe function. */
+  on<E extends TidemarkEventName>(event: E, listener: (payload: TidemarkEvents[E]) => void): () => void {
+    return this.core.events.on(event, listener);
+  }
+
+  // queues
+
+  /**
+   * Define a queue in this process (and store its options for every process). Synchronous:
+   * bad options throw InvalidOptionError at once; later calls wait for the write.
+   */
+  createQueue<Data = unknown, Output = unknown>(options: QueueOptions<Data, Output>): ResolvedQueue {
+    this.assertOpen();
+    const queue = resolveQueueOptions(options);
+    this.core.registry.define(queue);
+    return queue;
+  }
+
+  /** Stop every worker from claiming this queue's jobs until resumed. */
+  async pauseQueue(name: string): Promise<void> {
+    await this.setQueuePaused(name, true);
+  }
+
+  async resumeQueue(name: string): Promise<void> {
+    await this.setQueuePaused(name, false);
+  }
+
+  /** Queues stored in the database, with their options and paused state. */
+  async listQueues(): Promise<{ name: string; options: Record<string, unknown>; paused: boolean }[]> {
+    await this.ready();
+    return this.core.storage.listQueues();
+  }
+
+  private async setQueuePaused(name: string, paused: boolean): Promise<void> {
+    checkString(name, 'name');
+    await this.ready();
+    if (!(await this.core.storage.setQueuePaused(name, paused))) throw new QueueNotFoundError(name);
+  }
+
+  // jobs
+
+  /**
+   * Add a job. With `{ tx }` (a `pg` client inside BEGIN, or a PGlite transaction) it is
+   * written in the caller's transaction: rolled back with it, visible to workers only after commit.
+   */
+  async addJob<Data = unknown>(
+    input: AddJobInput<Data>,
+    options: { tx?: CallerTransaction } = {},
+  ): Promise<AddJobResult> {
+    const [result] = await this.addJobs([input], options);
+    return result;
+  }
+
+  /** Add many jobs in one statement (jobs with a time-windowed dedupe key take one each). */
+  async addJobs<Data = unknown>(
+    inputs: AddJobInput<Data>[],
+    options: { tx?: CallerTransaction } = {},
+  ): Promise<AddJobResult[]> {
+    if (!Array.isArray(inputs)) throw new InvalidOptionError('jobs', 'an array of jobs', inputs);
+    const adds = inputs.map((input, i) => resolveAddJob(input, inputs.length === 1 ? '' : `jobs[${i}]`));
+    const on = options?.tx === undefined ? undefined : wrapCallerTransaction(options.tx);
+    await this.ready();
+    // Resolve every queue before writing anything, so an unknown queue writes nothing.
+    for (const add of adds) await this.core.registry.get(add.queue);
+    if (adds.length === 0) return [];
+    const results = await insertResolvedJobs(
+      this.core.storage,
+      this.core.registry,
+      this.core.engineRetention,
+      adds,
+      on,
+    );
+    const perQueue = new Map<string, number>();
+    results.forEach((r, i) => {
+      if (!r.deduplicated) perQueue.set(adds[i].queue, (perQueue.get(adds[i].queue) ?? 0) + 1);
+    });
+    for (const [queue, count] of perQueue) this.core.events.emit('job:added', { queue, count });
+    return results;
+  }
+
+  async getJob(id: string): Promise<Job | null> {
+    const jobId = checkId(id);
+    await this.ready();
+    return this.core.storage.getJob(jobId);
+  }
+
+  /**
+   * Wait for a job to finish and return its output. Throws JobFailedError when it ends
+   * failed, cancelled or expired, and JobNotFoundError when it does not exist (or was purged).
+   */
+  async result<Output = unknown>(id: string, options: { timeoutSeconds?: number } = {}): Promise<Output> {
+    const jobId = checkId(id);
+    const timeout =
+      options.timeoutSeconds === undefined
+        ? undefined
+        : checkSeconds(options.timeoutSeconds, 'timeoutSeconds');
+    await this.ready();
+    const deadline = timeout === undefined ? Number.POSITIVE_INFINITY : Date.now() + timeout * 1000;
+    let delay = 20;
+    for (;;) {
+      const job = await this.core.storage.getJob(jobId);
+      if (!job) throw new JobNotFoundError(jobId);
+      if (job.status === 'completed') return job.output as Output;
+      if (isFinished(job.status)) throw new JobFailedError(jobId, job.status, job.error);
+      if (Date.now() >= deadline)
+        throw new InvalidJobStateError(jobId, job.status, 'it did not finish in time');
+      await this.waitForFinish(jobId, Math.min(delay, Math.max(deadline - Date.now(), 0)));
+      delay = Math.min(delay * 2, 1_000);
+    }
+  }
+
+  /** Resolves after `ms`, or earlier when a worker in this process finishes the job. */
+  private waitForFinish(jobId: string, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const offs: (() => void)[] = [];
+      const done = () => {
+        clearTimeout(timer);
+        for (const off of offs) off();
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      offs.push(this.core.events.on('job:completed', (e) => e.id === jobId && done()));
+      offs.push(this.core.events.on('job:failed', (e) => e.id === jobId && !e.willRetry && done()));
+    });
+  }
+
+  /** Cancel a job and its in-flight descendants. A running handler's AbortSignal fires. */
+  async cancelJob(id: string): Promise<Job> {
+    const jobId = checkId(id);
+    await this.ready();
+    await this.core.storage.cancelSubtree(jobId);
+    return this.mustGet(jobId);
+  }
+
+  /** Run a finished (or retry-waiting) job again now, with at least one attempt left. */
+  async retryJob(id: string): Promise<Job> {
+    const jobId = checkId(id);
+    await this.ready();
+    const reopened = await this.core.storage.retrySubtree(jobId);
+    const job = await this.mustGet(jobId);
+    if (!reopened.includes(jobId)) {
+      throw new InvalidJobStateError(jobId, job.status, 'only finished or retry-waiting jobs can be retried');
+    }
+    return job;
+  }
+
+  /** Hold a pending, retry-waiting or waiting job until resumed. */
+  async pauseJob(id: string): Promise<Job> {
+    const jobId = checkId(id);
+    await this.ready();
+    if (!(await this.core.storage.pauseJob(jobId))) {
+      const job = await this.mustGet(jobId);
+      if (job.status !== 'paused') {
+        throw new InvalidJobStateError(
+          jobId,
+          job.status,
+          'only pending, retry or waiting jobs can be paused',
+        );
+      }
+    }
+    return this.mustGet(jobId);
+  }
+
+  async resumeJob(id: string): Promise<Job> {
+    const jobId = checkId(id);
+    await this.ready();
+    if (!(await this.core.storage.resumeJob(jobId))) {
+      const job = await this.mustGet(jobId);
+      throw new InvalidJobStateError(jobId, job.status, 'only paused jobs can be resumed');
+    }
+    return this.mustGet(jobId);
+  }
+
+  /**
+   * Delete a finished job now, with its checkpoints, signals, fires and unique locks.
+   * Refuses an in-flight job (cancel first) and a job with children (use deleteWorkflowSubtree).
+   */
+  async deleteJob(id: string): Promise<void> {
+    const jobId = checkId(id);
+    await this.ready();
+    const tree = await this.core.storage.subtreeStatuses(jobId);
+    const self = tree.find((node) => node.depth === 0);
+    if (!self) throw new JobNotFoundError(jobId);
+    if (!isFinished(self.status)) throw new JobInFlightError(jobId, self.status);
+    if (tree.length > 1) throw new JobHasChildrenError(jobId);
+    if ((await this.core.storage.deleteSubtree(jobId)) === 0) {
+      const job = await this.mustGet(jobId);
+      throw new JobInFlightError(jobId, job.status);
+    }
+  }
+
+  /** Delete a finished job and all its descendants; refuses when any of them is in flight. */
+  async deleteWorkflowSubtree(id: string): Promise<number> {
+    const jobId = checkId(id);
+    await this.ready();
+    const tree = await this.core.storage.subtreeStatuses(jobId);
+    if (tree.length === 0) throw new JobNotFoundError(jobId);
+    const busy = tree.find((node) => !isFinished(node.status));
+    if (busy) throw new JobInFlightError(busy.id, busy.status);
+    const deleted = await this.core.storage.deleteSubtree(jobId);
+    if (deleted === 0) {
+      const again = await this.core.storage.subtreeStatuses(jobId);
+      const inFlight = again.find((node) => !isFinished(node.status));
+      if (inFlight) throw new JobInFlightError(inFlight.id, inFlight.status);
+    }
+    return deleted;
+  }
+
+  /** Manual purge: finished jobs older than a flat cutoff, whole trees only, pins kept. */
+  async removeJobs(options: RemoveJobsOptions = {}): Promise<number> {
+    this.assertOpen();
+    await this.ready();
+    return removeJobs(this.core, options);
+  }
+
+  // workflows
+
+  /** Store a signal for a job's wait; refused (nothing stored) with a reason when it cannot be used. */
+  async signal(
+    jobId: string,
+    name: string,
+    payload?: unknown,
+  ): Promise<{ delivered: true } | { delivered: false; reason: string }> {
+    const id = checkId(jobId, 'jobId');
+    checkString(name, 'name');
+    const text = toJsonText(payload, 'payload');
+    await this.ready();
+    return this.core.workflow.deliverSignal(id, name, text);
+  }
+
+  /** A job with its checkpoints, signals (pending or consumed) and children; null when absent. */
+  async getJobDetail(id: string): Promise<JobDetail | null> {
+    const jobId = checkId(id);
+    await this.ready();
+    const job = await this.core.storage.getJob(jobId);
+    if (!job) return null;
+    const [checkpoints, signals, children] = await Promise.all([
+      this.core.workflow.listCheckpoints(jobId),
+      this.core.workflow.listSignals(jobId),
+      this.core.storage.listChildren(jobId),
+    ]);
+    return { job, checkpoints, signals, children };
+  }
+
+  // schedules
+
+  /** Create or replace a cron schedule that enqueues `data` on `queue`. */
+  async schedule(options: ScheduleOptions): Promise<void> {
+    const input = checkObject(options, 'schedule');
+    checkKnownKeys(input, '', ['name', 'cron', 'queue', 'data', 'timezone']);
+    const name = checkString(input.name, 'name');
+    const { cron, timezone } = checkCron(input.cron, input.timezone);
+    const queue = checkString(input.queue, 'queue');
+    const data = toJsonText(input.data, 'data');
+    await this.ready();
+    await this.core.registry.get(queue);
+    await this.core.storage.run(upsertSchedule, { name, cron, timezone, queue, data });
+  }
+
+  async unschedule(name: string): Promise<void> {
+    checkString(name, 'name');
+    await this.ready();
+    const rows = await this.core.storage.run(deleteSchedule, { name });
+    if (rows.length === 0) throw new ScheduleNotFoundError(name);
+  }
+
+  async listSchedules(): Promise<
+    { name: string; cron: string; timezone: string; queue: string; data: unknown; lastFireAt: Date | null }[]
+  > {
+    await this.ready();
+    const rows = await this.core.storage.run<Record<string, never>, Record<string, unknown>>(
+      listSchedules,
+      {},
+    );
+    return rows.map((r) => ({
+      name: r.name as string,
+      cron: r.cron as string,
+      timezone: r.timezone as string,
+      queue: r.queue as string,
+      data: r.data,
+      lastFireAt: (r.last_fire_at ?? null) as Date | null,
+    }));
+  }
+
+  // retention
+
+  /**
+   * One full retention pass now → `{ jobs, signals, uniqueLocks }` deleted. With
+   * `{ dryRun: true }`, what would be deleted (with `byQueue`), deleting nothing.
+   */
+  async sweep(options: { dryRun?: boolean; batchSize?: number } = {}): Promise<{
+    jobs: number;
+    signals: number;
+    uniqueLocks: number;
+    byQueue: SweepBreakdown[];
+    error?: string;
+  }> {
+    const input = checkObject(options, 'options');
+    checkKnownKeys(input, '', ['dryRun', 'batchSize']);
+    const batchSize =
+      input.batchSize === undefined ? DEFAULT_SWEEP.batchSize : resolveBatch(input.batchSize as number);
+    await this.ready();
+    if (input.dryRun === true) return previewSweep(this.core);
+    const result = await sweepRetention(this.core, { batchSize, includeUniqueLocks: true });
+    return {
+      jobs: result.jobs,
+      signals: result.signals,
+      uniqueLocks: result.uniqueLocks,
+      byQueue: result.byQueue,
+      ...(result.error ? { error: result.error } : {}),
+    };
+  }
+
+  /** The most recent sweeps and what they deleted. */
+  async listSweeps(limit = 20): Promise<Record<string, unknown>[]> {
+    await this.ready();
+    return this.core.storage.run(listSweeps, { limit });
+  }
+
+  // workers
+
+  /** Create a worker (not started). */
+  worker(options: WorkerOptions = {}): Worker {
+    this.assertOpen();
+    const { options: resolved, warnings } = resolveWorkerOptions(options);
+    const worker = new Worker(this.core, resolved, warnings);
+    this.workers.add(worker);
+    return worker;
+  }
+
+  /** Stop every worker and close the database (when Tidemark opened it). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.workers].map((worker) => worker.stop()));
+    await this.core.registry.flush().catch(() => {});
+    await this.driver.close();
+  }
+
+  /** Internals for the dashboard, CLI and tests in this package. */
+  get internals(): EngineCore {
+    return this.core;
+  }
+
+  private async ready(): Promise<void> {
+    this.assertOpen();
+    await this.core.registry.flush();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new DriverClosedError();
+  }
+
+  private async mustGet(id: string): Promise<Job> {
+    const job = await this.core.storage.getJob(id);
+    if (!job) throw new JobNotFoundError(id);
+    return job;
+  }
+}
+
+function checkId(id: unknown, field = 'id'): string {
+  const text = typeof id === 'number' && Number.isSafeInteger(id) ? String(id) : id;
+  if (typeof text !== 'string' || !ID_PATTERN.test(text)) throw new InvalidOptionError(field, 'a job id', id);
+  return text;
+}
+
+function resolveBatch(value: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw new InvalidOptionError('batchSize', 'an integer from 1 to 10000', value);
+  }
+  return Math.min(value, 10_000);
+}

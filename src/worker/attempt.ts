@@ -1,0 +1,192 @@
+import type { EngineCore } from '../engine-core.js';
+import { JobTimeoutError } from '../errors.js';
+import { toJsonText } from '../options/json.js';
+import { backoffSeconds, type ResolvedQueue } from '../queues/queue-options.js';
+import type { ClaimedJob } from '../storage/storage.js';
+import { LostOwnership, Suspension } from '../workflow/suspend.js';
+import { WorkflowContext } from '../workflow/workflow-context.js';
+import type { FinishBuffer } from './finish-buffer.js';
+import { NonRetryableError, serializeError } from './serialize-error.js';
+
+/** Why a running attempt was aborted from outside its handler. */
+export type AbortReason = 'lost' | 'shutdown' | 'timeout';
+
+/** One running attempt, as the worker tracks it. */
+export interface RunningAttempt {
+  id: string;
+  token: string;
+  queue: string;
+  controller: AbortController;
+  abort(reason: AbortReason): void;
+}
+
+/**
+ * Run one claimed attempt to its outcome: completion (batched, or inside the caller's
+ * completion transaction), failure with retry or not, suspension of a workflow, or nothing
+ * when the job was lost (cancelled, reclaimed) or the worker is shutting down.
+ */
+export async function runAttempt(
+  core: EngineCore,
+  claimed: ClaimedJob,
+  queue: ResolvedQueue,
+  finish: FinishBuffer,
+  register: (attempt: RunningAttempt) => void,
+): Promise<void> {
+  const { job, token } = claimed;
+  const controller = new AbortController();
+  let abortedBy: AbortReason | null = null;
+  let onAbort: (reason: AbortReason) => void = () => {};
+  const aborted = new Promise<AbortReason>((resolve) => {
+    onAbort = resolve;
+  });
+  const attempt: RunningAttempt = {
+    id: job.id,
+    token,
+    queue: job.queue,
+    controller,
+    abort(reason) {
+      if (abortedBy) return;
+      abortedBy = reason;
+      controller.abort(
+        reason === 'timeout' ? new JobTimeoutError(queue.timeoutSeconds ?? 0) : new LostOwnership(job.id),
+      );
+      onAbort(reason);
+    },
+  };
+  register(attempt);
+  const timer =
+    queue.timeoutSeconds === undefined
+      ? null
+      : setTimeout(() => attempt.abort('timeout'), queue.timeoutSeconds * 1000);
+  const started = performance.now();
+  const ctx = new WorkflowContext({
+    workflow: core.workflow,
+    registry: core.registry,
+    engineRetention: core.engineRetention,
+    queue,
+    job,
+    token,
+    signal: controller.signal,
+  });
+  core.events.emit('job:started', {
+    id: job.id,
+    queue: job.queue,
+    attempt: job.attempts,
+    pickupLatencyMs: claimed.pickupLatencyMs,
+  });
+  try {
+    let result: { ok: true; value: unknown } | { ok: false; error: unknown };
+    try {
+      const handler = queue.handler as NonNullable<ResolvedQueue['handler']>;
+      const outcome = await Promise.race([
+        Promise.resolve()
+          .then(() => handler(job, ctx))
+          .then((value) => ({ ok: true as const, value })),
+        aborted.then((reason) => ({ aborted: reason })),
+      ]);
+      if ('aborted' in outcome) {
+        if (outcome.aborted === 'timeout') result = { ok: false, error: controller.signal.reason };
+        else return reportLost(core, job.id, job.queue, outcome.aborted);
+      } else {
+        result = outcome;
+      }
+    } catch (error) {
+      result = { ok: false, error };
+    }
+    if (abortedBy === 'lost' || abortedBy === 'shutdown')
+      return reportLost(core, job.id, job.queue, abortedBy);
+    const durationMs = performance.now() - started;
+
+    if (result.ok) {
+      let outputText: string;
+      try {
+        outputText = toJsonText(result.value, 'output');
+      } catch (error) {
+        result = { ok: false, error };
+        return await fail(core, finish, claimed, queue, error, durationMs);
+      }
+      if (ctx.completionHook) {
+        const hook = ctx.completionHook;
+        try {
+          const owned = await core.storage.driver.transaction(async (tx) => {
+            const ok = await core.storage.completeOne(
+              tx,
+              job.id,
+              token,
+              outputText,
+              queue.deleteCheckpointsOnComplete,
+            );
+            if (ok) await hook(tx);
+            return ok;
+          });
+          if (!owned) return reportLost(core, job.id, job.queue, 'lost');
+        } catch (error) {
+          return await fail(core, finish, claimed, queue, error, durationMs);
+        }
+      } else {
+        const status = await finish.push({
+          id: job.id,
+          token,
+          ok: true,
+          output: outputText,
+          dropCheckpoints: queue.deleteCheckpointsOnComplete,
+        });
+        if (status === null) return reportLost(core, job.id, job.queue, 'lost');
+      }
+      core.events.emit('job:completed', { id: job.id, queue: job.queue, durationMs });
+      return;
+    }
+
+    const error = result.error;
+    if (error instanceof Suspension) {
+      const kept = await core.storage.suspendJob(job.id, token, error.wait, error.wakeAt);
+      if (!kept) return reportLost(core, job.id, job.queue, 'lost');
+      core.events.emit('job:suspended', {
+        id: job.id,
+        queue: job.queue,
+        reason: error.wait.kind as 'sleep' | 'signal' | 'child',
+      });
+      return;
+    }
+    if (error instanceof LostOwnership) return reportLost(core, job.id, job.queue, 'lost');
+    await fail(core, finish, claimed, queue, error, durationMs);
+  } catch (error) {
+    // The outcome could not be written (database unreachable): the lock lapses and the
+    // maintenance tick retries the job. Nothing is lost; report it.
+    core.events.emit('error', { scope: 'worker', error });
+    core.logger.error('could not record the outcome of an attempt', { jobId: job.id, error: String(error) });
+  } finally {
+    if (timer) clearTimeout(timer);
+  }
+}
+
+async function fail(
+  core: EngineCore,
+  finish: FinishBuffer,
+  claimed: ClaimedJob,
+  queue: ResolvedQueue,
+  error: unknown,
+  durationMs: number,
+): Promise<void> {
+  const { job, token } = claimed;
+  const retryable = !(error instanceof NonRetryableError);
+  const status = await finish.push({
+    id: job.id,
+    token,
+    ok: false,
+    error: serializeError(error),
+    retryDelaySeconds: retryable ? backoffSeconds(queue.backoff, job.attempts) : null,
+  });
+  if (status === null) return reportLost(core, job.id, job.queue, 'lost');
+  core.events.emit('job:failed', {
+    id: job.id,
+    queue: job.queue,
+    error,
+    willRetry: status === 'retry',
+    durationMs,
+  });
+}
+
+function reportLost(core: EngineCore, id: string, queue: string, reason: AbortReason): void {
+  if (reason === 'lost') core.events.emit('job:lost', { id, queue });
+}

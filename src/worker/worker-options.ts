@@ -1,0 +1,143 @@
+import { InvalidOptionError } from '../errors.js';
+import { checkInteger, checkKnownKeys, checkObject, checkSeconds, checkString } from '../options/check.js';
+
+/** Options of the retention and unique-lock sweeps on a worker. */
+export interface SweepOptions {
+  /** Default 3600. */
+  intervalSeconds?: number;
+  /** Rows per delete statement; 1..10000 (larger values are clamped with one warning). Default 1000. */
+  batchSize?: number;
+}
+
+/** Options of `tm.worker(...)`. */
+export interface WorkerOptions {
+  /** Queues to work; default every queue with a handler in this process. */
+  queues?: string[];
+  /** Jobs run at once on this worker. Default 10. */
+  concurrency?: number;
+  /** Retention sweep on this worker; `false` turns it off on this node. */
+  sweep?: SweepOptions | false;
+  /** Expired unique-lock sweep; on even when retention is off; `false` turns it off on this node. */
+  uniqueLockSweep?: SweepOptions | false;
+  /** Maintenance tick (stalled recovery, promotion, expiry, schedules). Default 5. */
+  tickIntervalSeconds?: number;
+  /** Backstop poll when no notification arrives. Default 1. */
+  pollIntervalSeconds?: number;
+  /** How long a claim owns a job without a heartbeat. Default 60. Heartbeats run every third of it. */
+  lockSeconds?: number;
+  /** `stop()` waits this long for running handlers before releasing their jobs. Default 30. */
+  shutdownTimeoutSeconds?: number;
+  /** Most jobs claimed per statement. Default: the concurrency. */
+  fetchBatchSize?: number;
+  /** A name for logs and `locked_by`; default host:pid:random. */
+  id?: string;
+}
+
+export interface ResolvedSweep {
+  intervalSeconds: number;
+  batchSize: number;
+}
+
+export interface ResolvedWorkerOptions {
+  queues?: string[];
+  concurrency: number;
+  sweep: ResolvedSweep | false;
+  uniqueLockSweep: ResolvedSweep | false;
+  tickIntervalSeconds: number;
+  pollIntervalSeconds: number;
+  lockSeconds: number;
+  shutdownTimeoutSeconds: number;
+  fetchBatchSize: number;
+  id?: string;
+}
+
+export const MAX_SWEEP_BATCH = 10_000;
+export const DEFAULT_SWEEP: ResolvedSweep = Object.freeze({ intervalSeconds: 3_600, batchSize: 1_000 });
+
+const KNOWN = [
+  'queues',
+  'concurrency',
+  'sweep',
+  'uniqueLockSweep',
+  'tickIntervalSeconds',
+  'pollIntervalSeconds',
+  'lockSeconds',
+  'shutdownTimeoutSeconds',
+  'fetchBatchSize',
+  'id',
+] as const;
+
+/** Validate worker options. Warnings (a clamped batch size) are returned for the worker to log once. */
+export function resolveWorkerOptions(input: unknown = {}): {
+  options: ResolvedWorkerOptions;
+  warnings: string[];
+} {
+  const options = checkObject(input, 'worker');
+  checkKnownKeys(options, '', KNOWN);
+  const warnings: string[] = [];
+  let queues: string[] | undefined;
+  if (options.queues !== undefined) {
+    if (!Array.isArray(options.queues) || options.queues.length === 0) {
+      throw new InvalidOptionError('queues', 'a non-empty array of queue names', options.queues);
+    }
+    queues = options.queues.map((q, i) => checkString(q, `queues[${i}]`));
+  }
+  const concurrency =
+    options.concurrency === undefined ? 10 : checkInteger(options.concurrency, 'concurrency', 1, 10_000);
+  const lockSeconds =
+    options.lockSeconds === undefined
+      ? 60
+      : checkSeconds(options.lockSeconds, 'lockSeconds', { min: 1, max: 86_400 });
+  return {
+    warnings,
+    options: {
+      queues,
+      concurrency,
+      sweep: resolveSweep(options.sweep, 'sweep', warnings),
+      uniqueLockSweep: resolveSweep(options.uniqueLockSweep, 'uniqueLockSweep', warnings),
+      tickIntervalSeconds:
+        options.tickIntervalSeconds === undefined
+          ? 5
+          : checkSeconds(options.tickIntervalSeconds, 'tickIntervalSeconds', { min: 0.05, max: 86_400 }),
+      pollIntervalSeconds:
+        options.pollIntervalSeconds === undefined
+          ? 1
+          : checkSeconds(options.pollIntervalSeconds, 'pollIntervalSeconds', { min: 0.01, max: 3_600 }),
+      lockSeconds,
+      shutdownTimeoutSeconds:
+        options.shutdownTimeoutSeconds === undefined
+          ? 30
+          : checkSeconds(options.shutdownTimeoutSeconds, 'shutdownTimeoutSeconds', { max: 86_400 }),
+      fetchBatchSize:
+        options.fetchBatchSize === undefined
+          ? concurrency
+          : checkInteger(options.fetchBatchSize, 'fetchBatchSize', 1, 10_000),
+      id: options.id === undefined ? undefined : checkString(options.id, 'id'),
+    },
+  };
+}
+
+export function resolveSweep(input: unknown, field: string, warnings: string[]): ResolvedSweep | false {
+  if (input === false) return false;
+  if (input === undefined) return DEFAULT_SWEEP;
+  const sweep = checkObject(input, field);
+  checkKnownKeys(sweep, field, ['intervalSeconds', 'batchSize']);
+  const intervalSeconds =
+    sweep.intervalSeconds === undefined
+      ? DEFAULT_SWEEP.intervalSeconds
+      : checkSeconds(sweep.intervalSeconds, `${field}.intervalSeconds`, {
+          exclusiveMin: true,
+          max: 31_536_000,
+        });
+  let batchSize =
+    sweep.batchSize === undefined
+      ? DEFAULT_SWEEP.batchSize
+      : checkInteger(sweep.batchSize, `${field}.batchSize`, 1, Number.MAX_SAFE_INTEGER);
+  if (batchSize > MAX_SWEEP_BATCH) {
+    warnings.push(
+      `${field}.batchSize ${batchSize} is above ${MAX_SWEEP_BATCH}; clamped to ${MAX_SWEEP_BATCH}`,
+    );
+    batchSize = MAX_SWEEP_BATCH;
+  }
+  return { intervalSeconds, batchSize };
+}

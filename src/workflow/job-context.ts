@@ -1,0 +1,72 @@
+import { DuplicateStepError, InvalidOptionError, UnknownSignalError } from '../errors.js';
+import type { Queryable } from '../storage/driver/driver.js';
+import type { Job } from '../storage/rows.js';
+
+/** What `ctx.waitForSignal` and `ctx.waitForAny` resolve to. */
+export type SignalResult =
+  | { timedOut: false; name: string; payload: unknown }
+  | { timedOut: true; name: null; payload: null };
+
+/** What `ctx.waitForSignals` resolves to. */
+export type SignalsResult = { timedOut: false; payloads: unknown[] } | { timedOut: true; payloads: [] };
+
+/** Options of `ctx.runChild`. */
+export interface RunChildOptions {
+  priority?: number;
+  maxAttempts?: number;
+  delaySeconds?: number;
+  retention?: import('../retention/policy.js').RetentionPolicy | false;
+}
+
+/**
+ * The second argument of every handler. Workflow calls (`step`, `sleep`, waits,
+ * `runChild`) are durable: a later attempt of the same job replays them from checkpoints.
+ * Do not catch the errors they throw: a suspension unwinds the handler on purpose.
+ */
+export interface JobContext {
+  /** Fires when the job is cancelled, its lock is lost, the worker stops, or it times out. */
+  readonly signal: AbortSignal;
+  /** The job being run. */
+  readonly job: Job;
+  /** Run `fn` once and store its JSON result; later attempts return the stored result. */
+  step<T>(name: string, fn: () => Promise<T> | T): Promise<T>;
+  /** A durable timer: the job waits in `waiting` and resumes after `seconds`, on any worker. */
+  sleep(name: string, seconds: number): Promise<void>;
+  /** Wait for one signal of this name (mailbox 1). */
+  waitForSignal(name: string, options?: { timeoutSeconds?: number }): Promise<SignalResult>;
+  /** Wait for one signal of any of these names (mailbox 1 across them). */
+  waitForAny(names: string[], options?: { timeoutSeconds?: number }): Promise<SignalResult>;
+  /** Wait for `count` signals of this name (mailbox `count`). */
+  waitForSignals(name: string, count: number, options?: { timeoutSeconds?: number }): Promise<SignalsResult>;
+  /** Start a child job once, wait for it, and return its output (or throw ChildJobFailedError). */
+  runChild<T = unknown>(queue: string, data?: unknown, options?: RunChildOptions): Promise<T>;
+  /** Run `fn(tx)` inside the transaction that marks this job completed. */
+  completionTx(fn: (tx: Queryable) => Promise<void> | void): void;
+}
+
+/** Names used in one run, to refuse a step name used twice. */
+export class RunNames {
+  private readonly used = new Set<string>();
+  private readonly counters = new Map<string, number>();
+
+  claim(name: string): void {
+    if (typeof name !== 'string' || name.length === 0 || name.length > 200) {
+      throw new InvalidOptionError('name', 'a step name of 1-200 characters', name);
+    }
+    if (this.used.has(name)) throw new DuplicateStepError(name);
+    this.used.add(name);
+  }
+
+  /** A deterministic key for the n-th call of a kind in this run (waits, children). */
+  next(kind: string): string {
+    const n = (this.counters.get(kind) ?? 0) + 1;
+    this.counters.set(kind, n);
+    return `${kind}#${n}`;
+  }
+}
+
+export function checkDeclaredSignals(queue: string, declared: Record<string, number>, names: string[]): void {
+  for (const name of names) {
+    if (typeof name !== 'string' || !(name in declared)) throw new UnknownSignalError(queue, String(name));
+  }
+}

@@ -1,0 +1,213 @@
+import { ChildJobFailedError, InvalidOptionError } from '../errors.js';
+import { checkInteger, checkSeconds } from '../options/check.js';
+import { toJsonText } from '../options/json.js';
+import type { ResolvedQueue } from '../queues/queue-options.js';
+import type { QueueRegistry } from '../queues/queue-registry.js';
+import { freezeRetention } from '../retention/policy.js';
+import type { Queryable } from '../storage/driver/driver.js';
+import type { FrozenRetention, Job } from '../storage/rows.js';
+import type { CheckpointRow, WorkflowStorage } from '../storage/workflow-storage.js';
+import {
+  checkDeclaredSignals,
+  type JobContext,
+  type RunChildOptions,
+  RunNames,
+  type SignalResult,
+  type SignalsResult,
+} from './job-context.js';
+import { LostOwnership, Suspension } from './suspend.js';
+
+export interface WorkflowContextDeps {
+  workflow: WorkflowStorage;
+  registry: QueueRegistry;
+  engineRetention: FrozenRetention;
+  queue: ResolvedQueue;
+  job: Job;
+  token: string;
+  signal: AbortSignal;
+}
+
+/**
+ * One attempt's context. Checkpoints are read once, on the first workflow call, so plain
+ * jobs never pay for them.
+ */
+export class WorkflowContext implements JobContext {
+  readonly signal: AbortSignal;
+  readonly job: Job;
+  /** Set by `completionTx`; the executor runs it inside the completing transaction. */
+  completionHook: ((tx: Queryable) => Promise<void> | void) | null = null;
+  private readonly names = new RunNames();
+  private checkpoints: Promise<Map<string, CheckpointRow>> | null = null;
+
+  constructor(private readonly deps: WorkflowContextDeps) {
+    this.signal = deps.signal;
+    this.job = deps.job;
+  }
+
+  async step<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
+    this.names.claim(name);
+    if (typeof fn !== 'function') throw new InvalidOptionError('fn', 'a function', fn);
+    const stored = (await this.loadCheckpoints()).get(name);
+    if (stored) return stored.output as T;
+    this.throwIfAborted();
+    const value = await fn();
+    const text = toJsonText(value, `step '${name}' result`);
+    await this.save(name, 'step', text);
+    return JSON.parse(text) as T;
+  }
+
+  async sleep(name: string, seconds: number): Promise<void> {
+    this.names.claim(name);
+    checkSeconds(seconds, 'seconds', { max: 3_153_600_000 });
+    const stored = (await this.loadCheckpoints()).get(name);
+    let wakeAt: Date;
+    if (stored) {
+      wakeAt = new Date((stored.output as { wakeAt: string }).wakeAt);
+    } else {
+      wakeAt = new Date(Date.now() + seconds * 1000);
+      await this.save(name, 'sleep', JSON.stringify({ wakeAt: wakeAt.toISOString() }));
+    }
+    if (wakeAt.getTime() <= Date.now()) return;
+    throw new Suspension({ kind: 'sleep', name }, wakeAt);
+  }
+
+  async waitForSignal(name: string, options: { timeoutSeconds?: number } = {}): Promise<SignalResult> {
+    return this.waitForAny([name], options);
+  }
+
+  async waitForAny(names: string[], options: { timeoutSeconds?: number } = {}): Promise<SignalResult> {
+    if (!Array.isArray(names) || names.length === 0) {
+      throw new InvalidOptionError('names', 'a non-empty array of signal names', names);
+    }
+    const got = await this.waitSignals(names, 1, options.timeoutSeconds);
+    if (!got) return { timedOut: true, name: null, payload: null };
+    return { timedOut: false, name: got[0].name, payload: got[0].payload };
+  }
+
+  async waitForSignals(
+    name: string,
+    count: number,
+    options: { timeoutSeconds?: number } = {},
+  ): Promise<SignalsResult> {
+    checkInteger(count, 'count', 1, 10_000);
+    const got = await this.waitSignals([name], count, options.timeoutSeconds);
+    if (!got) return { timedOut: true, payloads: [] };
+    return { timedOut: false, payloads: got.map((s) => s.payload) };
+  }
+
+  async runChild<T = unknown>(queueName: string, data?: unknown, options: RunChildOptions = {}): Promise<T> {
+    const key = this.names.next('child');
+    const queue = await this.deps.registry.get(queueName);
+    const dataText = toJsonText(data, 'data');
+    const { workflow, job, token } = this.deps;
+    let child = await workflow.findChild(job.id, key);
+    if (!child) {
+      const retention =
+        options.retention === undefined ? undefined : freezeRetention(options.retention, 'options.retention');
+      const id = await workflow.insertChild(
+        {
+          queue: queue.name,
+          data: JSON.parse(dataText),
+          priority:
+            options.priority === undefined
+              ? 0
+              : checkInteger(options.priority, 'options.priority', -1e6, 1e6),
+          max_attempts:
+            options.maxAttempts === undefined
+              ? queue.maxAttempts
+              : checkInteger(options.maxAttempts, 'options.maxAttempts', 1, 1000),
+          delay_seconds:
+            options.delaySeconds === undefined
+              ? undefined
+              : checkSeconds(options.delaySeconds, 'delaySeconds'),
+          retention: { ...(retention ?? queue.retention ?? this.deps.engineRetention) },
+          parent_id: job.id,
+          root_id: job.rootId ?? job.id,
+          parent_step: key,
+        },
+        token,
+      );
+      child = await workflow.findChild(job.id, key);
+      if (!id && !child) throw new LostOwnership(job.id);
+    }
+    if (!child) throw new LostOwnership(job.id);
+    if (child.status === 'completed') return child.output as T;
+    if (['failed', 'cancelled', 'expired'].includes(child.status)) {
+      throw new ChildJobFailedError(child.id, child.status, child.error);
+    }
+    throw new Suspension({ kind: 'child', childId: child.id, key }, null);
+  }
+
+  completionTx(fn: (tx: Queryable) => Promise<void> | void): void {
+    if (typeof fn !== 'function') throw new InvalidOptionError('fn', 'a function (tx) => void', fn);
+    this.completionHook = fn;
+  }
+
+  /** Consumed signals, or null on timeout; suspends while they have not all arrived. */
+  private async waitSignals(
+    names: string[],
+    count: number,
+    timeoutSeconds: number | undefined,
+  ): Promise<{ name: string; payload: unknown }[] | null> {
+    checkDeclaredSignals(this.job.queue, this.deps.queue.signals, names);
+    if (timeoutSeconds !== undefined) checkSeconds(timeoutSeconds, 'timeoutSeconds', { exclusiveMin: true });
+    const key = this.names.next(`wait:${names.join('|')}`);
+    const stored = (await this.loadCheckpoints()).get(key);
+    const state = stored?.output as
+      | { state: string; signals?: { name: string; payload: unknown }[]; deadline?: string | null }
+      | undefined;
+    if (state?.state === 'done') return state.signals ?? [];
+    if (state?.state === 'timed-out') return null;
+    let deadline: Date | null;
+    if (state) {
+      deadline = state.deadline ? new Date(state.deadline) : null;
+    } else {
+      deadline = timeoutSeconds === undefined ? null : new Date(Date.now() + timeoutSeconds * 1000);
+      await this.save(
+        key,
+        'wait',
+        JSON.stringify({ state: 'waiting', names, deadline: deadline?.toISOString() ?? null }),
+      );
+    }
+    const { workflow, job, token } = this.deps;
+    const consumed = await workflow.consumeSignals(job.id, token, names, count, key);
+    if (consumed) return consumed.signals;
+    if (deadline && deadline.getTime() <= Date.now()) {
+      await this.save(
+        key,
+        'wait',
+        JSON.stringify({ state: 'timed-out', names, deadline: deadline.toISOString() }),
+      );
+      return null;
+    }
+    throw new Suspension({ kind: 'signal', names, key }, deadline);
+  }
+
+  private loadCheckpoints(): Promise<Map<string, CheckpointRow>> {
+    this.checkpoints ??= this.deps.workflow
+      .listCheckpoints(this.job.id)
+      .then((rows) => new Map(rows.map((row) => [row.name, row])));
+    return this.checkpoints;
+  }
+
+  private async save(name: string, kind: string, outputText: string): Promise<void> {
+    const saved = await this.deps.workflow.saveCheckpoint(
+      this.job.id,
+      this.deps.token,
+      name,
+      kind,
+      outputText,
+    );
+    if (!saved) throw new LostOwnership(this.job.id);
+    (await this.loadCheckpoints()).set(name, {
+      name,
+      kind,
+      output: JSON.parse(outputText),
+      createdAt: new Date(),
+    });
+  }
+
+  private throwIfAborted(): void {
+    if (this.signal.aborted) throw this.signal.reason ?? new LostOwnership(this.job.id);
+  }
+}
