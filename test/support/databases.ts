@@ -1,0 +1,70 @@
+import { randomBytes } from 'node:crypto';
+import type { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import { type OpenOptions, Tidemark } from '../../src/index.js';
+
+/** The drivers this run covers: TIDEMARK_TEST_DRIVERS=pglite,pg (default both). */
+export type DriverKind = 'pglite' | 'pg';
+
+export const TEST_DRIVERS: DriverKind[] = (process.env.TIDEMARK_TEST_DRIVERS ?? 'pglite,pg')
+  .split(',')
+  .map((s) => s.trim())
+  .filter((s): s is DriverKind => s === 'pglite' || s === 'pg');
+
+export const PG_URL = process.env.TIDEMARK_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+let sharedPglite: Promise<PGlite> | null = null;
+
+/**
+ * One in-memory PGlite per test file (booting one takes seconds); each test gets its own
+ * schema in it, exactly as each PostgreSQL test gets its own schema.
+ */
+export function sharedPgliteInstance(): Promise<PGlite> {
+  sharedPglite ??= import('@electric-sql/pglite').then(({ PGlite }) =>
+    PGlite.create({
+      initDbStartParams: ['--wal-segsize=1'],
+      startParams: [...PGlite.defaultStartParams, '-c', 'min_wal_size=4MB', '-c', 'max_wal_size=32MB'],
+    }),
+  );
+  return sharedPglite;
+}
+
+export async function closeSharedPglite(): Promise<void> {
+  if (!sharedPglite) return;
+  const db = await sharedPglite;
+  sharedPglite = null;
+  await db.close();
+}
+
+export function freshSchema(): string {
+  return `tt_${randomBytes(6).toString('hex')}`;
+}
+
+/** Open Tidemark on a fresh schema of the given driver. */
+export async function openOn(kind: DriverKind, options: OpenOptions = {}): Promise<Tidemark> {
+  const schema = options.schema ?? freshSchema();
+  const database = kind === 'pg' ? PG_URL : await sharedPgliteInstance();
+  return Tidemark.open({ ...options, database: options.database ?? database, schema });
+}
+
+/** Run a statement against the test database directly (outside Tidemark). */
+export async function rawQuery<Row = Record<string, unknown>>(
+  tm: Tidemark,
+  text: string,
+  params: unknown[] = [],
+): Promise<Row[]> {
+  const result = await tm.internals.storage.driver.query<Row>(text, params);
+  return result.rows;
+}
+
+/** Drop a pg test schema (PGlite schemas go with the instance). */
+export async function dropSchema(kind: DriverKind, schema: string): Promise<void> {
+  if (kind !== 'pg') return;
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  try {
+    await client.query(`drop schema if exists "${schema}" cascade`);
+  } finally {
+    await client.end();
+  }
+}

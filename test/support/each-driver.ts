@@ -1,0 +1,34 @@
+import { after, afterEach, describe } from 'node:test';
+import type { OpenOptions, Tidemark } from '../../src/index.js';
+import { closeSharedPglite, type DriverKind, dropSchema, openOn, TEST_DRIVERS } from './databases.js';
+
+export interface DriverContext {
+  kind: DriverKind;
+  /** Open Tidemark on a fresh schema; closed (and its schema dropped) after the test. */
+  open(options?: OpenOptions): Promise<Tidemark>;
+}
+
+/** One `describe` per driver in TIDEMARK_TEST_DRIVERS, with an `open` that cleans up after each test. */
+export function describeEachDriver(title: string, body: (ctx: DriverContext) => void): void {
+  for (const kind of TEST_DRIVERS) {
+    describe(`${title} [${kind}]`, () => {
+      const opened: Tidemark[] = [];
+      afterEach(async () => {
+        const engines = opened.splice(0);
+        for (const tm of engines) {
+          await tm.close();
+          await dropSchema(kind, tm.schema);
+        }
+      });
+      body({
+        kind,
+        async open(options) {
+          const tm = await openOn(kind, options);
+          opened.push(tm);
+          return tm;
+        },
+      });
+    });
+  }
+  after(closeSharedPglite);
+}
