@@ -1,0 +1,217 @@
+import { parseArgs } from 'node:util';
+import { consoleLogger } from '../../log/logger.js';
+import { countByQueueAndStatus } from '../../storage/sql/stats.js';
+import { Tidemark } from '../../tidemark.js';
+import type { CliIo } from '../cli-io.js';
+import { UsageError } from '../cli-io.js';
+import { databaseFrom } from '../database-option.js';
+import type { Command } from '../main.js';
+import { renderTable } from '../table.js';
+
+const USAGE = `Usage: tidemark demo [--database URL|PATH] [--jobs N]
+
+Runs Tidemark's main job on the embedded database (./.tidemark unless told otherwise):
+a few queues (one that fails sometimes and retries, one delayed, one high priority) and
+an order workflow (charge, sleep, wait for an approval signal, ship through a child job),
+worked by one worker with a live progress line, then a summary per queue and status.
+
+Options:
+  --database URL|PATH   postgres://… URL or embedded folder (default ./.tidemark)
+  --jobs N              plain jobs to run (default 3000)`;
+
+interface DemoRow {
+  queue: string;
+  status: string;
+  n: number;
+}
+
+export const demoCommand: Command = {
+  name: 'demo',
+  summary: 'run the demo: queues, retries, delays, priorities and a workflow',
+  usage: USAGE,
+  async run(args: string[], io: CliIo): Promise<number> {
+    const { values } = parseArgs({
+      args,
+      options: { database: { type: 'string' }, jobs: { type: 'string' } },
+      strict: true,
+    });
+    const jobCount = values.jobs === undefined ? 3000 : Number(values.jobs);
+    if (!Number.isInteger(jobCount) || jobCount < 1 || jobCount > 1_000_000) {
+      throw new UsageError(`--jobs must be a whole number from 1 to 1000000, got '${values.jobs}'`);
+    }
+    const database = databaseFrom(values.database, io);
+    io.stdout.write(`Opening ${database} …\n`);
+    const tm = await Tidemark.open({ database, logger: consoleLogger('info') });
+    try {
+      return await runDemo(tm, jobCount, io);
+    } finally {
+      await tm.close();
+    }
+  },
+};
+
+async function runDemo(tm: Tidemark, jobCount: number, io: CliIo): Promise<number> {
+  const since = new Date(Date.now() - 1000);
+  defineQueues(tm);
+  const plain = Math.round(jobCount * 0.8);
+  const payments = Math.round(jobCount * 0.12);
+  const reports = Math.round(jobCount * 0.05);
+  const alerts = Math.max(jobCount - plain - payments - reports, 1);
+  const orders = 20;
+  const started = performance.now();
+  await tm.addJobs(
+    Array.from({ length: plain }, (_, i) => ({ queue: 'demo.emails', data: { to: `user${i}@example.com` } })),
+  );
+  await tm.addJobs(
+    Array.from({ length: payments }, (_, i) => ({
+      queue: 'demo.payments',
+      data: { invoice: i, cents: 100 + i },
+    })),
+  );
+  await tm.addJobs(
+    Array.from({ length: reports }, (_, i) => ({
+      queue: 'demo.reports',
+      data: { report: i },
+      delaySeconds: 1 + (i % 3) / 2,
+    })),
+  );
+  await tm.addJobs(
+    Array.from({ length: alerts }, (_, i) => ({ queue: 'demo.alerts', data: { alert: i }, priority: 10 })),
+  );
+  const orderIds = (
+    await tm.addJobs(
+      Array.from({ length: orders }, (_, i) => ({ queue: 'demo.orders', data: { order: i, cents: 2500 } })),
+    )
+  ).map((r) => r.id);
+  const total = plain + payments + reports + alerts + orders * 2;
+  io.stdout.write(
+    `Added ${plain} emails, ${payments} payments (some fail and retry), ${reports} delayed reports, ` +
+      `${alerts} high-priority alerts and ${orders} order workflows.\n`,
+  );
+
+  const worker = tm.worker({ concurrency: 20, tickIntervalSeconds: 0.5, pollIntervalSeconds: 0.2 });
+  await worker.start();
+  const approvals = setInterval(() => {
+    // Approve every order; a full mailbox or an already-approved order is refused, harmlessly.
+    for (const id of orderIds) void tm.signal(id, 'approval', { by: 'demo' }).catch(() => {});
+  }, 300);
+  let finished = 0;
+  const deadline = Date.now() + 180_000;
+  let lastLine = 0;
+  try {
+    while (Date.now() < deadline) {
+      const rows = await counts(tm, since);
+      finished = rows
+        .filter((r) => ['completed', 'failed', 'cancelled', 'expired'].includes(r.status))
+        .reduce((s, r) => s + r.n, 0);
+      const by = (status: string) => rows.filter((r) => r.status === status).reduce((s, r) => s + r.n, 0);
+      const seconds = (performance.now() - started) / 1000;
+      const line =
+        `  finished ${finished}/${total}  active ${by('active')}  retry ${by('retry')}  ` +
+        `waiting ${by('waiting')}  pending ${by('pending')}  ${Math.round(finished / seconds)} jobs/s`;
+      if (io.stdout.isTTY) io.stdout.write(`\r${line}   `);
+      else if (Date.now() - lastLine > 1000 || finished >= total) {
+        io.stdout.write(`${line}\n`);
+        lastLine = Date.now();
+      }
+      if (finished >= total) break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  } finally {
+    clearInterval(approvals);
+    await worker.stop();
+  }
+  const seconds = (performance.now() - started) / 1000;
+  if (io.stdout.isTTY) io.stdout.write('\n');
+  io.stdout.write(`\n${summary(await counts(tm, since), seconds)}\n`);
+  const order = orderIds[0] ? await tm.getJobDetail(orderIds[0]) : null;
+  if (order) {
+    io.stdout.write(
+      `\nOrder workflow ${order.job.id}: ${order.job.status}, checkpoints ${order.checkpoints
+        .map((c) => c.name)
+        .join(', ')}, ${order.signals.length} signal(s), child ${order.children[0]?.id ?? '-'} ` +
+        `(${order.children[0]?.status ?? '-'}); output ${JSON.stringify(order.job.output)}\n`,
+    );
+  }
+  if (finished < total) {
+    io.stderr.write(`demo: only ${finished} of ${total} jobs finished in time\n`);
+    return 1;
+  }
+  io.stdout.write(
+    `\nAll ${total} jobs finished in ${seconds.toFixed(1)} s (${Math.round(total / seconds)} jobs/s).\n`,
+  );
+  return 0;
+}
+
+function defineQueues(tm: Tidemark): void {
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  tm.createQueue({ name: 'demo.emails', handler: async () => ({ sent: true }) });
+  tm.createQueue({
+    name: 'demo.payments',
+    maxAttempts: 4,
+    backoff: { delaySeconds: 0.05, factor: 2 },
+    handler: async (job) => {
+      if (Math.random() < 0.25)
+        throw new Error(`card declined for invoice ${(job.data as { invoice: number }).invoice}`);
+      return { charged: true };
+    },
+  });
+  tm.createQueue({ name: 'demo.reports', handler: async () => ({ rendered: true }) });
+  tm.createQueue({ name: 'demo.alerts', handler: async () => ({ paged: true }) });
+  tm.createQueue({
+    name: 'demo.shipping',
+    handler: async (job) => {
+      await pause(5);
+      return { tracking: `TM-${(job.data as { order: number }).order}` };
+    },
+  });
+  tm.createQueue({
+    name: 'demo.orders',
+    signals: { approval: 1 },
+    handler: async (job, ctx) => {
+      const order = job.data as { order: number; cents: number };
+      const charge = await ctx.step('charge', async () => ({
+        chargeId: `ch_${order.order}`,
+        cents: order.cents,
+      }));
+      await ctx.sleep('cool-off', 0.5);
+      const approval = await ctx.waitForSignal('approval', { timeoutSeconds: 60 });
+      if (approval.timedOut) return { ...charge, shipped: false, reason: 'no approval' };
+      const shipment = await ctx.runChild<{ tracking: string }>('demo.shipping', { order: order.order });
+      return { ...charge, approvedBy: (approval.payload as { by: string }).by, tracking: shipment.tracking };
+    },
+  });
+}
+
+async function counts(tm: Tidemark, since: Date): Promise<DemoRow[]> {
+  const rows = await tm.internals.storage.run<{ since: Date | null }, DemoRow>(countByQueueAndStatus, {
+    since,
+  });
+  return rows.filter((r) => r.queue.startsWith('demo.')).map((r) => ({ ...r, n: Number(r.n) }));
+}
+
+function summary(rows: DemoRow[], seconds: number): string {
+  const queues = [...new Set(rows.map((r) => r.queue))].sort();
+  const statuses = [
+    'completed',
+    'failed',
+    'cancelled',
+    'expired',
+    'pending',
+    'retry',
+    'waiting',
+    'active',
+    'paused',
+  ].filter((status) => rows.some((r) => r.status === status));
+  const table = queues.map((queue) => {
+    const of = (status: string) => rows.find((r) => r.queue === queue && r.status === status)?.n ?? 0;
+    const total = statuses.reduce((s, status) => s + of(status), 0);
+    return [
+      queue,
+      ...statuses.map((status) => String(of(status))),
+      String(total),
+      (total / seconds).toFixed(0),
+    ];
+  });
+  return renderTable(['queue', ...statuses, 'total', 'jobs/s'], table);
+}
