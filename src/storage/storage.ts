@@ -71,7 +71,7 @@ export class Storage {
     on: Queryable = this.driver,
   ): Promise<Row[]> {
     const result = await on.query<Row>(
-      { text: query.text(this.schema), name: `tm_${this.schema}_${query.name}` },
+      { text: query.text(this.schema), name: query.statementName(this.schema) },
       query.values(params),
     );
     return result.rows;

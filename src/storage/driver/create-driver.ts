@@ -27,7 +27,7 @@ export async function createDriver(
     }
     return PgliteDriver.open(database, { strictDurability: options.strictDurability });
   }
-  if (database instanceof pg.Pool)
+  if (database instanceof pg.Pool || isPool(database))
     return new NodePostgresDriver(database, false, { onError: options.onError });
   if (isPglite(database)) return PgliteDriver.wrap(database);
   throw new InvalidOptionError(
@@ -46,5 +46,17 @@ function isPglite(value: unknown): value is PGlite {
     typeof candidate.exec === 'function' &&
     typeof candidate.transaction === 'function' &&
     typeof candidate.listen === 'function'
+  );
+}
+
+/** A pg.Pool from another copy of `pg` fails instanceof; recognise it by shape. */
+function isPool(value: unknown): value is pg.Pool {
+  const candidate = value as pg.Pool | null;
+  return (
+    !!candidate &&
+    typeof candidate === 'object' &&
+    typeof candidate.connect === 'function' &&
+    typeof candidate.query === 'function' &&
+    typeof (candidate as { totalCount?: unknown }).totalCount === 'number'
   );
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { bindSchema } from '../schema-name.js';
 
 /**
@@ -9,6 +10,8 @@ export interface Query<Params extends Record<string, unknown>> {
   readonly name: string;
   readonly paramNames: readonly (keyof Params & string)[];
   text(schema: string): string;
+  /** A prepared-statement name unique to this text: short, because PostgreSQL truncates names at 63 bytes. */
+  statementName(schema: string): string;
   values(params: Params): unknown[];
 }
 
@@ -26,6 +29,7 @@ export function defineQuery<Params extends Record<string, unknown> = Record<stri
     return `$${index + 1}`;
   });
   const bySchema = new Map<string, string>();
+  const names = new Map<string, string>();
   return {
     name,
     paramNames: order as (keyof Params & string)[],
@@ -36,6 +40,15 @@ export function defineQuery<Params extends Record<string, unknown> = Record<stri
         bySchema.set(schema, text);
       }
       return text;
+    },
+    statementName(schema: string) {
+      let statement = names.get(schema);
+      if (statement === undefined) {
+        const digest = createHash('sha1').update(this.text(schema)).digest('hex').slice(0, 16);
+        statement = `tm_${name.slice(0, 30)}_${digest}`;
+        names.set(schema, statement);
+      }
+      return statement;
     },
     values(params: Params) {
       return order.map((param) => {
