@@ -64,13 +64,16 @@ export const pauseJob = defineQuery<{ id: string }>(
   returning id::text as id`,
 );
 
+/**
+ * Give a paused job back the status it had. Its run time is kept: a delayed job, a backoff
+ * or a workflow timer paused and resumed still waits for its moment.
+ */
 export const resumeJob = defineQuery<{ id: string; channel: string }>(
   'resumeJob',
   /* sql */ `
   with resumed as (
     update /*schema*/jobs
-       set status = coalesce(paused_from, 'pending'), paused_from = null,
-           run_at = case when paused_from = 'waiting' then run_at else least(run_at, now()) end
+       set status = coalesce(paused_from, 'pending'), paused_from = null
      where id = @id::bigint and status = 'paused'
     returning id, queue, run_at
   ),
