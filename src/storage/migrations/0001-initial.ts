@@ -45,7 +45,9 @@ create table /*schema*/jobs (
   paused_from text,
   -- retention windows in seconds, frozen at enqueue; purge_after is set by the finishing write
   retention jsonb not null default '{}',
-  purge_after timestamptz
+  purge_after timestamptz,
+  -- failed attempts, oldest first, at most the last 25: the attempts timeline
+  attempt_log jsonb
 );
 
 -- Claiming: ready work ordered by priority then run time; small because finished rows leave it.
@@ -141,6 +143,13 @@ create index sweeps_started_idx on /*schema*/sweeps (started_at desc);
 create function /*schema*/purge_time(retention jsonb, status text, finished timestamptz)
 returns timestamptz language sql immutable parallel safe as $$
   select finished + nullif((retention ->> status)::float8, 0) * interval '1 second'
+$$;
+
+-- Append a failed attempt to a job's attempt log, keeping the newest 25 entries.
+create function /*schema*/log_attempt(log jsonb, entry jsonb)
+returns jsonb language sql immutable parallel safe as $$
+  select case when jsonb_array_length(l) > 25 then l - 0 else l end
+    from (select coalesce(log, '[]'::jsonb) || jsonb_build_array(entry) as l) x
 $$;
 
 -- A finished child wakes its waiting parent, whichever path finished it.
