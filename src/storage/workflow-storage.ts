@@ -92,7 +92,12 @@ export class WorkflowStorage {
     return rows[0] ? { ...rows[0], id: String(rows[0].id) } : null;
   }
 
-  /** Store a signal for a job, or say why not; nothing is written on refusal. */
+  /**
+   * Store a signal for a job, or say why not; nothing is written on refusal. Runs under the
+   * job's row lock, so concurrent deliveries cannot both take the last mailbox slot.
+   * The mailbox of a name holds its declared size; while the job is parked in a wait, that
+   * wait's own count (1 across the names of `waitForAny`) bounds the names it waits for.
+   */
   async deliverSignal(
     jobId: string,
     name: string,
@@ -105,7 +110,8 @@ export class WorkflowStorage {
           id: string;
           queue: string;
           status: string;
-          wait: Record<string, unknown> | null;
+          paused_from: string | null;
+          wait: { names?: unknown; count?: unknown } | null;
           signals: Record<string, number> | null;
         }
       >(wf.lockJobForSignal, { id: jobId }, tx);
@@ -115,16 +121,19 @@ export class WorkflowStorage {
       }
       const size = job.signals?.[name];
       if (typeof size !== 'number') return { delivered: false, reason: 'unknown-signal' as const };
+      const parked = job.status === 'waiting' || (job.status === 'paused' && job.paused_from === 'waiting');
+      const waitNames = Array.isArray(job.wait?.names) ? (job.wait.names as string[]) : [];
+      const waitingNow = parked && waitNames.includes(name);
       const [state] = await this.storage.run<
-        { id: string; name: string },
-        { pending: number; wait_done: boolean }
-      >(wf.countPendingSignals, { id: jobId, name }, tx);
-      const waitingNow =
-        job.status === 'waiting' &&
-        Array.isArray(job.wait?.names) &&
-        (job.wait.names as string[]).includes(name);
+        { id: string; name: string; wait_names: string[] },
+        { pending: number; pending_for_wait: number; wait_done: boolean }
+      >(wf.countPendingSignals, { id: jobId, name, wait_names: waitingNow ? waitNames : [] }, tx);
       if (state.wait_done && !waitingNow) return { delivered: false, reason: 'wait-completed' as const };
       if (Number(state.pending) >= size) return { delivered: false, reason: 'mailbox-full' as const };
+      const waitCount = job.wait?.count;
+      if (waitingNow && typeof waitCount === 'number' && Number(state.pending_for_wait) >= waitCount) {
+        return { delivered: false, reason: 'mailbox-full' as const };
+      }
       await this.storage.run(
         wf.insertSignal,
         { id: jobId, name, payload: payloadText, channel: this.storage.channel },

@@ -152,12 +152,23 @@ returns jsonb language sql immutable parallel safe as $$
     from (select coalesce(log, '[]'::jsonb) || jsonb_build_array(entry) as l) x
 $$;
 
--- A finished child wakes its waiting parent, whichever path finished it.
+-- A finished child wakes its waiting parent, whichever path finished it. A parent paused
+-- while waiting becomes due for when it is resumed. A parent still running (it may have
+-- looked at the child just before it finished) gets the 'poke' mark, which its suspension
+-- honours, so the wake-up is never lost.
 create function /*schema*/wake_parent() returns trigger language plpgsql as $$
+declare
+  woken text;
 begin
-  update /*schema*/jobs set run_at = now()
-   where id = new.parent_id and status = 'waiting' and wait ->> 'kind' = 'child';
-  if found then
+  update /*schema*/jobs p
+     set run_at = case when p.status = 'active' then p.run_at else now() end,
+         wait = case when p.status = 'active' then coalesce(p.wait, '{}'::jsonb) || '{"poke": true}'::jsonb
+                     else p.wait end
+   where p.id = new.parent_id
+     and (p.status = 'active'
+          or p.wait ->> 'kind' = 'child' and (p.status = 'waiting' or p.status = 'paused' and p.paused_from = 'waiting'))
+  returning p.status into woken;
+  if woken = 'waiting' then
     perform pg_notify('tidemark_' || tg_table_schema, 'j:' || (select queue from /*schema*/jobs where id = new.parent_id));
   end if;
   return null;

@@ -109,23 +109,34 @@ export const findChild = defineQuery<{ parent_id: string; parent_step: string }>
  */
 export const lockJobForSignal = defineQuery<{ id: string }>(
   'lockJobForSignal',
-  /* sql */ `select j.id, j.queue, j.status, j.wait, q.options -> 'signals' as signals
+  /* sql */ `select j.id, j.queue, j.status, j.paused_from, j.wait, q.options -> 'signals' as signals
     from /*schema*/jobs j left join /*schema*/queues q on q.name = j.queue
    where j.id = @id::bigint
    for update of j`,
 );
 
-export const countPendingSignals = defineQuery<{ id: string; name: string }>(
+/**
+ * The mailbox state of one signal name: pending signals of that name, pending signals across
+ * the names of the wait the job is parked in (@wait_names, empty when it is not waiting), and
+ * whether a wait on that name has already completed.
+ */
+export const countPendingSignals = defineQuery<{ id: string; name: string; wait_names: string[] }>(
   'countPendingSignals',
   /* sql */ `
-  select count(*)::int as pending,
+  select count(*) filter (where name = @name)::int as pending,
+         count(*) filter (where name = any(@wait_names::text[]))::int as pending_for_wait,
          exists (select 1 from /*schema*/checkpoints c
                   where c.job_id = @id::bigint and c.kind = 'wait' and c.output ->> 'state' = 'done'
                     and c.output -> 'names' ? @name) as wait_done
-    from /*schema*/signals where job_id = @id::bigint and name = @name and consumed_at is null`,
+    from /*schema*/signals
+   where job_id = @id::bigint and (name = @name or name = any(@wait_names::text[])) and consumed_at is null`,
 );
 
-/** Store the signal and wake the job if it waits for it (or mark it, if it is running). */
+/**
+ * Store the signal and wake the job if it waits for it (or mark it, if it is running, so
+ * its suspension does not sleep through it). A job paused while waiting for it becomes due
+ * for when it is resumed; the signal does not unpause it.
+ */
 export const insertSignal = defineQuery<{ id: string; name: string; payload: string; channel: string }>(
   'insertSignal',
   /* sql */ `
@@ -135,14 +146,17 @@ export const insertSignal = defineQuery<{ id: string; name: string; payload: str
   ),
   woken as (
     update /*schema*/jobs j
-       set run_at = case when j.status = 'waiting' and coalesce(j.wait -> 'names', '[]') ? @name then now()
-                         else j.run_at end,
+       set run_at = case when coalesce(j.wait -> 'names', '[]') ? @name
+                          and (j.status = 'waiting' or j.status = 'paused' and j.paused_from = 'waiting')
+                         then now() else j.run_at end,
            wait = case when j.status = 'active' then coalesce(j.wait, '{}'::jsonb) || '{"poke": true}'::jsonb
                        else j.wait end
-     where j.id = @id::bigint and j.status in ('waiting', 'active')
-    returning j.queue, j.status
+     where j.id = @id::bigint and j.status in ('waiting', 'active', 'paused')
+    returning j.queue, j.status, j.run_at
   ),
-  nudged as (select count(pg_notify(@channel, 'j:' || queue)) as n from woken where status = 'waiting')
+  nudged as (
+    select count(pg_notify(@channel, 'j:' || queue)) as n from woken where status = 'waiting' and run_at <= now()
+  )
   select stored.id::text as id from stored cross join (select count(*) from nudged) n`,
 );
 

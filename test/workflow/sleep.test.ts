@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { type Handler, silentLogger } from '../../src/index.js';
+import { describeEachDriver } from '../support/each-driver.js';
+import { startWorker, waitForStatus } from './fixtures/helpers.js';
+
+describeEachDriver('ctx.sleep', ({ open }) => {
+  test('a sleeping workflow frees its worker slot and waits in `waiting`', async () => {
+    const tm = await open({ logger: silentLogger });
+    tm.createQueue({
+      name: 'wf',
+      handler: async (_job, ctx) => {
+        await ctx.sleep('nap', 3600);
+        return 'woke';
+      },
+    });
+    tm.createQueue({ name: 'plain', handler: () => 'ran' });
+    await startWorker(tm, { concurrency: 1 });
+    const wf = await tm.addJob({ queue: 'wf' });
+    const asleep = await waitForStatus(tm, wf.id, 'waiting');
+    assert.equal(asleep.lockedBy, null);
+    assert.ok(asleep.runAt.getTime() > Date.now() + 3000_000, 'runs again when the timer is due');
+    // The only slot is free: another job runs while the workflow sleeps.
+    const plain = await tm.addJob({ queue: 'plain' });
+    assert.equal((await waitForStatus(tm, plain.id, 'completed')).output, 'ran');
+    assert.equal((await tm.getJob(wf.id))?.status, 'waiting');
+    const [nap] = (await tm.getJobDetail(wf.id))?.checkpoints ?? [];
+    assert.equal(nap.name, 'nap');
+    assert.equal(nap.kind, 'sleep');
+  });
+
+  test('resumes after the delay and continues after the sleep, not before it', async () => {
+    const tm = await open({ logger: silentLogger });
+    let before = 0;
+    tm.createQueue({
+      name: 'wf',
+      handler: async (_job, ctx) => {
+        await ctx.step('before', () => before++);
+        await ctx.sleep('nap', 0.5);
+        return ctx.step('after', () => 'after');
+      },
+    });
+    await startWorker(tm);
+    const { id } = await tm.addJob({ queue: 'wf' });
+    const done = await waitForStatus(tm, id, 'completed');
+    assert.equal(done.output, 'after');
+    assert.equal(done.attempts, 1, 'a resumed workflow continues its attempt');
+    assert.equal(before, 1);
+    const detail = await tm.getJobDetail(id);
+    const nap = detail?.checkpoints.find((c) => c.name === 'nap');
+    const wakeAt = new Date((nap?.output as { wakeAt: string }).wakeAt);
+    assert.ok(done.finishedAt && done.finishedAt.getTime() >= wakeAt.getTime());
+  });
+
+  test('resumes on a new worker of a new engine after every worker stopped', async () => {
+    let before = 0;
+    const handler: Handler = async (_job, ctx) => {
+      await ctx.step('before', () => before++);
+      await ctx.sleep('nap', 1);
+      return 'resumed';
+    };
+    const first = await open({ logger: silentLogger });
+    first.createQueue({ name: 'wf', handler });
+    const worker = await startWorker(first);
+    const { id } = await first.addJob({ queue: 'wf' });
+    await waitForStatus(first, id, 'waiting');
+    await worker.stop();
+    await first.close();
+
+    const second = await open({ logger: silentLogger, schema: first.schema });
+    second.createQueue({ name: 'wf', handler });
+    assert.equal((await second.getJob(id))?.status, 'waiting');
+    await startWorker(second);
+    const done = await waitForStatus(second, id, 'completed');
+    assert.equal(done.output, 'resumed');
+    assert.equal(before, 1);
+  });
+});
