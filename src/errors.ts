@@ -41,6 +41,15 @@ export class InvalidRetentionPolicyError extends InvalidOptionError {
   }
 }
 
+/** The storage has no retention capability, so it cannot sweep or purge. */
+export class RetentionUnsupportedError extends TidemarkError {
+  constructor(operation: string) {
+    super('RETENTION_UNSUPPORTED', `${operation} needs the storage's retention capability, which it lacks`, {
+      operation,
+    });
+  }
+}
+
 export class JobNotFoundError extends TidemarkError {
   readonly jobId: string;
   constructor(jobId: string) {

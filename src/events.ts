@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import type { SweepBreakdown } from './retention/sweep-types.js';
 
 /** Counts of rows one retention pass deleted (or would delete, for a dry run). */
 export interface SweepCounts {
@@ -18,8 +19,14 @@ export interface TidemarkEvents {
   /** A worker's finishing write changed nothing: the job was cancelled or reclaimed meanwhile. */
   'job:lost': { id: string; queue: string };
   'maintenance:tick': { stalled: number; expired: number; promoted: number; scheduled: number };
-  'sweep:finished': SweepCounts & { durationMs: number; batches: number; error?: string };
-  'unique-lock-sweep:finished': { uniqueLocks: number; durationMs: number };
+  /** One retention pass ended: rows deleted (jobs per queue and status), batches, duration; `error` if it stopped early. */
+  'sweep:finished': SweepCounts & {
+    byQueue: SweepBreakdown[];
+    durationMs: number;
+    batches: number;
+    error?: string;
+  };
+  'unique-lock-sweep:finished': { uniqueLocks: number; durationMs: number; error?: string };
   /** A background loop failed; it goes on at its next interval. */
   error: { scope: string; error: unknown };
 }

@@ -12,6 +12,7 @@ export {
   JobNotFoundError,
   JobTimeoutError,
   QueueNotFoundError,
+  RetentionUnsupportedError,
   ScheduleNotFoundError,
   SchemaTooNewError,
   TidemarkError,
@@ -33,7 +34,7 @@ export {
   type WindowRetentionPolicy,
 } from './retention/policy.js';
 export type { RemoveJobsOptions } from './retention/remove-jobs.js';
-export type { SweepBreakdown } from './retention/sweeper.js';
+export type { SweepBreakdown, SweepOutcome, SweepPreview, SweepRecord } from './retention/sweep-types.js';
 export type { CallerTransaction } from './storage/driver/caller-transaction.js';
 export type { DatabaseOption } from './storage/driver/create-driver.js';
 export type { Queryable } from './storage/driver/driver.js';

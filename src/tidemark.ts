@@ -15,14 +15,22 @@ import { isFinished } from './job-status.js';
 import { insertResolvedJobs } from './jobs/add-jobs.js';
 import { type AddJobInput, type AddJobResult, resolveAddJob } from './jobs/job-options.js';
 import { consoleLogger, type Logger } from './log/logger.js';
-import { checkKnownKeys, checkObject, checkSeconds, checkString } from './options/check.js';
+import {
+  checkBoolean,
+  checkInteger,
+  checkKnownKeys,
+  checkObject,
+  checkSeconds,
+  checkString,
+} from './options/check.js';
 import { toJsonText } from './options/json.js';
 import { type QueueOptions, type ResolvedQueue, resolveQueueOptions } from './queues/queue-options.js';
 import { QueueRegistry } from './queues/queue-registry.js';
 import type { ArchiveHook } from './retention/archive.js';
 import { freezeRetention, Retention, type RetentionPolicy } from './retention/policy.js';
 import { type RemoveJobsOptions, removeJobs } from './retention/remove-jobs.js';
-import { previewSweep, type SweepBreakdown, sweepRetention } from './retention/sweeper.js';
+import { previewSweep, retentionOf, sweepRetention } from './retention/sweeper.js';
+import type { SweepOutcome, SweepPreview, SweepRecord } from './retention/sweep-types.js';
 import { checkCron } from './schedule/cron.js';
 import { type CallerTransaction, wrapCallerTransaction } from './storage/driver/caller-transaction.js';
 import { createDriver, type DatabaseOption } from './storage/driver/create-driver.js';
@@ -30,7 +38,6 @@ import type { Driver } from './storage/driver/driver.js';
 import { migrate } from './storage/migrate.js';
 import type { Job } from './storage/rows.js';
 import { checkSchemaName } from './storage/schema-name.js';
-import { listSweeps } from './storage/sql/retention.js';
 import { deleteSchedule, listSchedules, upsertSchedule } from './storage/sql/schedules.js';
 import { Storage } from './storage/storage.js';
 import { type CheckpointRow, type SignalRow, WorkflowStorage } from './storage/workflow-storage.js';
@@ -440,36 +447,44 @@ export class Tidemark {
   // retention
 
   /**
-   * One full retention pass now → `{ jobs, signals, uniqueLocks }` deleted. With
-   * `{ dryRun: true }`, what would be deleted (with `byQueue`), deleting nothing.
+   * One full retention pass now, on this process, whatever the workers' schedule:
+   * due trees, consumed signals past their window and expired unique locks. Resolves to
+   * `{ jobs, signals, uniqueLocks, byQueue }` deleted (with `error` when a batch failed,
+   * for example a throwing archive hook; earlier batches stay deleted).
+   *
+   * With `{ dryRun: true }` it deletes nothing and resolves to what a pass would delete
+   * now, per queue and status. Throws RetentionUnsupportedError on a storage without the
+   * retention capability.
    */
-  async sweep(options: { dryRun?: boolean; batchSize?: number } = {}): Promise<{
-    jobs: number;
-    signals: number;
-    uniqueLocks: number;
-    byQueue: SweepBreakdown[];
-    error?: string;
-  }> {
+  sweep(options?: { dryRun?: false; batchSize?: number }): Promise<SweepOutcome>;
+  sweep(options: { dryRun: true }): Promise<SweepPreview>;
+  sweep(options?: { dryRun?: boolean; batchSize?: number }): Promise<SweepOutcome | SweepPreview>;
+  async sweep(options: { dryRun?: boolean; batchSize?: number } = {}): Promise<SweepOutcome | SweepPreview> {
     const input = checkObject(options, 'options');
     checkKnownKeys(input, '', ['dryRun', 'batchSize']);
+    const dryRun = input.dryRun === undefined ? false : checkBoolean(input.dryRun, 'dryRun');
     const batchSize =
       input.batchSize === undefined ? DEFAULT_SWEEP.batchSize : resolveBatch(input.batchSize as number);
     await this.ready();
-    if (input.dryRun === true) return previewSweep(this.core);
+    if (dryRun) return previewSweep(this.core);
     const result = await sweepRetention(this.core, { batchSize, includeUniqueLocks: true });
     return {
       jobs: result.jobs,
       signals: result.signals,
       uniqueLocks: result.uniqueLocks,
       byQueue: result.byQueue,
-      ...(result.error ? { error: result.error } : {}),
+      ...(result.error === undefined ? {} : { error: result.error }),
     };
   }
 
-  /** The most recent sweeps and what they deleted. */
-  async listSweeps(limit = 20): Promise<Record<string, unknown>[]> {
+  /**
+   * The most recent sweeps (newest first, up to `limit`, default 20) and what they
+   * deleted: retention passes of workers and `tm.sweep()`, and unique-lock sweeps.
+   */
+  async listSweeps(limit = 20): Promise<SweepRecord[]> {
+    const n = checkInteger(limit, 'limit', 1, 500);
     await this.ready();
-    return this.core.storage.run(listSweeps, { limit });
+    return retentionOf(this.core, 'listSweeps').listSweeps(n);
   }
 
   // workers

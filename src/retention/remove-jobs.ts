@@ -1,8 +1,16 @@
 import type { EngineCore } from '../engine-core.js';
 import { InvalidOptionError } from '../errors.js';
 import { FINISHED_STATUSES } from '../job-status.js';
-import { checkInteger, checkKnownKeys, checkObject, checkSeconds, checkString } from '../options/check.js';
-import { countPurgeable, purgeFinished } from '../storage/sql/retention.js';
+import {
+  checkBoolean,
+  checkInteger,
+  checkKnownKeys,
+  checkObject,
+  checkSeconds,
+  checkString,
+} from '../options/check.js';
+import { FIRST_BATCH } from '../storage/retention-storage.js';
+import { reclaim, retentionOf } from './sweeper.js';
 
 /** Options of `tm.removeJobs` (manual purge). */
 export interface RemoveJobsOptions {
@@ -11,7 +19,7 @@ export interface RemoveJobsOptions {
   statuses?: string[];
   /** Only jobs finished at least this long ago. Default 0 (any finished job). */
   olderThanSeconds?: number;
-  /** Rows per delete statement, 1..10000. Default 1000. */
+  /** Trees (a job with its descendants) per delete statement, 1..10000. Default 1000. */
   batchSize?: number;
   /** Count what would be removed, delete nothing. */
   dryRun?: boolean;
@@ -55,25 +63,31 @@ export function resolveRemoveJobs(input: unknown): ResolvedRemove & { dryRun: bo
       options.olderThanSeconds === undefined ? 0 : checkSeconds(options.olderThanSeconds, 'olderThanSeconds'),
     batchSize:
       options.batchSize === undefined ? 1000 : checkInteger(options.batchSize, 'batchSize', 1, 10_000),
-    dryRun: options.dryRun === undefined ? false : options.dryRun === true,
+    dryRun: options.dryRun === undefined ? false : checkBoolean(options.dryRun, 'dryRun'),
   };
 }
 
-/** Loop bounded deletes, each its own statement, until a short batch; returns the total. */
+/**
+ * Loop bounded deletes, each its own statement (so its own transaction), walking the
+ * finished_at index from a cursor until a batch comes back short; returns the total.
+ * The call as a whole is not atomic: a failure keeps what earlier batches deleted.
+ */
 export async function removeJobs(core: EngineCore, input: RemoveJobsOptions = {}): Promise<number> {
-  const { batchSize, dryRun, ...filter } = resolveRemoveJobs(input);
-  if (dryRun) {
-    const [row] = await core.storage.run<typeof filter, { n: number }>(countPurgeable, filter);
-    return Number(row?.n ?? 0);
-  }
+  const { batchSize, dryRun, queue, statuses, older_than_seconds } = resolveRemoveJobs(input);
+  const retention = retentionOf(core, 'removeJobs');
+  const filter = { queue, statuses, olderThanSeconds: older_than_seconds };
+  if (dryRun) return retention.countPurgeable(filter);
   let total = 0;
-  for (;;) {
-    const [row] = await core.storage.run<typeof filter & { batch_size: number }, { n: number; tops: number }>(
-      purgeFinished,
-      { ...filter, batch_size: batchSize },
-    );
-    total += Number(row?.n ?? 0);
-    input.onProgress?.(total);
-    if (Number(row?.tops ?? 0) < batchSize) return total;
+  let cursor = FIRST_BATCH;
+  try {
+    for (;;) {
+      const batch = await retention.purgeBatch(filter, batchSize, cursor);
+      total += batch.deleted;
+      input.onProgress?.(total);
+      if (batch.scanned < batchSize) return total;
+      cursor = batch.next;
+    }
+  } finally {
+    if (total > 0) await reclaim(core, retention);
   }
 }

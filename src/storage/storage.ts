@@ -1,4 +1,5 @@
 import type { Driver, Queryable } from './driver/driver.js';
+import { PostgresRetention, type RetentionCapability } from './retention-storage.js';
 import { type Job, type JobRow, toJob } from './rows.js';
 import { channelOf } from './schema-name.js';
 import type { Query } from './sql/define-query.js';
@@ -51,6 +52,8 @@ export interface AttemptOutcome {
  */
 export class Storage {
   readonly channel: string;
+  /** The optional retention capability (deleting due rows); see RetentionCapability. */
+  readonly retention?: RetentionCapability;
 
   /**
    * @param hasRetention whether this storage offers the retention capability (deleting due
@@ -59,9 +62,14 @@ export class Storage {
   constructor(
     readonly driver: Driver,
     readonly schema: string,
-    readonly hasRetention = true,
+    hasRetention = true,
   ) {
     this.channel = channelOf(schema);
+    if (hasRetention) this.retention = new PostgresRetention(this);
+  }
+
+  get hasRetention(): boolean {
+    return this.retention !== undefined;
   }
 
   /** Run a query on the driver or on a given transaction/caller handle. */

@@ -2,7 +2,7 @@ import type { EngineCore } from '../engine-core.js';
 import type { Logger } from '../log/logger.js';
 import { RunEvery } from '../maintenance/run-every.js';
 import { runTick } from '../maintenance/tick.js';
-import { sweepRetention, sweepUniqueLocks } from '../retention/sweeper.js';
+import { retentionTurn, uniqueLockTurn } from '../retention/sweep-turns.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
 
 /** A periodic service a worker runs beside its claim loop. */
@@ -15,8 +15,9 @@ export interface WorkerService {
 
 /**
  * The services of one worker: the maintenance tick always; the retention sweep unless
- * turned off (or the storage cannot); the unique-lock sweep unless turned off. Each sweep
- * runs on one node per interval across the cluster.
+ * turned off; the unique-lock sweep unless turned off (on even when retention is off).
+ * Neither sweep runs on a storage without the retention capability. Each sweep runs on
+ * one node per interval across the cluster.
  */
 export function createWorkerServices(
   core: EngineCore,
@@ -35,12 +36,11 @@ export function createWorkerServices(
       new RunEvery(tick, () => runTick(core, tick), report('maintenance tick'), tick * Math.random()),
     ),
   );
+  // Engine `retention: false` only changes the default policy: jobs whose queue or job set
+  // their own windows are still swept. A storage without the capability runs no sweep.
   const sweep = options.sweep;
-  if (sweep && core.storage.hasRetention && !core.retentionDisabled) {
-    const run = async () => {
-      if (!(await core.storage.takeTurn('retention-sweep', sweep.intervalSeconds * 0.9))) return;
-      await sweepRetention(core, { batchSize: sweep.batchSize });
-    };
+  if (sweep && core.storage.hasRetention) {
+    const run = () => retentionTurn(core, sweep);
     services.push(
       service(
         'retention',
@@ -49,11 +49,8 @@ export function createWorkerServices(
     );
   }
   const locks = options.uniqueLockSweep;
-  if (locks) {
-    const run = async () => {
-      if (!(await core.storage.takeTurn('unique-lock-sweep', locks.intervalSeconds * 0.9))) return;
-      await sweepUniqueLocks(core, locks.batchSize);
-    };
+  if (locks && core.storage.hasRetention) {
+    const run = () => uniqueLockTurn(core, locks);
     services.push(
       service(
         'unique-locks',

@@ -53,8 +53,8 @@ create table /*schema*/jobs (
 -- Claiming: ready work ordered by priority then run time; small because finished rows leave it.
 create index jobs_claim_idx on /*schema*/jobs (queue, priority desc, run_at, id)
   where status in ('pending', 'retry', 'waiting');
--- Retention reads only this index.
-create index jobs_purge_after_idx on /*schema*/jobs (purge_after) where purge_after is not null;
+-- Retention reads only this index, in (purge_after, id) order from a keyset cursor.
+create index jobs_purge_after_idx on /*schema*/jobs (purge_after, id) where purge_after is not null;
 create index jobs_parent_idx on /*schema*/jobs (parent_id) where parent_id is not null;
 create index jobs_root_idx on /*schema*/jobs (root_id) where root_id is not null;
 create unique index jobs_parent_step_idx on /*schema*/jobs (parent_id, parent_step) where parent_step is not null;
@@ -64,7 +64,8 @@ create unique index jobs_unique_key_idx on /*schema*/jobs (queue, unique_key)
   where unique_key is not null and status in ('pending', 'active', 'retry', 'waiting', 'paused');
 -- Job lists per queue and status, newest first (dashboard, purge by queue).
 create index jobs_queue_status_idx on /*schema*/jobs (queue, status, id desc);
-create index jobs_finished_idx on /*schema*/jobs (finished_at) where finished_at is not null;
+-- Manual purge walks it in (finished_at, id) order from a keyset cursor.
+create index jobs_finished_idx on /*schema*/jobs (finished_at, id) where finished_at is not null;
 
 create table /*schema*/checkpoints (
   job_id bigint not null references /*schema*/jobs (id) on delete cascade,

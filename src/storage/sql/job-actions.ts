@@ -95,11 +95,16 @@ export const subtreeStatuses = defineQuery<{ id: string }>(
  */
 export const deleteSubtree = defineQuery<{ id: string }>(
   'deleteSubtree',
-  /* sql */ `${SUBTREE}
-  delete from /*schema*/jobs j using subtree s
-   where j.id = s.id
-     and not exists (
-       select 1 from /*schema*/jobs m join subtree t on t.id = m.id
-        where m.status in ('pending', 'active', 'retry', 'waiting', 'paused'))
+  /* sql */ `${SUBTREE},
+  -- Lock the subtree first: a locking read returns each row's newest version, so a member
+  -- reopened (retried) after this statement's snapshot is seen in flight and nothing goes.
+  locked as materialized (
+    select j.id, j.status from /*schema*/jobs j join subtree s on s.id = j.id
+     order by s.depth, j.id
+       for update of j
+  )
+  delete from /*schema*/jobs j using locked l
+   where j.id = l.id
+     and not exists (select 1 from locked where status in ('pending', 'active', 'retry', 'waiting', 'paused'))
   returning j.id::text as id`,
 );

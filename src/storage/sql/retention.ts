@@ -1,46 +1,135 @@
 import { defineQuery } from './define-query.js';
 
 /**
- * Trees that are due as a whole (R2, R3, R4): a top whose purge time has passed, with no
- * member that is in flight, kept forever or not yet due, and no member pinned by a live
- * unique lock. Driven by the purge_after index; tops are row-locked so a concurrent
- * retryJob (which locks the top first) and a second sweeper cannot interleave.
+ * Retention SQL: the due-tree sweep, consumed signals, expired unique locks, the manual
+ * purge and the sweep history. Every statement that picks jobs follows the same shape:
+ *
+ * 1. `candidates`: tops of trees (root_id is null) read from an index in a stable order,
+ *    from a keyset cursor on, that qualify together with every member of their tree, in
+ *    the statement's snapshot. Tops are locked with SKIP LOCKED, so two sweepers (or a
+ *    sweeper and a retryJob, which locks the top first) never wait on each other.
+ * 2. `members`: the tree members of those tops, locked (SKIP LOCKED) and read again. A
+ *    locking read returns the newest version of a row, so a member that a retry reopened
+ *    after the snapshot was taken shows up here as no longer finished, and a member
+ *    someone else holds is missing from it. Either way its tree is left for a later pass.
+ * 3. `trees`: the tops whose members all came back locked and still qualifying.
+ * 4. the delete, by primary key, of those tops and their members (checkpoints, signals,
+ *    schedule fires and unique locks go with them by ON DELETE CASCADE).
+ *
+ * Most trees are a single job: for those steps 2 and 3 are one empty index probe each.
  */
-const DUE_TREES = /* sql */ `
-  due as (
-    select r.id from /*schema*/jobs r
-     where r.purge_after <= now() and r.root_id is null
-       and not exists (select 1 from /*schema*/jobs m
-                        where m.root_id = r.id and (m.purge_after is null or m.purge_after > now()))
-       and not exists (select 1 from /*schema*/unique_locks u where u.job_id = r.id and u.expires_at > now())
-       and not exists (select 1 from /*schema*/jobs m join /*schema*/unique_locks u on u.job_id = m.id
-                        where m.root_id = r.id and u.expires_at > now())
-     order by r.purge_after
-     limit @batch_size
-     for update of r skip locked
+
+const FINISHED = `('completed', 'failed', 'cancelled', 'expired')`;
+
+/** A live unique lock on job `job` (rule R4). */
+const PINNED = (job: string) =>
+  `exists (select 1 from /*schema*/unique_locks u where u.job_id = ${job}.id and u.expires_at > now())`;
+
+/** Job `m` is not due (rules R1, R2, R4): in flight, kept forever, not yet due, or pinned. */
+const NOT_DUE = (m: string) =>
+  `(${m}.status not in ${FINISHED} or ${m}.purge_after is null or ${m}.purge_after > now() or ${PINNED(m)})`;
+
+/** Tops whose whole tree is due now (rule R3), without locks or order: for previews. */
+const DUE_TOPS = /* sql */ `
+  select r.id from /*schema*/jobs r
+   where r.purge_after <= now() and r.root_id is null and r.status in ${FINISHED}
+     and not ${PINNED('r')}
+     and not exists (select 1 from /*schema*/jobs m where m.root_id = r.id and ${NOT_DUE('m')})`;
+
+/** Jobs a full pass would delete now: due tops and their members. */
+const DOOMED_JOBS = /* sql */ `
+  tops as (${DUE_TOPS}),
+  doomed as (
+    select id from tops
+    union all
+    select m.id from /*schema*/jobs m where m.root_id in (select id from tops)
   )`;
 
-/** Delete one batch of due trees; returns what was deleted per queue and status. */
-export const deleteDueTrees = defineQuery<{ batch_size: number }>(
+/** Steps 2 to 4 of the shape above, shared by the sweep and the purge. */
+const MEMBERS_AND_TREES = (stillQualifies: string) => /* sql */ `
+  members as materialized (
+    select m.id, m.root_id, coalesce(${stillQualifies}, false) as ok
+      from /*schema*/jobs m
+     where m.root_id in (select id from candidates)
+       for update of m skip locked
+  ),
+  seen as (
+    select m.root_id, count(*) as n from /*schema*/jobs m
+     where m.root_id in (select id from candidates) group by m.root_id
+  ),
+  kept as (
+    select root_id, count(*) filter (where ok) as n from members group by root_id
+  ),
+  trees as (
+    select c.id from candidates c
+      left join seen on seen.root_id = c.id
+      left join kept on kept.root_id = c.id
+     where coalesce(seen.n, 0) = coalesce(kept.n, 0)
+  ),
+  targets as (
+    select id, true as is_top from trees
+    union all
+    select m.id, false from members m join trees t on t.id = m.root_id
+  )`;
+
+/** Due tops in purge_after order from the cursor on, locked (step 1). */
+const DUE_CANDIDATES = /* sql */ `
+  candidates as materialized (
+    select r.id, r.purge_after from /*schema*/jobs r
+     where r.purge_after <= now()
+       and (r.purge_after, r.id) > (@after::timestamptz, @after_id::bigint)
+       and r.root_id is null and r.status in ${FINISHED}
+       and not ${PINNED('r')}
+       and not exists (select 1 from /*schema*/jobs m where m.root_id = r.id and ${NOT_DUE('m')})
+     order by r.purge_after, r.id
+     limit @batch_size
+       for update of r skip locked
+  ),
+  ${MEMBERS_AND_TREES(`m.status in ${FINISHED} and m.purge_after <= now()`)}`;
+
+/** Where the next batch starts, and how many tops this batch looked at. */
+const CURSOR = /* sql */ `
+  (select count(*) from candidates)::int as scanned,
+  (select c.purge_after::text from candidates c order by c.purge_after desc, c.id desc limit 1) as after,
+  (select c.id::text from candidates c order by c.purge_after desc, c.id desc limit 1) as after_id`;
+
+export interface BatchParams extends Record<string, unknown> {
+  batch_size: number;
+  /** Keyset cursor: the sort key of the last top the previous batch looked at. */
+  after: string;
+  after_id: string;
+}
+
+/** Before the first batch: every key is after this one. */
+export const CURSOR_START = { after: '-infinity', after_id: '0' } as const;
+
+/**
+ * One batch of the retention sweep: delete the trees among the next @batch_size due tops.
+ * Returns one row: the cursor, and what was deleted per queue and status.
+ */
+export const deleteDueTrees = defineQuery<BatchParams>(
   'deleteDueTrees',
   /* sql */ `
-  with ${DUE_TREES},
+  with ${DUE_CANDIDATES},
   deleted as (
-    delete from /*schema*/jobs j
-     where j.id in (select id from due) or j.root_id in (select id from due)
-    returning j.queue, j.status, j.root_id is null as is_top
+    delete from /*schema*/jobs j where j.id = any(array(select id from targets))
+    returning j.queue, j.status
   )
-  select queue, status, count(*)::int as n, (count(*) filter (where is_top))::int as tops
-    from deleted group by queue, status`,
+  select ${CURSOR},
+         coalesce((select jsonb_agg(x) from (
+           select queue, status, count(*)::int as n from deleted group by queue, status) x), '[]') as counts`,
 );
 
-/** The ids of one batch of due trees (tops and members), locked, for the archive path. */
-export const lockDueTrees = defineQuery<{ batch_size: number }>(
+/**
+ * The archive path, step one: lock one batch of due trees in the caller's transaction and
+ * return their ids; the hook sees them, then deleteJobsById removes them.
+ */
+export const lockDueTrees = defineQuery<BatchParams>(
   'lockDueTrees',
   /* sql */ `
-  with ${DUE_TREES}
-  select j.id::text as id, (j.root_id is null) as is_top from /*schema*/jobs j
-   where j.id in (select id from due) or j.root_id in (select id from due)`,
+  with ${DUE_CANDIDATES}
+  select ${CURSOR},
+         coalesce((select array_agg(id::text) from targets), '{}') as ids`,
 );
 
 export const deleteJobsById = defineQuery<{ ids: string[] }>(
@@ -50,21 +139,29 @@ export const deleteJobsById = defineQuery<{ ids: string[] }>(
   select queue, status, count(*)::int as n from deleted group by queue, status`,
 );
 
+/** Checkpoints of many jobs at once (for the archive hook). */
+export const checkpointsOfJobs = defineQuery<{ ids: string[] }>(
+  'checkpointsOfJobs',
+  /* sql */ `
+  select job_id::text as job_id, name, kind, output, created_at from /*schema*/checkpoints
+   where job_id = any(@ids::bigint[]) order by job_id, created_at, name`,
+);
+
+/** Signals of many jobs at once (for the archive hook). */
+export const signalsOfJobs = defineQuery<{ ids: string[] }>(
+  'signalsOfJobs',
+  /* sql */ `
+  select id::text as id, job_id::text as job_id, name, payload, created_at, consumed_at, consumed_by, purge_after
+    from /*schema*/signals where job_id = any(@ids::bigint[]) order by job_id, id`,
+);
+
 /** What a full sweep would delete now, per queue and status (dry run). */
 export const previewDueTrees = defineQuery(
   'previewDueTrees',
   /* sql */ `
-  with due as (
-    select r.id from /*schema*/jobs r
-     where r.purge_after <= now() and r.root_id is null
-       and not exists (select 1 from /*schema*/jobs m
-                        where m.root_id = r.id and (m.purge_after is null or m.purge_after > now()))
-       and not exists (select 1 from /*schema*/unique_locks u where u.job_id = r.id and u.expires_at > now())
-       and not exists (select 1 from /*schema*/jobs m join /*schema*/unique_locks u on u.job_id = m.id
-                        where m.root_id = r.id and u.expires_at > now())
-  )
+  with ${DOOMED_JOBS}
   select j.queue, j.status, count(*)::int as n from /*schema*/jobs j
-   where j.id in (select id from due) or j.root_id in (select id from due)
+   where j.id in (select id from doomed)
    group by j.queue, j.status order by j.queue, j.status`,
 );
 
@@ -77,15 +174,20 @@ export const deleteConsumedSignals = defineQuery<{ batch_size: number }>(
      where purge_after <= now() and consumed_at is not null
      order by purge_after
      limit @batch_size
-     for update skip locked
+       for update skip locked
   )
   delete from /*schema*/signals s using doomed where s.id = doomed.id
   returning s.id`,
 );
 
+/** Consumed signals a full pass would delete on their own window (not with their job). */
 export const countConsumedSignalsDue = defineQuery(
   'countConsumedSignalsDue',
-  /* sql */ `select count(*)::int as n from /*schema*/signals where purge_after <= now() and consumed_at is not null`,
+  /* sql */ `
+  with ${DOOMED_JOBS}
+  select count(*)::int as n from /*schema*/signals s
+   where s.purge_after <= now() and s.consumed_at is not null
+     and s.job_id not in (select id from doomed)`,
 );
 
 /** Expired unique locks (R8). A lock that expired is replaceable at enqueue time anyway. */
@@ -97,15 +199,19 @@ export const deleteExpiredUniqueLocks = defineQuery<{ batch_size: number }>(
      where expires_at <= now()
      order by expires_at
      limit @batch_size
-     for update skip locked
+       for update skip locked
   )
   delete from /*schema*/unique_locks u using doomed where u.scope = doomed.scope
   returning u.scope`,
 );
 
+/** Expired unique locks a full pass would delete on their own (not with their job). */
 export const countExpiredUniqueLocks = defineQuery(
   'countExpiredUniqueLocks',
-  /* sql */ `select count(*)::int as n from /*schema*/unique_locks where expires_at <= now()`,
+  /* sql */ `
+  with ${DOOMED_JOBS}
+  select count(*)::int as n from /*schema*/unique_locks u
+   where u.expires_at <= now() and u.job_id not in (select id from doomed)`,
 );
 
 export const recordSweep = defineQuery<{
@@ -116,68 +222,95 @@ export const recordSweep = defineQuery<{
   unique_locks: number;
   detail: string;
   error: string | null;
+  keep: number;
 }>(
   'recordSweep',
   /* sql */ `
-  insert into /*schema*/sweeps (kind, started_at, finished_at, jobs, signals, unique_locks, detail, error)
-  values (@kind, @started_at::timestamptz, now(), @jobs, @signals, @unique_locks, @detail::jsonb, @error)`,
+  with recorded as (
+    insert into /*schema*/sweeps (kind, started_at, finished_at, jobs, signals, unique_locks, detail, error)
+    values (@kind, @started_at::timestamptz, now(), @jobs, @signals, @unique_locks, @detail::jsonb, @error)
+    returning id
+  ),
+  -- the history bounds itself: only the newest @keep records of each kind stay
+  trimmed as (
+    delete from /*schema*/sweeps s
+     where s.kind = @kind
+       and s.id <= (select id from /*schema*/sweeps where kind = @kind order by id desc offset @keep limit 1)
+    returning s.id
+  )
+  select (select id::text from recorded) as id, (select count(*) from trimmed)::int as trimmed`,
 );
 
-export const listSweeps = defineQuery<{ limit: number }>(
+export const listSweeps = defineQuery<{ limit: number; kind: string | null }>(
   'listSweeps',
   /* sql */ `
   select id::text as id, kind, started_at, finished_at, jobs, signals, unique_locks, detail, error
-    from /*schema*/sweeps order by started_at desc, id desc limit @limit`,
+    from /*schema*/sweeps
+   where @kind::text is null or kind = @kind::text
+   order by started_at desc, id desc limit @limit`,
 );
 
 /**
  * Manual purge (R10): a flat cutoff on finished_at that ignores frozen windows but keeps
- * R1 (only finished jobs), R3 (whole trees, every member finished before the cutoff and of
- * the listed statuses) and R4 (no member pinned by a live unique lock).
+ * R1 (only finished jobs), R3 (whole trees: every member finished before the cutoff, in
+ * one of the listed statuses) and R4 (no member pinned by a live unique lock). Same
+ * shape as the sweep, driven by the finished_at index.
  */
-const PURGEABLE = /* sql */ `
-  select r.id from /*schema*/jobs r
-   where r.root_id is null
+const PURGE_FILTER = /* sql */ `
+     r.root_id is null
      and r.finished_at <= now() - @older_than_seconds * interval '1 second'
      and r.status = any(@statuses::text[])
      and (@queue::text is null or r.queue = @queue::text)
+     and not ${PINNED('r')}
      and not exists (select 1 from /*schema*/jobs m
                       where m.root_id = r.id
-                        and (m.finished_at is null or m.finished_at > now() - @older_than_seconds * interval '1 second'
-                             or m.status <> all(@statuses::text[])))
-     and not exists (select 1 from /*schema*/unique_locks u where u.job_id = r.id and u.expires_at > now())
-     and not exists (select 1 from /*schema*/jobs m join /*schema*/unique_locks u on u.job_id = m.id
-                      where m.root_id = r.id and u.expires_at > now())`;
+                        and (m.finished_at is null
+                             or m.finished_at > now() - @older_than_seconds * interval '1 second'
+                             or m.status <> all(@statuses::text[])
+                             or ${PINNED('m')}))`;
 
-export const purgeFinished = defineQuery<{
+export interface PurgeParams extends Record<string, unknown> {
   queue: string | null;
   statuses: string[];
   older_than_seconds: number;
-  batch_size: number;
-}>(
+}
+
+export const purgeFinished = defineQuery<PurgeParams & BatchParams>(
   'purgeFinished',
   /* sql */ `
-  with picked as (${PURGEABLE}
-     order by r.finished_at
+  with candidates as materialized (
+    select r.id, r.finished_at as purge_after from /*schema*/jobs r
+     where (r.finished_at, r.id) > (@after::timestamptz, @after_id::bigint)
+       and ${PURGE_FILTER}
+     order by r.finished_at, r.id
      limit @batch_size
-     for update of r skip locked
+       for update of r skip locked
   ),
+  ${MEMBERS_AND_TREES(
+    `m.status = any(@statuses::text[])
+     and m.finished_at <= now() - @older_than_seconds * interval '1 second'`,
+  )},
   deleted as (
-    delete from /*schema*/jobs j
-     where j.id in (select id from picked) or j.root_id in (select id from picked)
-    returning j.root_id is null as is_top
+    delete from /*schema*/jobs j where j.id = any(array(select id from targets))
+    returning j.id
   )
-  select count(*)::int as n, (count(*) filter (where is_top))::int as tops from deleted`,
+  select ${CURSOR}, (select count(*) from deleted)::int as n`,
 );
 
-export const countPurgeable = defineQuery<{
-  queue: string | null;
-  statuses: string[];
-  older_than_seconds: number;
-}>(
+export const countPurgeable = defineQuery<PurgeParams>(
   'countPurgeable',
   /* sql */ `
-  with picked as (${PURGEABLE})
+  with tops as (select r.id from /*schema*/jobs r where ${PURGE_FILTER})
   select count(*)::int as n from /*schema*/jobs j
-   where j.id in (select id from picked) or j.root_id in (select id from picked)`,
+   where j.id in (select id from tops) or j.root_id in (select id from tops)`,
+);
+
+/**
+ * Reclaim the space of deleted rows. Autovacuum never runs in embedded PGlite, so the
+ * sweep runs this there after deleting; it cannot run inside a transaction.
+ */
+export const vacuumSweptTables = defineQuery(
+  'vacuumSweptTables',
+  /* sql */ `vacuum (analyze) /*schema*/jobs, /*schema*/checkpoints, /*schema*/signals,
+    /*schema*/unique_locks, /*schema*/schedule_fires`,
 );

@@ -1,0 +1,47 @@
+/** Rows deleted (or, for a dry run, due) in one queue and status. */
+export interface SweepBreakdown {
+  queue: string;
+  status: string;
+  count: number;
+}
+
+/** What `tm.sweep()` returns: rows deleted by one full retention pass. */
+export interface SweepOutcome {
+  /** Jobs deleted (tops and tree members; their checkpoints, signals and fires went with them). */
+  jobs: number;
+  /** Consumed signals deleted on their own window. */
+  signals: number;
+  /** Expired unique locks deleted. */
+  uniqueLocks: number;
+  /** Jobs deleted per queue and status. */
+  byQueue: SweepBreakdown[];
+  /** Set when a batch failed (for example the archive hook threw); earlier batches stay deleted. */
+  error?: string;
+}
+
+/** What `tm.sweep({ dryRun: true })` returns: what a full pass would delete now. Nothing is deleted. */
+export interface SweepPreview {
+  dryRun: true;
+  jobs: number;
+  signals: number;
+  uniqueLocks: number;
+  byQueue: SweepBreakdown[];
+}
+
+/** One finished sweep, as `tm.listSweeps()` returns it (newest first). */
+export interface SweepRecord {
+  id: string;
+  /** `retention` (jobs, consumed signals; with unique locks when run by `tm.sweep()`) or `unique-locks`. */
+  kind: 'retention' | 'unique-locks';
+  startedAt: Date;
+  finishedAt: Date;
+  jobs: number;
+  signals: number;
+  uniqueLocks: number;
+  byQueue: SweepBreakdown[];
+  /** Delete statements run for jobs. */
+  batches: number;
+  durationMs: number;
+  /** Why the sweep stopped early, or null. */
+  error: string | null;
+}
