@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { JobStatus, type Tidemark } from '../../src/index.js';
+import { describeEachDriver } from '../support/each-driver.js';
+import { deferred, fastWorker, waitForStatus } from '../support/jobs.js';
+import { waitFor } from '../support/wait-for.js';
+
+/** Claim as a worker that then dies: nothing will ever heartbeat or finish this attempt. */
+async function claimAsDeadWorker(tm: Tidemark, queue: string, lockSeconds = 1) {
+  const [claimed] = await tm.internals.storage.claimJobs([queue], 1, 'dead-worker', lockSeconds);
+  assert.ok(claimed, 'the dead worker claimed a job');
+  return claimed;
+}
+
+describeEachDriver('stalled-job recovery', ({ open }) => {
+  test('a lapsed lock goes back to retry and another worker completes the job', async () => {
+    const tm = await open();
+    const seen: number[] = [];
+    tm.createQueue({
+      name: 'q',
+      handler: (job) => {
+        seen.push(job.attempts);
+        return 'recovered';
+      },
+    });
+    const { id } = await tm.addJob({ queue: 'q' });
+    const dead = await claimAsDeadWorker(tm, 'q');
+    assert.equal(dead.job.id, id);
+    const recovered: number[] = [];
+    tm.on('maintenance:tick', (e) => e.stalled > 0 && recovered.push(e.stalled));
+    await fastWorker(tm).start();
+    assert.equal(await tm.result(id), 'recovered');
+    assert.deepEqual(seen, [2]);
+    await waitFor('the tick to report the recovery', () => recovered.length > 0);
+    assert.deepEqual(recovered, [1]);
+    const job = await tm.getJob(id);
+    assert.equal(job?.attempts, 2);
+    assert.equal(job?.error?.name, 'StalledJobError');
+    assert.equal(job?.error?.worker, 'dead-worker');
+    // the dead worker's late write changes nothing
+    const written = await tm.internals.storage.finishAttempts([
+      { id, token: dead.token, ok: false, error: '{"message":"late"}', retryDelaySeconds: 0 },
+    ]);
+    assert.equal(written.size, 0);
+    assert.deepEqual(await tm.getJob(id), job);
+  });
+
+  test('a lapsed lock with its attempts spent ends failed', async () => {
+    const tm = await open();
+    const ran: string[] = [];
+    tm.createQueue({ name: 'q', maxAttempts: 1, handler: (job) => void ran.push(job.id) });
+    const { id } = await tm.addJob({ queue: 'q' });
+    await claimAsDeadWorker(tm, 'q');
+    await fastWorker(tm).start();
+    const job = await waitForStatus(tm, id, JobStatus.FAILED);
+    assert.equal(job.attempts, 1);
+    assert.equal(job.error?.name, 'StalledJobError');
+    assert.ok(job.finishedAt instanceof Date);
+    assert.equal(job.lockedBy, null);
+    assert.deepEqual(ran, []);
+  });
+
+  test('heartbeats keep a long attempt from being recovered', async () => {
+    const tm = await open();
+    const finish = deferred();
+    const started = deferred();
+    tm.createQueue({
+      name: 'q',
+      handler: async () => {
+        started.resolve();
+        await finish.promise;
+        return 'kept';
+      },
+    });
+    const { id } = await tm.addJob({ queue: 'q' });
+    await fastWorker(tm, { lockSeconds: 1 }).start();
+    await started.promise;
+    const first = (await tm.getJob(id))?.lockedUntil as Date;
+    // Past the first lock's end, the job is still owned, with a later lock.
+    await waitFor('the lock to be extended past its first deadline', async () => {
+      const job = await tm.getJob(id);
+      return (
+        job?.status === JobStatus.ACTIVE &&
+        job.lockedUntil &&
+        job.lockedUntil > first &&
+        Date.now() > first.getTime() + 200 &&
+        job
+      );
+    });
+    finish.resolve();
+    assert.equal(await tm.result(id), 'kept');
+    const job = await tm.getJob(id);
+    assert.equal(job?.attempts, 1);
+    assert.equal(job?.error, null);
+  });
+});
