@@ -1,8 +1,12 @@
+export { createDashboardHandler, type DashboardHandler } from './dashboard/handler.js';
+export type { DashboardHandlerOptions, DashboardOptions } from './dashboard/options.js';
+export type { RunningDashboard } from './dashboard/server.js';
 export {
   ChildJobFailedError,
   DatabaseLockedError,
   DriverClosedError,
   DuplicateStepError,
+  InsecureDashboardError,
   InvalidJobStateError,
   InvalidOptionError,
   InvalidRetentionPolicyError,
@@ -24,6 +28,8 @@ export { ALL_STATUSES, FINISHED_STATUSES, IN_FLIGHT_STATUSES, JobStatus } from '
 export type { AddJobInput, AddJobResult } from './jobs/job-options.js';
 export { consoleLogger, type Logger, type LogLevel, silentLogger } from './log/logger.js';
 export { messages } from './log/messages.js';
+export type { InstrumentOptions } from './metrics/instrument.js';
+export type { MeterLike } from './metrics/meter.js';
 export { MAX_PAYLOAD_BYTES } from './options/json.js';
 export type { BackoffOptions, Handler, QueueOptions, ResolvedQueue } from './queues/queue-options.js';
 export type { ArchivedJob, ArchiveHook } from './retention/archive.js';

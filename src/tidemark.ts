@@ -1,3 +1,5 @@
+import type { DashboardOptions } from './dashboard/options.js';
+import { type RunningDashboard, startDashboard } from './dashboard/server.js';
 import type { EngineCore } from './engine-core.js';
 import {
   DriverClosedError,
@@ -15,6 +17,8 @@ import { isFinished } from './job-status.js';
 import { insertResolvedJobs } from './jobs/add-jobs.js';
 import { type AddJobInput, type AddJobResult, resolveAddJob } from './jobs/job-options.js';
 import { consoleLogger, type Logger } from './log/logger.js';
+import { type InstrumentOptions, instrumentEngine } from './metrics/instrument.js';
+import type { MeterLike } from './metrics/meter.js';
 import {
   checkBoolean,
   checkInteger,
@@ -29,8 +33,8 @@ import { QueueRegistry } from './queues/queue-registry.js';
 import type { ArchiveHook } from './retention/archive.js';
 import { freezeRetention, Retention, type RetentionPolicy } from './retention/policy.js';
 import { type RemoveJobsOptions, removeJobs } from './retention/remove-jobs.js';
-import { previewSweep, retentionOf, sweepRetention } from './retention/sweeper.js';
 import type { SweepOutcome, SweepPreview, SweepRecord } from './retention/sweep-types.js';
+import { previewSweep, retentionOf, sweepRetention } from './retention/sweeper.js';
 import { checkCron } from './schedule/cron.js';
 import { type CallerTransaction, wrapCallerTransaction } from './storage/driver/caller-transaction.js';
 import { createDriver, type DatabaseOption } from './storage/driver/create-driver.js';
@@ -89,6 +93,7 @@ const ID_PATTERN = /^[1-9][0-9]{0,18}$/;
 export class Tidemark {
   private readonly core: EngineCore;
   private readonly workers = new Set<Worker>();
+  private readonly dashboards = new Set<RunningDashboard>();
   private closed = false;
 
   private constructor(
@@ -221,9 +226,12 @@ export class Tidemark {
     if (!Array.isArray(inputs)) throw new InvalidOptionError('jobs', 'an array of jobs', inputs);
     const adds = inputs.map((input, i) => resolveAddJob(input, inputs.length === 1 ? '' : `jobs[${i}]`));
     const on = options?.tx === undefined ? undefined : wrapCallerTransaction(options.tx);
-    await this.ready();
+    // Inside a caller's transaction, touch the database only through it: on PGlite a queue
+    // definition still being stored would wait for that transaction, which waits for us.
+    if (on) this.assertOpen();
+    else await this.ready();
     // Resolve every queue before writing anything, so an unknown queue writes nothing.
-    for (const add of adds) await this.core.registry.get(add.queue);
+    for (const add of adds) await this.core.registry.get(add.queue, on);
     if (adds.length === 0) return [];
     const results = await insertResolvedJobs(
       this.core.storage,
@@ -487,6 +495,37 @@ export class Tidemark {
     return retentionOf(this.core, 'listSweeps').listSweeps(n);
   }
 
+  // dashboard and metrics
+
+  /**
+   * Serve the dashboard on its own HTTP server (127.0.0.1 unless `host` says otherwise,
+   * which then requires a `token`). Closed with `close()` or when the engine closes. To
+   * mount it in an existing server instead, use `createDashboardHandler(tm, options)`.
+   */
+  async dashboard(options: DashboardOptions = {}): Promise<RunningDashboard> {
+    this.assertOpen();
+    const running = await startDashboard(this, options);
+    this.dashboards.add(running);
+    const close = running.close;
+    return {
+      ...running,
+      close: async () => {
+        this.dashboards.delete(running);
+        await close();
+      },
+    };
+  }
+
+  /**
+   * Record OpenTelemetry metrics from this engine's events: jobs added, completed and
+   * failed per queue, queue depth, pickup latency, handler duration and rows deleted by
+   * sweeps. Pass a `Meter` from `@opentelemetry/api`; returns a function that detaches.
+   */
+  instrument(meter: MeterLike, options: InstrumentOptions = {}): () => void {
+    this.assertOpen();
+    return instrumentEngine(this.core, meter, options);
+  }
+
   // workers
 
   /** Create a worker (not started). */
@@ -502,6 +541,7 @@ export class Tidemark {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await Promise.all([...this.dashboards].map((dashboard) => dashboard.close()));
     await Promise.all([...this.workers].map((worker) => worker.stop()));
     await this.core.registry.flush().catch(() => {});
     await this.driver.close();

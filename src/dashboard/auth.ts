@@ -1,0 +1,116 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+
+export const SESSION_COOKIE = 'tidemark_session';
+/** A login lasts this long; a server restart (new secret) ends every login at once. */
+export const SESSION_SECONDS = 12 * 3600;
+
+/** Who a request is, for CSRF binding: a login session, a bearer client, or anyone (no token set). */
+export type Principal =
+  | { kind: 'session'; session: string }
+  | { kind: 'bearer' }
+  | { kind: 'open' }
+  | { kind: 'anonymous' };
+
+/**
+ * Token checks, login sessions and CSRF tokens of one dashboard. The secret is drawn per
+ * handler, so sessions and CSRF tokens of one server are worthless to any other.
+ */
+export class DashboardAuth {
+  private readonly secret = randomBytes(32);
+
+  constructor(private readonly token: string | undefined) {}
+
+  get required(): boolean {
+    return this.token !== undefined;
+  }
+
+  /** Constant-time: both sides are hashed first, so lengths match and nothing leaks through timing. */
+  checkToken(given: string): boolean {
+    return this.token !== undefined && safeEqual(given, this.token);
+  }
+
+  /** The request's principal, or anonymous when a token is required and none was shown. */
+  identify(req: IncomingMessage, now = Date.now()): Principal {
+    if (!this.required) return { kind: 'open' };
+    const header = req.headers.authorization;
+    if (typeof header === 'string' && header.startsWith('Bearer ')) {
+      return this.checkToken(header.slice(7).trim()) ? { kind: 'bearer' } : { kind: 'anonymous' };
+    }
+    const session = readCookie(req, SESSION_COOKIE);
+    if (session && this.checkSession(session, now)) return { kind: 'session', session };
+    return { kind: 'anonymous' };
+  }
+
+  newSession(now = Date.now()): string {
+    const issued = String(Math.floor(now / 1000));
+    return `${issued}.${this.sign(`session:${issued}`)}`;
+  }
+
+  private checkSession(value: string, now: number): boolean {
+    const [issued, mac] = value.split('.', 2);
+    if (!/^\d{1,12}$/.test(issued ?? '') || !mac) return false;
+    const age = now / 1000 - Number(issued);
+    if (age < -60 || age > SESSION_SECONDS) return false;
+    return safeEqual(mac, this.sign(`session:${issued}`));
+  }
+
+  /** The CSRF token of a principal: an HMAC of who it is, checked on every POST. */
+  csrfFor(principal: Principal | 'login'): string {
+    return this.sign(`csrf:${bindingOf(principal)}`);
+  }
+
+  checkCsrf(principal: Principal | 'login', given: string | undefined): boolean {
+    return typeof given === 'string' && safeEqual(given, this.csrfFor(principal));
+  }
+
+  private sign(text: string): string {
+    return createHmac('sha256', this.secret).update(text).digest('base64url');
+  }
+}
+
+function bindingOf(principal: Principal | 'login'): string {
+  if (principal === 'login') return 'login';
+  if (principal.kind === 'session') return `session:${principal.session}`;
+  return principal.kind;
+}
+
+export function safeEqual(a: string, b: string): boolean {
+  const da = createHash('sha256').update(a).digest();
+  const db = createHash('sha256').update(b).digest();
+  return timingSafeEqual(da, db);
+}
+
+export function readCookie(req: IncomingMessage, name: string): string | undefined {
+  const header = req.headers.cookie;
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+export function sessionCookie(value: string, path: string, maxAgeSeconds = SESSION_SECONDS): string {
+  return `${SESSION_COOKIE}=${value}; Path=${path}; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}`;
+}
+
+const LOOPBACK_HOSTS = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
+
+/** True for the names and addresses that stay on this machine. */
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK_HOSTS.test(host);
+}
+
+/** The host part of a Host header (`name:port`, `[v6]:port`). */
+export function hostOfHeader(header: string | undefined): string {
+  if (!header) return '';
+  if (header.startsWith('[')) return header.slice(0, header.indexOf(']') + 1);
+  const colon = header.lastIndexOf(':');
+  return colon >= 0 ? header.slice(0, colon) : header;
+}
+
+export function isLoopbackAddress(address: string | undefined): boolean {
+  if (!address) return false;
+  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
+}

@@ -1,0 +1,76 @@
+import { ALL_STATUSES } from '../../job-status.js';
+import { type DashboardContext, href } from '../context.js';
+import { type JobFilter, listJobs, PAGE_SIZE, parseFilter } from '../data/job-list.js';
+import { formatTime, relativeTime } from '../format.js';
+import { type Html, html } from '../html.js';
+import { layout, notice, statusBadge } from '../layout.js';
+
+const SINCE_CHOICES: [string, string][] = [
+  ['', 'any time'],
+  ['900', 'last 15 min'],
+  ['3600', 'last hour'],
+  ['86400', 'last 24 h'],
+  ['604800', 'last 7 days'],
+];
+
+/** The job list: filters (queue, status, time range, text in data) and keyset paging. */
+export async function jobsPage(ctx: DashboardContext): Promise<Html> {
+  const { filter, problems } = parseFilter(ctx.url.searchParams);
+  const [queues, page] = await Promise.all([ctx.tm.listQueues(), listJobs(ctx.tm, filter)]);
+  const keep = filterQuery(ctx.url.searchParams);
+  const rows = page.rows.map(
+    (job) => html`<tr data-job-id="${job.id}">
+<td class="num"><a href="${href(ctx, `/jobs/${job.id}`)}">${job.id}</a></td>
+<td>${job.queue}</td><td>${statusBadge(job.status)}</td>
+<td class="num">${job.attempts}/${job.max_attempts}</td>
+<td class="small" title="${formatTime(job.created_at)}">${relativeTime(new Date(job.created_at))}</td>
+<td class="small">${job.finished_at ? relativeTime(new Date(job.finished_at)) : ''}</td>
+<td class="mono small">${job.data_preview}</td>
+<td class="small">${job.error_message ?? ''}</td></tr>`,
+  );
+  const body = html`
+${problems.map((p) => notice('error', p))}
+${filtersForm(
+  ctx,
+  filter,
+  queues.map((q) => q.name),
+)}
+<table class="jobs"><thead><tr><th class="num">id</th><th>queue</th><th>status</th><th class="num">attempts</th>
+<th>created</th><th>finished</th><th>data</th><th>error</th></tr></thead>
+<tbody>${rows.length > 0 ? rows : html`<tr><td colspan="8" class="muted">No jobs match.</td></tr>`}</tbody></table>
+<div class="pager">
+${filter.before !== undefined ? html`<a href="${href(ctx, '/jobs', keep)}" rel="first">« Newest</a>` : ''}
+${page.next !== null ? html`<a href="${href(ctx, '/jobs', { ...keep, before: String(page.next) })}" rel="next">Older »</a>` : ''}
+<span class="small muted">${page.rows.length} shown, up to ${PAGE_SIZE} per page, newest first</span>
+</div>
+${page.searchedDownTo !== null ? html`<p class="small muted">The text search covers a window of ids per page; it searched down to id ${String(page.searchedDownTo)}. “Older” searches further.</p>` : ''}`;
+  return layout(ctx, 'Jobs', '/jobs', body);
+}
+
+function filtersForm(ctx: DashboardContext, filter: JobFilter, queues: string[]): Html {
+  const params = ctx.url.searchParams;
+  const queueNames = filter.queue && !queues.includes(filter.queue) ? [filter.queue, ...queues] : queues;
+  return html`<form method="get" action="${href(ctx, '/jobs')}" class="card filters" id="job-filters">
+<label>queue<select name="queue"><option value="">all queues</option>${queueNames.map(
+    (q) => html`<option value="${q}" ${q === filter.queue ? 'selected' : ''}>${q}</option>`,
+  )}</select></label>
+<label>status<select name="status"><option value="">all statuses</option>${ALL_STATUSES.map(
+    (s) => html`<option value="${s}" ${s === filter.status ? 'selected' : ''}>${s}</option>`,
+  )}</select></label>
+<label>created<select name="since">${SINCE_CHOICES.map(
+    ([value, label]) =>
+      html`<option value="${value}" ${value === (params.get('since') ?? '') ? 'selected' : ''}>${label}</option>`,
+  )}</select></label>
+<label>from (UTC)<input type="datetime-local" name="from" value="${params.get('from') ?? ''}"></label>
+<label>to (UTC)<input type="datetime-local" name="to" value="${params.get('to') ?? ''}"></label>
+<label>text in data<input type="text" name="q" value="${filter.q ?? ''}" placeholder="e.g. invoice 42"></label>
+<button type="submit" class="primary">Filter</button> <a href="${href(ctx, '/jobs')}">clear</a>
+</form>`;
+}
+
+function filterQuery(params: URLSearchParams): Record<string, string | undefined> {
+  const keep: Record<string, string | undefined> = {};
+  for (const name of ['queue', 'status', 'since', 'from', 'to', 'q'])
+    keep[name] = params.get(name) ?? undefined;
+  return keep;
+}

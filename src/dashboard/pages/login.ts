@@ -1,0 +1,15 @@
+import { type Html, html } from '../html.js';
+import { barePage, notice } from '../layout.js';
+
+/** The token form. A successful login sets an HttpOnly, SameSite=Strict session cookie. */
+export function loginPage(base: string, csrf: string, failed: boolean): Html {
+  return barePage(
+    base,
+    'Tidemark',
+    html`${failed ? notice('error', 'That token is not right.') : ''}
+<form method="post" action="${base}/login" class="card" id="login-form">
+<input type="hidden" name="csrf" value="${csrf}">
+<p><label>Dashboard token<br><input type="password" name="token" autocomplete="current-password" autofocus required></label></p>
+<button type="submit" class="primary">Log in</button></form>`,
+  );
+}

@@ -1,0 +1,43 @@
+import { ALL_STATUSES } from '../../job-status.js';
+import { throughputChart } from '../chart.js';
+import { actionButton, type DashboardContext, href } from '../context.js';
+import { COUNT_CAP, loadOverview, type StatusCount } from '../data/overview.js';
+import { formatApprox, formatCount } from '../format.js';
+import { type Html, html } from '../html.js';
+import { layout } from '../layout.js';
+
+/** Queues overview: counts per status, throughput over the last hour, paused state. */
+export async function queuesPage(ctx: DashboardContext): Promise<Html> {
+  const overview = await loadOverview(ctx.tm);
+  const rows = overview.queues.map(
+    (q) => html`<tr data-queue="${q.name}">
+<td><a href="${href(ctx, '/jobs', { queue: q.name })}">${q.name}</a>${q.paused ? html` <span class="paused-flag">paused</span>` : ''}</td>
+${ALL_STATUSES.map((status) => html`<td class="num">${countCell(ctx, q.name, status, q.counts[status])}</td>`)}
+<td class="num">${formatCount(q.finishedLastHour)}</td>
+<td>${q.paused ? actionButton(ctx, '/queues/resume', 'Resume', { queue: q.name }) : actionButton(ctx, '/queues/pause', 'Pause', { queue: q.name })}</td>
+</tr>`,
+  );
+  const body = html`
+<div class="card chart"><h2>Throughput, last hour</h2>${throughputChart(overview.perMinute)}</div>
+<table class="queues"><thead><tr><th>queue</th>${ALL_STATUSES.map((s) => html`<th class="num">${s}</th>`)}<th class="num">finished (1 h)</th><th></th></tr></thead>
+<tbody>${rows.length > 0 ? rows : html`<tr><td colspan="${ALL_STATUSES.length + 3}" class="muted">No queues yet: create one with tm.createQueue.</td></tr>`}</tbody></table>
+<p class="small muted">Counts are exact up to ${formatCount(COUNT_CAP)}; larger ones (marked ≈) are estimates from the
+planner's statistics, so this page never counts a whole table.${
+    overview.estimatedJobs !== null
+      ? ` The jobs table holds about ${formatApprox(overview.estimatedJobs)} rows.`
+      : ''
+  }</p>`;
+  return layout(ctx, 'Queues', '/', body);
+}
+
+function countCell(
+  ctx: DashboardContext,
+  queue: string,
+  status: string,
+  count: StatusCount | undefined,
+): Html {
+  if (!count) return html`<span class="muted">0</span>`;
+  const text = count.exact ? formatCount(count.n) : `≈${formatApprox(count.n)}`;
+  const title = count.exact ? '' : `more than ${COUNT_CAP}; estimated from table statistics`;
+  return html`<a href="${href(ctx, '/jobs', { queue, status })}" title="${title}">${text}</a>`;
+}

@@ -1,0 +1,66 @@
+import type { FrozenRetention } from '../../storage/rows.js';
+import { type DashboardContext, href } from '../context.js';
+import { loadRetentionInfo } from '../data/retention-info.js';
+import { formatCount, formatTime, formatWindow, relativeTime } from '../format.js';
+import { type Html, html } from '../html.js';
+import { layout } from '../layout.js';
+
+const STATUSES = ['completed', 'failed', 'cancelled', 'expired'] as const;
+
+/** Effective policies per queue, last sweeps, next sweep, and a dry-run preview on request. */
+export async function retentionPage(ctx: DashboardContext): Promise<Html> {
+  const info = await loadRetentionInfo(ctx.tm);
+  const wantPreview = ctx.url.searchParams.get('preview') === '1';
+  const preview = wantPreview ? await ctx.tm.sweep({ dryRun: true }) : null;
+  const body = html`
+<div class="card"><h2>Next sweep</h2>
+<p>${
+    info.lastRunAt
+      ? html`Last sweep turn ${formatTime(info.lastRunAt)} (${relativeTime(info.lastRunAt)}); next due about
+${formatTime(info.nextDueAt)} (${relativeTime(info.nextDueAt)}) at the default interval of ${formatCount(info.intervalSeconds)} s.`
+      : html`No worker has swept yet. Workers sweep every ${formatCount(info.intervalSeconds)} s by default, one node per interval.`
+  }</p>
+${
+  preview
+    ? html`<div id="sweep-preview"><p>A sweep now would delete <strong>${formatCount(preview.jobs)}</strong> jobs,
+<strong>${formatCount(preview.signals)}</strong> consumed signals and <strong>${formatCount(preview.uniqueLocks)}</strong> expired unique locks (dry run: nothing was deleted).</p>
+${preview.byQueue.length > 0 ? breakdown(preview.byQueue) : ''}</div>`
+    : html`<a class="button" href="${href(ctx, '/retention', { preview: '1' })}" id="preview-sweep">Preview the next sweep (dry run)</a>`
+}
+</div>
+<div class="card"><h2>Effective policies</h2>
+<p class="small muted">Engine default of this process: ${info.engineDisabled ? 'retention: false (keep everything)' : windowsText(info.engine)}.
+Jobs keep the windows frozen on them when they were added.</p>
+<table><thead><tr><th>queue</th><th>from</th>${STATUSES.map((s) => html`<th>${s}</th>`)}<th>consumed signals</th></tr></thead><tbody>
+${info.policies.map(
+  (p) =>
+    html`<tr><td>${p.queue}</td><td class="small">${p.source}</td>${STATUSES.map(
+      (s) => html`<td class="small">${formatWindow(p.windows[s])}</td>`,
+    )}<td class="small">${p.windows.consumedSignals ? formatWindow(p.windows.consumedSignals) : 'with the job'}</td></tr>`,
+)}
+</tbody></table></div>
+<div class="card"><h2>Last sweeps</h2>
+${
+  info.sweeps.length === 0
+    ? html`<p class="muted">No sweeps recorded yet.</p>`
+    : html`<table class="sweeps"><thead><tr><th>started</th><th>kind</th><th class="num">jobs</th><th class="num">signals</th><th class="num">unique locks</th><th>by queue</th><th>error</th></tr></thead><tbody>
+${info.sweeps.map(
+  (
+    s,
+  ) => html`<tr><td class="small">${formatTime(s.startedAt)}</td><td>${s.kind}</td><td class="num">${formatCount(s.jobs)}</td>
+<td class="num">${formatCount(s.signals)}</td><td class="num">${formatCount(s.uniqueLocks)}</td>
+<td class="small">${s.byQueue.map((b) => `${b.queue}/${b.status}: ${b.count}`).join(', ')}</td><td class="small">${s.error ?? ''}</td></tr>`,
+)}</tbody></table>`
+}</div>`;
+  return layout(ctx, 'Retention', '/retention', body);
+}
+
+function windowsText(windows: FrozenRetention): string {
+  return STATUSES.map((s) => `${s} ${formatWindow(windows[s])}`).join(', ');
+}
+
+function breakdown(rows: { queue: string; status: string; count: number }[]): Html {
+  return html`<table><thead><tr><th>queue</th><th>status</th><th class="num">jobs</th></tr></thead><tbody>${rows.map(
+    (r) => html`<tr><td>${r.queue}</td><td>${r.status}</td><td class="num">${formatCount(r.count)}</td></tr>`,
+  )}</tbody></table>`;
+}

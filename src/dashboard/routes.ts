@@ -1,0 +1,68 @@
+import { type ActionResult, runJobAction, runPurge, runQueueAction } from './actions.js';
+import type { DashboardContext } from './context.js';
+import type { Html } from './html.js';
+import { confirmDeletePage } from './pages/confirm-delete.js';
+import { jobDetailPage } from './pages/job-detail.js';
+import { jobsPage } from './pages/jobs.js';
+import { purgeFormPage } from './pages/purge.js';
+import { queuesPage } from './pages/queues.js';
+import { retentionPage } from './pages/retention.js';
+import { storagePage } from './pages/storage.js';
+
+const ID = '([1-9][0-9]{0,18})';
+
+/** A page: null means "not found". */
+interface PageRoute {
+  pattern: RegExp;
+  render(ctx: DashboardContext, match: RegExpMatchArray): Promise<Html | null>;
+}
+
+interface ActionRoute {
+  pattern: RegExp;
+  run(ctx: DashboardContext, match: RegExpMatchArray, form: URLSearchParams): Promise<ActionResult>;
+}
+
+export const pages: PageRoute[] = [
+  { pattern: /^\/$/, render: (ctx) => queuesPage(ctx) },
+  { pattern: /^\/jobs$/, render: (ctx) => jobsPage(ctx) },
+  { pattern: new RegExp(`^/jobs/${ID}$`), render: (ctx, m) => jobDetailPage(ctx, m[1]) },
+  {
+    pattern: new RegExp(`^/jobs/${ID}/confirm$`),
+    render: (ctx, m) => {
+      const action = ctx.url.searchParams.get('action');
+      return action === 'delete' || action === 'delete-subtree'
+        ? confirmDeletePage(ctx, m[1], action)
+        : Promise.resolve(null);
+    },
+  },
+  { pattern: /^\/retention$/, render: (ctx) => retentionPage(ctx) },
+  { pattern: /^\/purge$/, render: (ctx) => purgeFormPage(ctx) },
+  { pattern: /^\/storage$/, render: (ctx) => storagePage(ctx) },
+];
+
+/** Every mutation: POST only, after the CSRF check, refused when read-only. */
+export const actions: ActionRoute[] = [
+  {
+    pattern: new RegExp(`^/jobs/${ID}/(retry|cancel|pause|resume|delete|delete-subtree)$`),
+    run: (ctx, m) => runJobAction(ctx, m[1], m[2] as Parameters<typeof runJobAction>[2]),
+  },
+  {
+    pattern: /^\/queues\/(pause|resume)$/,
+    run: (ctx, m, form) => runQueueAction(ctx, form, m[1] as 'pause' | 'resume'),
+  },
+  {
+    pattern: /^\/purge\/(preview|confirm)$/,
+    run: (ctx, m, form) => runPurge(ctx, form, m[1] as 'preview' | 'confirm'),
+  },
+];
+
+export function findRoute<R extends { pattern: RegExp }>(
+  routes: R[],
+  path: string,
+): { route: R; match: RegExpMatchArray } | null {
+  for (const route of routes) {
+    const match = path.match(route.pattern);
+    if (match) return { route, match };
+  }
+  return null;
+}

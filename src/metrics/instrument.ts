@@ -1,0 +1,117 @@
+import type { EngineCore } from '../engine-core.js';
+import { InvalidOptionError } from '../errors.js';
+import { checkKnownKeys, checkObject, checkSeconds } from '../options/check.js';
+import { queueDepths } from '../storage/sql/metrics.js';
+import type { MeterLike, ObservableCallbackLike } from './meter.js';
+
+/** Options of `tm.instrument(meter, options)`. */
+export interface InstrumentOptions {
+  /** Queue depth is read from the database at most this often (seconds). Default 5. */
+  queueDepthSampleSeconds?: number;
+}
+
+/** Histogram buckets in seconds, from 5 ms to 5 min. */
+const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+
+/**
+ * Feed OpenTelemetry instruments from the engine's typed events (the same events the logs
+ * read). Returns a function that detaches everything.
+ */
+export function instrumentEngine(
+  core: EngineCore,
+  meter: MeterLike,
+  input: InstrumentOptions = {},
+): () => void {
+  if (!meter || typeof meter.createCounter !== 'function') {
+    throw new InvalidOptionError('meter', 'an OpenTelemetry Meter (metrics.getMeter(name))', meter);
+  }
+  const options = checkObject(input, 'options');
+  checkKnownKeys(options, '', ['queueDepthSampleSeconds']);
+  const sampleMs =
+    1000 *
+    (options.queueDepthSampleSeconds === undefined
+      ? 5
+      : checkSeconds(options.queueDepthSampleSeconds, 'queueDepthSampleSeconds'));
+
+  const added = meter.createCounter('tidemark.jobs.added', { description: 'Jobs added', unit: '{job}' });
+  const completed = meter.createCounter('tidemark.jobs.completed', {
+    description: 'Jobs completed',
+    unit: '{job}',
+  });
+  const failed = meter.createCounter('tidemark.jobs.failed', {
+    description: 'Failed attempts (will_retry says whether the job goes to retry)',
+    unit: '{job}',
+  });
+  const pickup = meter.createHistogram('tidemark.job.pickup_latency', {
+    description: 'Time from a job being due to a worker claiming it',
+    unit: 's',
+    advice: { explicitBucketBoundaries: SECONDS_BUCKETS },
+  });
+  const duration = meter.createHistogram('tidemark.job.duration', {
+    description: 'Handler run time per attempt',
+    unit: 's',
+    advice: { explicitBucketBoundaries: SECONDS_BUCKETS },
+  });
+  const deleted = meter.createCounter('tidemark.sweep.deleted', {
+    description: 'Rows deleted by retention sweeps',
+    unit: '{row}',
+  });
+  const depth = meter.createObservableGauge('tidemark.queue.depth', {
+    description: 'Jobs waiting to run (pending + retry), sampled',
+    unit: '{job}',
+  });
+
+  const offs = [
+    core.events.on('job:added', (e) => added.add(e.count, { queue: e.queue })),
+    core.events.on('job:started', (e) =>
+      pickup.record(Math.max(e.pickupLatencyMs, 0) / 1000, { queue: e.queue }),
+    ),
+    core.events.on('job:completed', (e) => {
+      completed.add(1, { queue: e.queue });
+      duration.record(e.durationMs / 1000, { queue: e.queue, outcome: 'completed' });
+    }),
+    core.events.on('job:failed', (e) => {
+      failed.add(1, { queue: e.queue, will_retry: e.willRetry });
+      duration.record(e.durationMs / 1000, { queue: e.queue, outcome: 'failed' });
+    }),
+    core.events.on('sweep:finished', (e) => {
+      if (e.jobs > 0) deleted.add(e.jobs, { kind: 'jobs' });
+      if (e.signals > 0) deleted.add(e.signals, { kind: 'signals' });
+      if (e.uniqueLocks > 0) deleted.add(e.uniqueLocks, { kind: 'unique_locks' });
+    }),
+    core.events.on('unique-lock-sweep:finished', (e) => {
+      if (e.uniqueLocks > 0) deleted.add(e.uniqueLocks, { kind: 'unique_locks' });
+    }),
+  ];
+
+  let sample: { at: number; rows: { queue: string; depth: number }[] } | null = null;
+  let reading: Promise<void> | null = null;
+  const refresh = async () => {
+    try {
+      const rows = await core.storage.run<Record<string, never>, { queue: string; depth: number }>(
+        queueDepths,
+        {},
+      );
+      sample = { at: Date.now(), rows: rows.map((r) => ({ queue: r.queue, depth: Number(r.depth) })) };
+    } catch (error) {
+      // A failed read (database down, engine closed) reports nothing rather than stale zeros.
+      sample = null;
+      core.events.emit('error', { scope: 'metrics', error });
+    }
+  };
+  const observeDepth: ObservableCallbackLike = async (result) => {
+    if (!sample || Date.now() - sample.at >= sampleMs) {
+      reading ??= refresh().finally(() => {
+        reading = null;
+      });
+      await reading;
+    }
+    for (const row of sample?.rows ?? []) result.observe(row.depth, { queue: row.queue });
+  };
+  depth.addCallback(observeDepth);
+
+  return () => {
+    for (const off of offs) off();
+    depth.removeCallback(observeDepth);
+  };
+}

@@ -1,0 +1,190 @@
+import { defineQuery } from './define-query.js';
+
+/**
+ * Read-only statements of the dashboard and the CLI. Each is bounded so it stays fast on a
+ * table of millions of jobs: index probes with LIMIT, capped counts, and planner estimates
+ * instead of counting whole tables.
+ */
+
+/**
+ * Jobs per queue and status, each count capped at @cap rows: every (queue, status) cell is
+ * one probe of jobs_queue_status_idx that stops at the cap, so a million completed jobs
+ * cost @cap index entries, not a scan. Cells at the cap are shown with an estimate.
+ */
+export const cappedStatusCounts = defineQuery<{ statuses: string[]; cap: number }>(
+  'dashCappedStatusCounts',
+  /* sql */ `
+  select q.name as queue, s.status, c.n
+    from /*schema*/queues q
+   cross join unnest(@statuses::text[]) as s(status)
+   cross join lateral (
+     select count(*)::int as n
+       from (select 1 from /*schema*/jobs j where j.queue = q.name and j.status = s.status limit @cap) x
+   ) c
+   where c.n > 0
+   order by q.name, s.status`,
+);
+
+/** The planner's row estimate of the jobs table and the share of each queue and status. */
+export const jobEstimates = defineQuery<{ schema: string }>(
+  'dashJobEstimates',
+  /* sql */ `
+  select c.reltuples::float8 as reltuples,
+         (select most_common_vals::text::text[] from pg_stats
+           where schemaname = @schema and tablename = 'jobs' and attname = 'status') as status_vals,
+         (select most_common_freqs::float8[] from pg_stats
+           where schemaname = @schema and tablename = 'jobs' and attname = 'status') as status_freqs,
+         (select most_common_vals::text::text[] from pg_stats
+           where schemaname = @schema and tablename = 'jobs' and attname = 'queue') as queue_vals,
+         (select most_common_freqs::float8[] from pg_stats
+           where schemaname = @schema and tablename = 'jobs' and attname = 'queue') as queue_freqs
+    from pg_class c join pg_namespace n on n.oid = c.relnamespace
+   where n.nspname = @schema and c.relname = 'jobs'`,
+);
+
+/**
+ * Jobs finished per minute over the last hour, per queue and status (minute 0 is the
+ * current one). Reads jobs_finished_idx; @max_rows bounds the work on very busy systems.
+ */
+export const throughputLastHour = defineQuery<{ max_rows: number }>(
+  'dashThroughputLastHour',
+  /* sql */ `
+  select queue, status, floor(extract(epoch from (now() - finished_at)) / 60)::int as minute_ago,
+         count(*)::int as n
+    from (select queue, status, finished_at from /*schema*/jobs
+           where finished_at > now() - interval '1 hour'
+           order by finished_at desc limit @max_rows) recent
+   group by 1, 2, 3`,
+);
+
+const LIST_COLUMNS = `j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priority,
+  j.created_at, j.run_at, j.started_at, j.finished_at, j.parent_id::text as parent_id,
+  left(j.data::text, 160) as data_preview, j.error ->> 'message' as error_message`;
+
+/**
+ * One page of jobs, newest first, with no queue or status filter: a walk down the primary
+ * key between @floor and @before. Time and text filters only narrow what the walk returns.
+ */
+export const listJobsAll = defineQuery<{
+  before: string;
+  floor: string;
+  from: Date | null;
+  to: Date | null;
+  pattern: string | null;
+  limit: number;
+}>(
+  'dashListJobsAll',
+  /* sql */ `
+  select ${LIST_COLUMNS}
+    from /*schema*/jobs j
+   where j.id < @before::bigint and j.id >= @floor::bigint
+     and (@from::timestamptz is null or j.created_at >= @from::timestamptz)
+     and (@to::timestamptz is null or j.created_at < @to::timestamptz)
+     and (@pattern::text is null or j.data::text ilike @pattern::text)
+   order by j.id desc
+   limit @limit`,
+);
+
+/**
+ * One page of jobs of the given queues and statuses, newest first: one probe of
+ * jobs_queue_status_idx per (queue, status) pair, each stopping after @limit rows, merged.
+ */
+export const listJobsByQueueStatus = defineQuery<{
+  queues: string[];
+  statuses: string[];
+  before: string;
+  floor: string;
+  from: Date | null;
+  to: Date | null;
+  pattern: string | null;
+  limit: number;
+}>(
+  'dashListJobsByQueueStatus',
+  /* sql */ `
+  select page.* from unnest(@queues::text[]) as q(name)
+   cross join unnest(@statuses::text[]) as s(status)
+   cross join lateral (
+     select ${LIST_COLUMNS}
+       from /*schema*/jobs j
+      where j.queue = q.name and j.status = s.status
+        and j.id < @before::bigint and j.id >= @floor::bigint
+        and (@from::timestamptz is null or j.created_at >= @from::timestamptz)
+        and (@to::timestamptz is null or j.created_at < @to::timestamptz)
+        and (@pattern::text is null or j.data::text ilike @pattern::text)
+      order by j.id desc
+      limit @limit
+   ) page
+   order by page.id::bigint desc
+   limit @limit`,
+);
+
+/** The lowest and highest job ids (two index probes; ordered by the bigint, not its text). */
+export const jobIdBounds = defineQuery(
+  'dashJobIdBounds',
+  /* sql */ `
+  select (select j.id::text from /*schema*/jobs j order by j.id limit 1) as lo,
+         (select j.id::text from /*schema*/jobs j order by j.id desc limit 1) as hi`,
+);
+
+/** The first job at or after an id, with its creation time: one probe, for time-range searches. */
+export const jobAtOrAfter = defineQuery<{ id: string }>(
+  'dashJobAtOrAfter',
+  /* sql */ `
+  select j.id::text as id, j.created_at from /*schema*/jobs j where j.id >= @id::bigint order by j.id limit 1`,
+);
+
+/** A job's descendants (depth-first order by id), bounded in depth and size. */
+export const jobTree = defineQuery<{ id: string; max_rows: number }>(
+  'dashJobTree',
+  /* sql */ `
+  with recursive tree as (
+    select j.id, j.parent_id, j.queue, j.status, 0 as depth, array[j.id] as path
+      from /*schema*/jobs j where j.id = @id::bigint
+    union all
+    select c.id, c.parent_id, c.queue, c.status, t.depth + 1, t.path || c.id
+      from /*schema*/jobs c join tree t on c.parent_id = t.id
+     where t.depth < 32
+  )
+  select id::text as id, parent_id::text as parent_id, queue, status, depth
+    from tree order by path limit @max_rows`,
+);
+
+/** Failed attempts recorded on a job (the attempts timeline). */
+export const jobAttemptLog = defineQuery<{ id: string }>(
+  'dashJobAttemptLog',
+  /* sql */ `select attempt_log from /*schema*/jobs where id = @id::bigint`,
+);
+
+/** Tables of the schema: sizes, live and dead rows, vacuum and analyze times. */
+export const tableStats = defineQuery<{ schema: string }>(
+  'dashTableStats',
+  /* sql */ `
+  select c.relname as name,
+         pg_total_relation_size(c.oid)::float8 as total_bytes,
+         pg_relation_size(c.oid)::float8 as table_bytes,
+         pg_indexes_size(c.oid)::float8 as index_bytes,
+         c.reltuples::float8 as estimated_rows,
+         s.n_live_tup::float8 as live_rows, s.n_dead_tup::float8 as dead_rows,
+         s.last_vacuum, s.last_autovacuum, s.last_analyze, s.last_autoanalyze
+    from pg_class c
+    join pg_namespace n on n.oid = c.relnamespace
+    left join pg_stat_user_tables s on s.relid = c.oid
+   where n.nspname = @schema and c.relkind = 'r'
+   order by pg_total_relation_size(c.oid) desc, c.relname`,
+);
+
+/** Indexes of the schema with their sizes and how often they were scanned. */
+export const indexStats = defineQuery<{ schema: string }>(
+  'dashIndexStats',
+  /* sql */ `
+  select i.relname as name, t.relname as table_name,
+         pg_relation_size(i.oid)::float8 as bytes,
+         s.idx_scan::float8 as scans
+    from pg_index x
+    join pg_class i on i.oid = x.indexrelid
+    join pg_class t on t.oid = x.indrelid
+    join pg_namespace n on n.oid = t.relnamespace
+    left join pg_stat_user_indexes s on s.indexrelid = i.oid
+   where n.nspname = @schema
+   order by pg_relation_size(i.oid) desc, i.relname`,
+);
