@@ -96,6 +96,11 @@ export async function runAttempt(
     if (abortedBy === 'lost' || abortedBy === 'shutdown')
       return reportLost(core, job.id, job.queue, abortedBy);
     const durationMs = performance.now() - started;
+    if (ctx.suspension && (result.ok || !(result.error instanceof Suspension))) {
+      // The handler caught its suspension: the workflow still waits; what it returned is ignored.
+      core.logger.warn('a handler caught a workflow suspension; the job suspends anyway', { jobId: job.id });
+      result = { ok: false, error: ctx.suspension };
+    }
 
     if (result.ok) {
       let outputText: string;

@@ -36,6 +36,12 @@ export class WorkflowContext implements JobContext {
   readonly job: Job;
   /** Set by `completionTx`; the executor runs it inside the completing transaction. */
   completionHook: ((tx: Queryable) => Promise<void> | void) | null = null;
+  /**
+   * The first suspension raised in this attempt. It decides the attempt's outcome even when
+   * the handler caught it, and every later workflow call rethrows it, so a handler that
+   * swallows it can neither complete early nor run further steps.
+   */
+  suspension: Suspension | null = null;
   private readonly names = new RunNames();
   private checkpoints: Promise<Map<string, CheckpointRow>> | null = null;
 
@@ -45,6 +51,7 @@ export class WorkflowContext implements JobContext {
   }
 
   async step<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
+    this.throwIfSuspended();
     this.names.claim(name);
     if (typeof fn !== 'function') throw new InvalidOptionError('fn', 'a function', fn);
     const stored = (await this.loadCheckpoints()).get(name);
@@ -57,6 +64,7 @@ export class WorkflowContext implements JobContext {
   }
 
   async sleep(name: string, seconds: number): Promise<void> {
+    this.throwIfSuspended();
     this.names.claim(name);
     checkSeconds(seconds, 'seconds', { max: 3_153_600_000 });
     const stored = (await this.loadCheckpoints()).get(name);
@@ -68,7 +76,7 @@ export class WorkflowContext implements JobContext {
       await this.save(name, 'sleep', JSON.stringify({ wakeAt: wakeAt.toISOString() }));
     }
     if (wakeAt.getTime() <= Date.now()) return;
-    throw new Suspension({ kind: 'sleep', name }, wakeAt);
+    throw this.suspend({ kind: 'sleep', name }, wakeAt);
   }
 
   async waitForSignal(name: string, options: { timeoutSeconds?: number } = {}): Promise<SignalResult> {
@@ -96,6 +104,7 @@ export class WorkflowContext implements JobContext {
   }
 
   async runChild<T = unknown>(queueName: string, data?: unknown, options: RunChildOptions = {}): Promise<T> {
+    this.throwIfSuspended();
     const key = this.names.next('child');
     const queue = await this.deps.registry.get(queueName);
     const dataText = toJsonText(data, 'data');
@@ -135,10 +144,11 @@ export class WorkflowContext implements JobContext {
     if (['failed', 'cancelled', 'expired'].includes(child.status)) {
       throw new ChildJobFailedError(child.id, child.status, child.error);
     }
-    throw new Suspension({ kind: 'child', childId: child.id, key }, null);
+    throw this.suspend({ kind: 'child', childId: child.id, key }, null);
   }
 
   completionTx(fn: (tx: Queryable) => Promise<void> | void): void {
+    this.throwIfSuspended();
     if (typeof fn !== 'function') throw new InvalidOptionError('fn', 'a function (tx) => void', fn);
     this.completionHook = fn;
   }
@@ -149,7 +159,18 @@ export class WorkflowContext implements JobContext {
     count: number,
     timeoutSeconds: number | undefined,
   ): Promise<{ name: string; payload: unknown }[] | null> {
+    this.throwIfSuspended();
     checkDeclaredSignals(this.job.queue, this.deps.queue.signals, names);
+    // More than the mailbox can hold would never arrive: the wait could only time out.
+    for (const name of names) {
+      if (count > this.deps.queue.signals[name]) {
+        throw new InvalidOptionError(
+          'count',
+          `at most the declared mailbox size of signal '${name}' (${this.deps.queue.signals[name]})`,
+          count,
+        );
+      }
+    }
     if (timeoutSeconds !== undefined) checkSeconds(timeoutSeconds, 'timeoutSeconds', { exclusiveMin: true });
     const key = this.names.next(`wait:${names.join('|')}`);
     const stored = (await this.loadCheckpoints()).get(key);
@@ -180,7 +201,7 @@ export class WorkflowContext implements JobContext {
       );
       return null;
     }
-    throw new Suspension({ kind: 'signal', names, key }, deadline);
+    throw this.suspend({ kind: 'signal', names, count, key }, deadline);
   }
 
   private loadCheckpoints(): Promise<Map<string, CheckpointRow>> {
@@ -205,6 +226,16 @@ export class WorkflowContext implements JobContext {
       output: JSON.parse(outputText),
       createdAt: new Date(),
     });
+  }
+
+  private suspend(wait: Record<string, unknown>, wakeAt: Date | null): Suspension {
+    const suspension = new Suspension(wait, wakeAt);
+    this.suspension ??= suspension;
+    return suspension;
+  }
+
+  private throwIfSuspended(): void {
+    if (this.suspension) throw this.suspension;
   }
 
   private throwIfAborted(): void {

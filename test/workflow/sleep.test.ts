@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type Handler, silentLogger } from '../../src/index.js';
 import { describeEachDriver } from '../support/each-driver.js';
-import { startWorker, waitForStatus } from './fixtures/helpers.js';
+import { sleepWakeAt, startWorker, waitForStatus } from './fixtures/helpers.js';
 
 describeEachDriver('ctx.sleep', ({ open }) => {
   test('a sleeping workflow frees its worker slot and waits in `waiting`', async () => {
@@ -46,9 +46,7 @@ describeEachDriver('ctx.sleep', ({ open }) => {
     assert.equal(done.output, 'after');
     assert.equal(done.attempts, 1, 'a resumed workflow continues its attempt');
     assert.equal(before, 1);
-    const detail = await tm.getJobDetail(id);
-    const nap = detail?.checkpoints.find((c) => c.name === 'nap');
-    const wakeAt = new Date((nap?.output as { wakeAt: string }).wakeAt);
+    const wakeAt = await sleepWakeAt(tm, id, 'nap');
     assert.ok(done.finishedAt && done.finishedAt.getTime() >= wakeAt.getTime());
   });
 

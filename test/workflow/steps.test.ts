@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Tidemark } from '../../src/index.js';
+import { silentLogger, type Tidemark } from '../../src/index.js';
 import { tickOnce } from '../../src/maintenance/tick.js';
 import { rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
@@ -28,7 +28,7 @@ async function checkpointNames(tm: Tidemark, id: string): Promise<string[]> {
 
 describeEachDriver('ctx.step', ({ open }) => {
   test('a retried attempt returns stored step results without running them again', async () => {
-    const tm = await open();
+    const tm = await open({ logger: silentLogger });
     const c = counter();
     tm.createQueue({
       name: 'wf',
@@ -58,7 +58,7 @@ describeEachDriver('ctx.step', ({ open }) => {
   });
 
   test('an attempt recovered after its lock lapsed replays completed steps', async () => {
-    const tm = await open();
+    const tm = await open({ logger: silentLogger });
     const c = counter();
     tm.createQueue({
       name: 'wf',
@@ -67,7 +67,9 @@ describeEachDriver('ctx.step', ({ open }) => {
         await ctx.step('a', () => c.hit('a'));
         if (job.attempts === 1) {
           // Hang like a stuck worker until the lock is lost.
-          await new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)));
+          await new Promise((_, reject) =>
+            ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)),
+          );
         }
         await ctx.step('b', () => c.hit('b'));
         return 'done';
@@ -92,7 +94,7 @@ describeEachDriver('ctx.step', ({ open }) => {
   });
 
   test('retryJob after a final failure replays completed steps', async () => {
-    const tm = await open();
+    const tm = await open({ logger: silentLogger });
     const c = counter();
     let fail = true;
     tm.createQueue({
@@ -118,7 +120,7 @@ describeEachDriver('ctx.step', ({ open }) => {
   });
 
   test('a step name used twice in one run fails the attempt with DuplicateStepError', async () => {
-    const tm = await open();
+    const tm = await open({ logger: silentLogger });
     const c = counter();
     tm.createQueue({
       name: 'wf',
@@ -147,7 +149,7 @@ describeEachDriver('ctx.step', ({ open }) => {
   });
 
   test('a step that throws is not checkpointed and runs again on the next attempt', async () => {
-    const tm = await open();
+    const tm = await open({ logger: silentLogger });
     const c = counter();
     tm.createQueue({
       name: 'wf',

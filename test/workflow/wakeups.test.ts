@@ -59,7 +59,9 @@ describeEachDriver('workflow wake-ups', ({ open }) => {
     assert.ok(childId);
     // The child runs and completes on another worker while the parent is still active.
     const childToken = await claimOne(tm, 'child');
-    await tm.internals.storage.finishAttempts([{ id: childId, token: childToken, ok: true, output: '"out"' }]);
+    await tm.internals.storage.finishAttempts([
+      { id: childId, token: childToken, ok: true, output: '"out"' },
+    ]);
     assert.equal((await tm.getJob(childId))?.status, 'completed');
     assert.ok(await tm.internals.storage.suspendJob(id, token, { kind: 'child', childId }, null));
     assert.equal((await tm.getJob(id))?.status, 'waiting');
