@@ -25,7 +25,7 @@ export async function insertResolvedJobs(
 ): Promise<AddJobResult[]> {
   const rows: InsertRow[] = [];
   for (const add of adds) {
-    const queue = await registry.get(add.queue);
+    const queue = await registry.get(add.queue, on);
     rows.push({
       queue: add.queue,
       data: JSON.parse(add.dataText),

@@ -1,4 +1,5 @@
 import { QueueNotFoundError } from '../errors.js';
+import type { Queryable } from '../storage/driver/driver.js';
 import type { Storage } from '../storage/storage.js';
 import { DEFAULT_BACKOFF, DEFAULT_MAX_ATTEMPTS, type ResolvedQueue, storedOptions } from './queue-options.js';
 
@@ -43,12 +44,16 @@ export class QueueRegistry {
     return [...this.local.keys()];
   }
 
-  /** This process's definition, else the stored one; QueueNotFoundError when neither exists. */
-  async get(name: string): Promise<ResolvedQueue> {
+  /**
+   * This process's definition, else the stored one; QueueNotFoundError when neither exists.
+   * With `on` (a caller's transaction) the stored one is read through it: on PGlite, using the
+   * database beside an open transaction would wait for that transaction forever.
+   */
+  async get(name: string, on?: Queryable): Promise<ResolvedQueue> {
     const known = this.local.get(name) ?? this.remote.get(name);
     if (known) return known;
-    await this.flush();
-    const row = await this.storage.getQueue(name);
+    if (!on) await this.flush();
+    const row = await this.storage.getQueue(name, on);
     if (!row) throw new QueueNotFoundError(name);
     const options = row.options as Partial<ResolvedQueue>;
     const queue: ResolvedQueue = {

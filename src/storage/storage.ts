@@ -93,11 +93,12 @@ export class Storage {
 
   async getQueue(
     name: string,
+    on?: Queryable,
   ): Promise<{ name: string; options: Record<string, unknown>; paused: boolean } | null> {
     const rows = await this.run<
       { name: string },
       { name: string; options: Record<string, unknown>; paused: boolean }
-    >(queues.getQueue, { name });
+    >(queues.getQueue, { name }, on);
     return rows[0] ?? null;
   }
 
