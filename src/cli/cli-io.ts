@@ -1,7 +1,7 @@
 /** Where a command reads and writes; injected so commands run in process under test. */
 export interface CliIo {
   stdout: { write(text: string): unknown; isTTY?: boolean };
-  stderr: { write(text: string): unknown };
+  stderr: { write(text: string): unknown; isTTY?: boolean };
   env: Record<string, string | undefined>;
   /** Resolves when the user asks to stop (Ctrl-C); commands that serve until stopped wait on it. */
   untilInterrupted?: () => Promise<void>;

@@ -1,6 +1,12 @@
 import { TidemarkError } from '../errors.js';
 import { type CliIo, processIo, UsageError } from './cli-io.js';
+import { dashboardCommand } from './commands/dashboard.js';
 import { demoCommand } from './commands/demo.js';
+import { cancelCommand, retryCommand } from './commands/job-action.js';
+import { migrateCommand } from './commands/migrate.js';
+import { purgeCommand } from './commands/purge.js';
+import { statsCommand } from './commands/stats.js';
+import { sweepCommand } from './commands/sweep.js';
 
 /** A `tidemark` subcommand. */
 export interface Command {
@@ -10,7 +16,16 @@ export interface Command {
   run(args: string[], io: CliIo): Promise<number>;
 }
 
-export const commands: Command[] = [demoCommand];
+export const commands: Command[] = [
+  demoCommand,
+  dashboardCommand,
+  migrateCommand,
+  statsCommand,
+  purgeCommand,
+  sweepCommand,
+  retryCommand,
+  cancelCommand,
+];
 
 const HELP = () => `tidemark — durable jobs and workflows on PostgreSQL or embedded PGlite
 
@@ -22,6 +37,7 @@ ${commands.map((c) => `  ${c.name.padEnd(12)} ${c.summary}`).join('\n')}
 Options common to commands that open a database:
   --database URL|PATH   postgres://… URL or embedded folder (default ./.tidemark;
                         env TIDEMARK_DATABASE_URL)
+  --schema NAME         SQL schema of Tidemark's tables (default tidemark; env TIDEMARK_SCHEMA)
 Run 'tidemark <command> --help' for a command's options.
 `;
 

@@ -8,7 +8,7 @@ import { databaseFrom } from '../database-option.js';
 import type { Command } from '../main.js';
 import { renderTable } from '../table.js';
 
-const USAGE = `Usage: tidemark demo [--database URL|PATH] [--jobs N]
+const USAGE = `Usage: tidemark demo [--database URL|PATH] [--schema NAME] [--jobs N] [--serve [--port N]]
 
 Runs Tidemark's main job on the embedded database (./.tidemark unless told otherwise):
 a few queues (one that fails sometimes and retries, one delayed, one high priority) and
@@ -17,7 +17,10 @@ worked by one worker with a live progress line, then a summary per queue and sta
 
 Options:
   --database URL|PATH   postgres://… URL or embedded folder (default ./.tidemark)
-  --jobs N              plain jobs to run (default 3000)`;
+  --schema NAME         SQL schema of Tidemark's tables (default tidemark)
+  --jobs N              plain jobs to run (default 3000)
+  --serve               then serve the dashboard on 127.0.0.1 until Ctrl-C
+  --port N              dashboard port with --serve (default 4321; 0 picks a free one)`;
 
 interface DemoRow {
   queue: string;
@@ -32,7 +35,13 @@ export const demoCommand: Command = {
   async run(args: string[], io: CliIo): Promise<number> {
     const { values } = parseArgs({
       args,
-      options: { database: { type: 'string' }, jobs: { type: 'string' } },
+      options: {
+        database: { type: 'string' },
+        schema: { type: 'string' },
+        jobs: { type: 'string' },
+        serve: { type: 'boolean' },
+        port: { type: 'string' },
+      },
       strict: true,
     });
     const jobCount = values.jobs === undefined ? 3000 : Number(values.jobs);
@@ -41,9 +50,29 @@ export const demoCommand: Command = {
     }
     const database = databaseFrom(values.database, io);
     io.stdout.write(`Opening ${database} …\n`);
-    const tm = await Tidemark.open({ database, logger: consoleLogger('info') });
+    const port = values.port === undefined ? undefined : Number(values.port);
+    if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) {
+      throw new UsageError(`--port must be a whole number from 0 to 65535, got '${values.port}'`);
+    }
+    const schema = values.schema ?? io.env.TIDEMARK_SCHEMA;
+    const tm = await Tidemark.open({
+      database,
+      logger: consoleLogger('info'),
+      ...(schema ? { schema } : {}),
+    });
     try {
-      return await runDemo(tm, jobCount, io);
+      const code = await runDemo(tm, jobCount, io);
+      if (!values.serve) {
+        io.stdout.write(
+          `\nSee it in the dashboard: npm run demo -- --serve (or tidemark dashboard --database ${database})\n`,
+        );
+        return code;
+      }
+      const dashboard = await tm.dashboard(port === undefined ? {} : { port });
+      io.stdout.write(`\nDashboard: ${dashboard.url}  (Ctrl-C to stop)\n`);
+      await io.untilInterrupted?.();
+      await dashboard.close();
+      return code;
     } finally {
       await tm.close();
     }

@@ -1,4 +1,4 @@
-import { indexStats, tableStats } from '../../storage/sql/dashboard.js';
+import { flushStats, indexStats, tableStats } from '../../storage/sql/dashboard.js';
 import type { Tidemark } from '../../tidemark.js';
 
 export interface TableStat {
@@ -25,6 +25,7 @@ export interface IndexStat {
 /** Sizes and row statistics of Tidemark's tables and indexes (pg_class, pg_stat_user_tables). */
 export async function loadStorageStats(tm: Tidemark): Promise<{ tables: TableStat[]; indexes: IndexStat[] }> {
   const storage = tm.internals.storage;
+  if (tm.driverKind === 'pglite') await storage.run(flushStats, {});
   const [tables, indexes] = await Promise.all([
     storage.run<{ schema: string }, TableStat>(tableStats, { schema: tm.schema }),
     storage.run<{ schema: string }, IndexStat>(indexStats, { schema: tm.schema }),

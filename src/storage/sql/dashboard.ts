@@ -155,6 +155,12 @@ export const jobAttemptLog = defineQuery<{ id: string }>(
   /* sql */ `select attempt_log from /*schema*/jobs where id = @id::bigint`,
 );
 
+/**
+ * Embedded PGlite is one backend that never goes idle, so its table statistics are not
+ * published until asked: this makes the next statement flush them (PostgreSQL 15+).
+ */
+export const flushStats = defineQuery('dashFlushStats', /* sql */ `select pg_stat_force_next_flush()`);
+
 /** Tables of the schema: sizes, live and dead rows, vacuum and analyze times. */
 export const tableStats = defineQuery<{ schema: string }>(
   'dashTableStats',

@@ -1,0 +1,61 @@
+import { parseArgs } from 'node:util';
+import { type CliIo, UsageError } from '../cli-io.js';
+import type { Command } from '../main.js';
+import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand } from '../open-database.js';
+
+const USAGE = `Usage: tidemark dashboard [--port N] [--host ADDR] [--token T] [--read-only]
+                         [--database URL|PATH] [--schema NAME]
+
+Serves the web dashboard until Ctrl-C. It binds 127.0.0.1 unless --host says otherwise;
+any other address needs a token (16+ characters), which the browser asks for once.
+An embedded folder belongs to one process: to watch an application that uses one, serve
+the dashboard from that application (tm.dashboard()) instead.
+
+Options:
+  --port N              port (default 4321; 0 picks a free one)
+  --host ADDR           address to bind (default 127.0.0.1)
+  --token T             require this token (env TIDEMARK_DASHBOARD_TOKEN, which keeps it
+                        out of the process list)
+  --read-only           show everything, allow no action
+${DATABASE_HELP}`;
+
+export const dashboardCommand: Command = {
+  name: 'dashboard',
+  summary: 'serve the web dashboard',
+  usage: USAGE,
+  async run(args: string[], io: CliIo): Promise<number> {
+    const { values } = parseArgs({
+      args,
+      options: {
+        ...DATABASE_OPTIONS,
+        port: { type: 'string' },
+        host: { type: 'string' },
+        token: { type: 'string' },
+        'read-only': { type: 'boolean' },
+      },
+      strict: true,
+    });
+    const port = values.port === undefined ? undefined : Number(values.port);
+    if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) {
+      throw new UsageError(`--port must be a whole number from 0 to 65535, got '${values.port}'`);
+    }
+    const token = values.token ?? io.env.TIDEMARK_DASHBOARD_TOKEN;
+    const tm = await openForCommand(values, io, { mustExist: false });
+    try {
+      const dashboard = await tm.dashboard({
+        ...(port !== undefined ? { port } : {}),
+        ...(values.host !== undefined ? { host: values.host } : {}),
+        ...(token ? { token } : {}),
+        readOnly: values['read-only'] === true,
+      });
+      io.stdout.write(
+        `Tidemark dashboard at ${dashboard.url}${token ? ' (token required)' : ''}${values['read-only'] ? ' (read-only)' : ''}. Ctrl-C to stop.\n`,
+      );
+      await io.untilInterrupted?.();
+      await dashboard.close();
+      return 0;
+    } finally {
+      await tm.close();
+    }
+  },
+};

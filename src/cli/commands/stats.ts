@@ -1,0 +1,113 @@
+import { parseArgs } from 'node:util';
+import { loadOverview } from '../../dashboard/data/overview.js';
+import { loadStorageStats } from '../../dashboard/data/storage-stats.js';
+import { formatApprox, formatBytes, formatCount } from '../../dashboard/format.js';
+import { ALL_STATUSES } from '../../job-status.js';
+import { countByQueueAndStatus } from '../../storage/sql/stats.js';
+import type { Tidemark } from '../../tidemark.js';
+import type { CliIo } from '../cli-io.js';
+import type { Command } from '../main.js';
+import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand } from '../open-database.js';
+import { renderTable } from '../table.js';
+
+const USAGE = `Usage: tidemark stats [--database URL|PATH] [--schema NAME] [--exact] [--json]
+
+Jobs per queue and status, and the size of each table (with live and dead rows).
+Counts above 10,000 per cell are estimates from the planner's statistics (shown with ≈)
+so that stats never scans a large table; --exact counts every row instead.
+
+Options:
+${DATABASE_HELP}
+  --exact               count exactly (scans the jobs table)
+  --json                print one JSON document instead of tables`;
+
+interface Cell {
+  n: number;
+  exact: boolean;
+}
+
+export const statsCommand: Command = {
+  name: 'stats',
+  summary: 'counts per queue and status, table sizes',
+  usage: USAGE,
+  async run(args: string[], io: CliIo): Promise<number> {
+    const { values } = parseArgs({
+      args,
+      options: { ...DATABASE_OPTIONS, exact: { type: 'boolean' }, json: { type: 'boolean' } },
+      strict: true,
+    });
+    const tm = await openForCommand(values, io);
+    try {
+      const [queues, storage] = await Promise.all([counts(tm, values.exact === true), loadStorageStats(tm)]);
+      if (values.json) {
+        io.stdout.write(
+          `${JSON.stringify(
+            {
+              schema: tm.schema,
+              queues,
+              tables: storage.tables.map((t) => ({
+                name: t.name,
+                totalBytes: Number(t.total_bytes),
+                liveRows: t.live_rows === null ? null : Number(t.live_rows),
+                deadRows: t.dead_rows === null ? null : Number(t.dead_rows),
+              })),
+            },
+            null,
+            2,
+          )}\n`,
+        );
+        return 0;
+      }
+      const statuses = ALL_STATUSES.filter((s) => queues.some((q) => q.counts[s]));
+      const cell = (c: Cell | undefined) =>
+        c ? (c.exact ? formatCount(c.n) : `≈${formatApprox(c.n)}`) : '0';
+      io.stdout.write(
+        queues.length === 0
+          ? `No queues in schema ${tm.schema}.\n`
+          : `${renderTable(
+              ['queue', ...statuses, 'paused'],
+              queues.map((q) => [q.name, ...statuses.map((s) => cell(q.counts[s])), q.paused ? 'yes' : '']),
+            )}\n`,
+      );
+      io.stdout.write(
+        `\n${renderTable(
+          ['table', 'total', 'indexes', 'live rows', 'dead rows'],
+          storage.tables.map((t) => [
+            t.name,
+            formatBytes(Number(t.total_bytes)),
+            formatBytes(Number(t.index_bytes)),
+            formatCount(t.live_rows),
+            formatCount(t.dead_rows),
+          ]),
+        )}\n`,
+      );
+      return 0;
+    } finally {
+      await tm.close();
+    }
+  },
+};
+
+async function counts(
+  tm: Tidemark,
+  exact: boolean,
+): Promise<{ name: string; paused: boolean; counts: Partial<Record<string, Cell>> }[]> {
+  if (!exact) {
+    const overview = await loadOverview(tm);
+    return overview.queues.map((q) => ({ name: q.name, paused: q.paused, counts: q.counts }));
+  }
+  const [queues, rows] = await Promise.all([
+    tm.listQueues(),
+    tm.internals.storage.run<{ since: Date | null }, { queue: string; status: string; n: number }>(
+      countByQueueAndStatus,
+      { since: null },
+    ),
+  ]);
+  return queues.map((q) => ({
+    name: q.name,
+    paused: q.paused,
+    counts: Object.fromEntries(
+      rows.filter((r) => r.queue === q.name).map((r) => [r.status, { n: Number(r.n), exact: true }]),
+    ),
+  }));
+}

@@ -1,0 +1,49 @@
+import { existsSync } from 'node:fs';
+import { type OpenOptions, Tidemark } from '../tidemark.js';
+import { type CliIo, UsageError } from './cli-io.js';
+import { databaseFrom } from './database-option.js';
+import { ioLogger } from './io-logger.js';
+
+/** The parseArgs options every command that opens a database accepts. */
+export const DATABASE_OPTIONS = {
+  database: { type: 'string' },
+  schema: { type: 'string' },
+} as const;
+
+export const DATABASE_HELP = `  --database URL|PATH   postgres://… URL or embedded folder (default ./.tidemark;
+                        env TIDEMARK_DATABASE_URL)
+  --schema NAME         SQL schema of Tidemark's tables (default tidemark; env TIDEMARK_SCHEMA)`;
+
+/**
+ * Open Tidemark for a command. `mustExist` refuses an embedded folder that is not there, so a
+ * mistyped path is an error rather than a new empty database.
+ */
+export async function openForCommand(
+  values: { database?: string; schema?: string },
+  io: CliIo,
+  { mustExist = true, ...options }: OpenOptions & { mustExist?: boolean } = {},
+): Promise<Tidemark> {
+  const database = databaseFrom(values.database, io);
+  const schema = values.schema ?? io.env.TIDEMARK_SCHEMA;
+  const embedded = !/^postgres(ql)?:\/\//.test(database) && database !== 'memory://';
+  if (mustExist && embedded && !existsSync(database)) {
+    throw new UsageError(
+      `no embedded database at '${database}': pass --database, or run 'tidemark migrate' first`,
+    );
+  }
+  return Tidemark.open({
+    logger: ioLogger(io, 'warn'),
+    ...options,
+    database,
+    ...(schema !== undefined ? { schema } : {}),
+  });
+}
+
+/** A job id argument, checked before anything opens. */
+export function jobIdArgument(positionals: string[], usage: string): string {
+  if (positionals.length !== 1) throw new UsageError(`expected one job id\n\n${usage}`);
+  const [id] = positionals;
+  if (!/^[1-9][0-9]{0,18}$/.test(id))
+    throw new UsageError(`'${id}' is not a job id (a positive whole number)`);
+  return id;
+}

@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Tidemark } from '../../src/index.js';
+import { captureIo, cliDatabase, runCli } from '../support/cli.js';
+import { TEST_DRIVERS } from '../support/databases.js';
+
+/** Open the database, act on it, close it (a PGlite folder has one owner at a time). */
+async function withEngine<T>(open: () => Promise<Tidemark>, fn: (tm: Tidemark) => Promise<T>): Promise<T> {
+  const tm = await open();
+  try {
+    return await fn(tm);
+  } finally {
+    await tm.close();
+  }
+}
+
+for (const kind of TEST_DRIVERS) {
+  describe(`tidemark CLI commands [${kind}]`, () => {
+    const db = cliDatabase(kind);
+    after(() => db.dispose());
+
+    before(async () => {
+      const { code, io } = await runCli(['migrate', ...db.args]);
+      assert.equal(code, 0, io.err());
+      assert.match(io.out(), new RegExp(`Schema ${db.schema}: applied migration 1; now at version 1`));
+    });
+
+    test('migrate again reports the schema up to date', async () => {
+      const { code, io } = await runCli(['migrate', ...db.args]);
+      assert.equal(code, 0);
+      assert.match(io.out(), /is up to date \(version 1\)/);
+    });
+
+    test('stats shows counts per queue and status, and table sizes; --json is parseable', async () => {
+      await withEngine(db.open, async (tm) => {
+        tm.createQueue({ name: 'stats.mail' });
+        tm.createQueue({ name: 'stats.idle' });
+        const added = await tm.addJobs([1, 2, 3, 4].map((i) => ({ queue: 'stats.mail', data: { i } })));
+        await tm.cancelJob(added[0].id);
+        await tm.pauseQueue('stats.idle');
+      });
+      const { code, io } = await runCli(['stats', ...db.args]);
+      assert.equal(code, 0, io.err());
+      const mail = io
+        .out()
+        .split('\n')
+        .find((line) => line.startsWith('stats.mail'));
+      assert.ok(mail, io.out());
+      assert.match(io.out(), /queue\s+pending\s+cancelled\s+paused/);
+      assert.match(mail, /^stats\.mail\s+3\s+1\s*$/);
+      assert.match(io.out(), /^stats\.idle\s+0\s+0\s+yes$/m);
+      assert.match(io.out(), /^jobs\s+\d/m);
+      const json = await runCli(['stats', '--json', '--exact', ...db.args]);
+      const doc = JSON.parse(json.io.out());
+      const queue = doc.queues.find((q: { name: string }) => q.name === 'stats.mail');
+      assert.deepEqual(queue.counts, { cancelled: { n: 1, exact: true }, pending: { n: 3, exact: true } });
+      assert.ok(
+        doc.tables.some((t: { name: string; totalBytes: number }) => t.name === 'jobs' && t.totalBytes > 0),
+      );
+    });
+
+    test('purge counts with --dry-run first, then deletes finished jobs only, with a progress line', async () => {
+      const ids = await withEngine(db.open, async (tm) => {
+        tm.createQueue({ name: 'purge.q' });
+        const added = await tm.addJobs([1, 2, 3, 4].map((i) => ({ queue: 'purge.q', data: { i } })));
+        for (const job of added.slice(0, 3)) await tm.cancelJob(job.id);
+        return added.map((a) => a.id);
+      });
+      const args = [
+        'purge',
+        '--queue',
+        'purge.q',
+        '--status',
+        'cancelled,failed',
+        '--older-than',
+        '0',
+        ...db.args,
+      ];
+      const dry = await runCli([...args, '--dry-run']);
+      assert.equal(dry.code, 0, dry.io.err());
+      assert.match(dry.io.out(), /Dry run: 3 cancelled\/failed jobs of queue purge\.q .* would be deleted/);
+      const io = captureIo({}, true);
+      const wet = await runCli([...args, '--batch-size', '1'], io);
+      assert.equal(wet.code, 0, io.err());
+      assert.match(io.out(), /Deleted 3 cancelled\/failed jobs of queue purge\.q/);
+      assert.match(io.err(), /\rdeleted 1 jobs…\rdeleted 2 jobs…\rdeleted 3 jobs…/);
+      await withEngine(db.open, async (tm) => {
+        for (const id of ids.slice(0, 3)) assert.equal(await tm.getJob(id), null);
+        assert.equal((await tm.getJob(ids[3]))?.status, 'pending', 'the in-flight job stays');
+      });
+    });
+
+    test('sweep --dry-run previews and deletes nothing; sweep deletes due jobs', async () => {
+      const ids = await withEngine(db.open, async (tm) => {
+        tm.createQueue({ name: 'sweep.q', retention: { ttlSeconds: 60 } });
+        const added = await tm.addJobs([1, 2].map((i) => ({ queue: 'sweep.q', data: { i } })));
+        for (const job of added) await tm.cancelJob(job.id);
+        // Age the rows instead of waiting out the window.
+        await tm.internals.storage.driver.query(
+          `update "${tm.schema}".jobs set finished_at = now() - interval '2 minutes', purge_after = now() - interval '1 minute' where queue = 'sweep.q'`,
+        );
+        return added.map((a) => a.id);
+      });
+      const dry = await runCli(['sweep', '--dry-run', ...db.args]);
+      assert.equal(dry.code, 0, dry.io.err());
+      assert.match(dry.io.out(), /Dry run: a sweep now would delete 2 jobs/);
+      assert.match(dry.io.out(), /^sweep\.q\s+cancelled\s+2$/m);
+      await withEngine(db.open, async (tm) => assert.ok(await tm.getJob(ids[0]), 'dry run deleted nothing'));
+      const wet = await runCli(['sweep', ...db.args]);
+      assert.equal(wet.code, 0, wet.io.err());
+      assert.match(wet.io.out(), /^Deleted 2 jobs/);
+      await withEngine(db.open, async (tm) => assert.equal(await tm.getJob(ids[0]), null));
+    });
+
+    test('retry and cancel go through the API and print the transition; errors exit 1', async () => {
+      const id = await withEngine(db.open, async (tm) => {
+        tm.createQueue({ name: 'act.q' });
+        const { id } = await tm.addJob({ queue: 'act.q', data: {} });
+        return id;
+      });
+      const cancel = await runCli(['cancel', id, ...db.args]);
+      assert.equal(cancel.code, 0, cancel.io.err());
+      assert.equal(cancel.io.out(), `Job ${id} (act.q): pending → cancelled\n`);
+      const retry = await runCli(['retry', id, ...db.args]);
+      assert.equal(retry.code, 0, retry.io.err());
+      assert.equal(retry.io.out(), `Job ${id} (act.q): cancelled → pending\n`);
+      const again = await runCli(['retry', id, ...db.args]);
+      assert.equal(again.code, 1);
+      assert.match(
+        again.io.err(),
+        new RegExp(
+          `tidemark retry: job ${id} is pending; only finished or retry-waiting jobs can be retried`,
+        ),
+      );
+      const missing = await runCli(['cancel', '987654321', ...db.args]);
+      assert.equal(missing.code, 1);
+      assert.match(missing.io.err(), /job 987654321 not found/);
+    });
+
+    test('TIDEMARK_DATABASE_URL and TIDEMARK_SCHEMA stand in for the flags', async () => {
+      const [, database, , schema] = db.args;
+      const io = captureIo({ TIDEMARK_DATABASE_URL: database, TIDEMARK_SCHEMA: schema });
+      const { code } = await runCli(['stats'], io);
+      assert.equal(code, 0, io.err());
+      assert.match(io.out(), /^act\.q\s/m);
+    });
+  });
+}
