@@ -23,7 +23,9 @@ export interface RunningAttempt {
 /**
  * Run one claimed attempt to its outcome: completion (batched, or inside the caller's
  * completion transaction), failure with retry or not, suspension of a workflow, or nothing
- * when the job was lost (cancelled, reclaimed) or the worker is shutting down.
+ * when the job was lost (cancelled, reclaimed) or the worker is shutting down. The returned
+ * promise settles once the outcome is written; `settled` fires as soon as the handler is
+ * done, so the worker can start the next job while the write is batched with others.
  */
 export async function runAttempt(
   core: EngineCore,
@@ -31,6 +33,8 @@ export async function runAttempt(
   queue: ResolvedQueue,
   finish: FinishBuffer,
   register: (attempt: RunningAttempt) => void,
+  /** Called once the handler has settled, before its outcome is written: the slot is free. */
+  settled?: () => void,
 ): Promise<void> {
   const { job, token } = claimed;
   const controller = new AbortController();
@@ -93,6 +97,7 @@ export async function runAttempt(
     } catch (error) {
       result = { ok: false, error };
     }
+    settled?.();
     if (abortedBy === 'lost' || abortedBy === 'shutdown')
       return reportLost(core, job.id, job.queue, abortedBy);
     const durationMs = performance.now() - started;

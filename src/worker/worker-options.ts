@@ -27,7 +27,14 @@ export interface WorkerOptions {
   lockSeconds?: number;
   /** `stop()` waits this long for running handlers before releasing their jobs. Default 30. */
   shutdownTimeoutSeconds?: number;
-  /** Most jobs claimed per statement. Default: the concurrency. */
+  /**
+   * Most jobs held claimed beyond the free slots, so fast jobs never wait on a claim round
+   * trip. The worker holds about four claim round trips of work at its current rate, up to
+   * this bound, and none for slow jobs; held jobs are released on stop. 0 claims only for
+   * free slots. Default 500.
+   */
+  prefetch?: number;
+  /** Most jobs claimed per statement. Default: the concurrency plus the prefetch bound (at most 10000). */
   fetchBatchSize?: number;
   /** A name for logs and `locked_by`; default host:pid:random. */
   id?: string;
@@ -47,6 +54,7 @@ export interface ResolvedWorkerOptions {
   pollIntervalSeconds: number;
   lockSeconds: number;
   shutdownTimeoutSeconds: number;
+  prefetch: number;
   fetchBatchSize: number;
   id?: string;
 }
@@ -63,6 +71,7 @@ const KNOWN = [
   'pollIntervalSeconds',
   'lockSeconds',
   'shutdownTimeoutSeconds',
+  'prefetch',
   'fetchBatchSize',
   'id',
 ] as const;
@@ -84,6 +93,8 @@ export function resolveWorkerOptions(input: unknown = {}): {
   }
   const concurrency =
     options.concurrency === undefined ? 10 : checkInteger(options.concurrency, 'concurrency', 1, 10_000);
+  const prefetch =
+    options.prefetch === undefined ? 500 : checkInteger(options.prefetch, 'prefetch', 0, 10_000);
   const lockSeconds =
     options.lockSeconds === undefined
       ? 60
@@ -108,9 +119,10 @@ export function resolveWorkerOptions(input: unknown = {}): {
         options.shutdownTimeoutSeconds === undefined
           ? 30
           : checkSeconds(options.shutdownTimeoutSeconds, 'shutdownTimeoutSeconds', { max: 86_400 }),
+      prefetch,
       fetchBatchSize:
         options.fetchBatchSize === undefined
-          ? concurrency
+          ? Math.min(concurrency + prefetch, 10_000)
           : checkInteger(options.fetchBatchSize, 'fetchBatchSize', 1, 10_000),
       id: options.id === undefined ? undefined : checkString(options.id, 'id'),
     },

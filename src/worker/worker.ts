@@ -9,23 +9,30 @@ import type { Subscription } from '../storage/driver/driver.js';
 import type { ClaimedJob } from '../storage/storage.js';
 import { type RunningAttempt, runAttempt } from './attempt.js';
 import { FinishBuffer } from './finish-buffer.js';
+import { PrefetchSizer } from './prefetch.js';
 import { createWorkerServices, type WorkerService } from './services.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
 
 type State = 'idle' | 'running' | 'stopping';
 
 /**
- * Claims jobs in batches sized to its free slots, runs their handlers, and writes outcomes
- * in batches. Wakes on NOTIFY and polls as a backstop; heartbeats keep its claims alive;
- * periodic services (maintenance tick, sweeps) run beside it.
+ * Claims jobs in batches, runs their handlers, and writes outcomes in batches. Claims are
+ * sized to the free slots plus a small prefetch buffer (see PrefetchSizer) and run while
+ * earlier outcomes are being written, so a busy worker's slots never wait on a round trip.
+ * Wakes on NOTIFY and polls as a backstop; heartbeats keep its claims (running and
+ * buffered) alive; periodic services (maintenance tick, sweeps) run beside it.
  */
 export class Worker {
   readonly id: string;
   private state: State = 'idle';
   private readonly logger: Logger;
   private readonly running = new Map<string, RunningAttempt>();
-  private readonly runningPerQueue = new Map<string, number>();
+  /** Running plus buffered attempts per queue, so a queue's cap also bounds what it prefetches. */
+  private readonly heldPerQueue = new Map<string, number>();
   private readonly inflight = new Set<Promise<void>>();
+  /** Claimed jobs waiting for a free slot, in claim order. */
+  private buffer: ClaimedJob[] = [];
+  private readonly prefetch: PrefetchSizer;
   private readonly finish: FinishBuffer;
   private services: WorkerService[] = [];
   private subscription: Subscription | null = null;
@@ -33,7 +40,9 @@ export class Worker {
   private loopDone: Promise<void> = Promise.resolve();
   private wakeLoop: (() => void) | null = null;
   private nudged = false;
+  /** The last claim got every job it asked for: more work is probably waiting. */
   private lastClaimFull = false;
+  private waitingForRoom = false;
   private starting: Promise<void> | null = null;
   private stopping: Promise<void> | null = null;
   private announced = false;
@@ -46,6 +55,7 @@ export class Worker {
     this.id = options.id ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
     this.logger = childLogger(core.logger, { worker: this.id });
     this.finish = new FinishBuffer(core.storage);
+    this.prefetch = new PrefetchSizer(options.prefetch);
     options.queues?.forEach((name, index) => {
       if (!core.registry.localQueue(name)?.handler) {
         throw new InvalidOptionError(
@@ -117,6 +127,7 @@ export class Worker {
     this.state = 'stopping';
     this.wakeLoop?.();
     await this.loopDone;
+    await this.releaseBuffer();
     if (this.inflight.size > 0) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
@@ -156,9 +167,35 @@ export class Worker {
     return this.services.find((s) => s.name === name);
   }
 
+  /** Give back the claimed jobs no slot has started, so another worker takes them now. */
+  private async releaseBuffer(): Promise<void> {
+    const held = this.buffer;
+    if (held.length === 0) return;
+    this.buffer = [];
+    for (const claimed of held) this.holdRelease(claimed.job.queue);
+    await this.core.storage
+      .releaseJobs(
+        held.map((c) => c.job.id),
+        held.map((c) => c.token),
+      )
+      .catch((error) =>
+        this.logger.warn('could not release prefetched jobs on stop; their locks will lapse', {
+          error: String(error),
+        }),
+      );
+  }
+
   private onNotification(payload: string): void {
     if (payload.startsWith('c:')) {
-      this.running.get(payload.slice(2))?.abort('lost');
+      const id = payload.slice(2);
+      this.running.get(id)?.abort('lost');
+      const index = this.buffer.findIndex((c) => c.job.id === id);
+      if (index >= 0) {
+        // Cancelled before it started: drop it; its row already says cancelled.
+        const [dropped] = this.buffer.splice(index, 1);
+        this.holdRelease(dropped.job.queue);
+        this.core.events.emit('job:lost', { id, queue: dropped.job.queue });
+      }
       return;
     }
     if (payload.startsWith('j:') && this.queueNames().includes(payload.slice(2))) this.nudge();
@@ -177,16 +214,20 @@ export class Worker {
   private async loop(): Promise<void> {
     let failures = 0;
     while (this.state === 'running') {
-      const free = this.options.concurrency - this.running.size;
-      if (free <= 0) {
+      const want = this.wanted();
+      if (want <= 0) {
+        this.waitingForRoom = true;
         await this.sleep(null);
+        this.waitingForRoom = false;
         continue;
       }
       this.nudged = false;
       let requested = 0;
       let claimed: ClaimedJob[] = [];
       try {
-        ({ requested, claimed } = await this.claim(free));
+        const started = performance.now();
+        ({ requested, claimed } = await this.claim(want));
+        this.prefetch.claimed(performance.now() - started);
         failures = 0;
       } catch (error) {
         failures++;
@@ -195,12 +236,39 @@ export class Worker {
         await this.sleep(Math.min(100 * 2 ** failures, 5_000));
         continue;
       }
-      for (const job of claimed) this.launch(job);
+      if (claimed.length > 0) {
+        for (const job of claimed) this.buffer.push(job);
+        this.dispatch();
+      }
       if (this.state !== 'running') break;
       this.lastClaimFull = requested > 0 && claimed.length >= requested;
       if (this.lastClaimFull || this.nudged) continue;
       await this.sleep(this.options.pollIntervalSeconds * 1000);
     }
+  }
+
+  /**
+   * Jobs to claim now: enough to fill the free slots and the prefetch target, once the
+   * buffer has drained to half the target (so claims come in batches, not one per job).
+   */
+  private wanted(): number {
+    const target = this.prefetch.target();
+    if (this.buffer.length > target >> 1) return 0;
+    const want = this.options.concurrency + target - this.running.size - this.buffer.length;
+    return Math.min(want, this.options.fetchBatchSize);
+  }
+
+  /** Start buffered jobs while slots are free. */
+  private dispatch(): void {
+    let index = 0;
+    while (this.running.size < this.options.concurrency && index < this.buffer.length) {
+      this.launch(this.buffer[index++]);
+    }
+    if (index > 0) this.buffer = index === this.buffer.length ? [] : this.buffer.slice(index);
+  }
+
+  private holdRelease(queue: string): void {
+    this.heldPerQueue.set(queue, (this.heldPerQueue.get(queue) ?? 1) - 1);
   }
 
   /** Wait for a nudge, a freed slot after a full claim, or the timeout (null: no timeout). */
@@ -217,7 +285,7 @@ export class Worker {
   }
 
   /** One claim statement for queues without a concurrency cap, one per capped queue with room. */
-  private async claim(free: number): Promise<{ requested: number; claimed: ClaimedJob[] }> {
+  private async claim(wanted: number): Promise<{ requested: number; claimed: ClaimedJob[] }> {
     const uncapped: string[] = [];
     const capped: ResolvedQueue[] = [];
     for (const name of this.queueNames()) {
@@ -226,54 +294,73 @@ export class Worker {
       if (queue.concurrency === undefined) uncapped.push(name);
       else capped.push(queue);
     }
-    let room = Math.min(free, this.options.fetchBatchSize);
+    let room = wanted;
     let requested = 0;
     const claimed: ClaimedJob[] = [];
     const { storage } = this.core;
+    const take = (jobs: ClaimedJob[]) => {
+      for (const job of jobs) {
+        claimed.push(job);
+        this.heldPerQueue.set(job.job.queue, (this.heldPerQueue.get(job.job.queue) ?? 0) + 1);
+      }
+      room -= jobs.length;
+    };
     if (uncapped.length > 0 && room > 0) {
       requested += room;
-      const got = await storage.claimJobs(uncapped, room, this.id, this.options.lockSeconds);
-      claimed.push(...got);
-      room -= got.length;
+      take(await storage.claimJobs(uncapped, room, this.id, this.options.lockSeconds));
     }
     for (const queue of capped) {
-      const limit = Math.min(
-        room,
-        (queue.concurrency as number) - (this.runningPerQueue.get(queue.name) ?? 0),
-      );
+      const limit = Math.min(room, (queue.concurrency as number) - (this.heldPerQueue.get(queue.name) ?? 0));
       if (limit <= 0) continue;
       requested += limit;
-      const got = await storage.claimJobs([queue.name], limit, this.id, this.options.lockSeconds);
-      claimed.push(...got);
-      room -= got.length;
+      take(await storage.claimJobs([queue.name], limit, this.id, this.options.lockSeconds));
     }
     return { requested, claimed };
   }
 
   private launch(claimed: ClaimedJob): void {
     const queue = this.core.registry.localQueue(claimed.job.queue) as ResolvedQueue;
-    const name = queue.name;
-    this.runningPerQueue.set(name, (this.runningPerQueue.get(name) ?? 0) + 1);
+    this.prefetch.started();
     let attempt: RunningAttempt | null = null;
-    const done = runAttempt(this.core, claimed, queue, this.finish, (a) => {
-      attempt = a;
-      this.running.set(a.id, a);
-    }).finally(() => {
+    let slotFree = false;
+    // The slot frees when the handler settles, not when its outcome is written: outcomes
+    // are written in batches behind it, and stop() still waits for those writes.
+    const free = () => {
+      if (slotFree) return;
+      slotFree = true;
       if (attempt && this.running.get(attempt.id) === attempt) this.running.delete(attempt.id);
-      this.runningPerQueue.set(name, (this.runningPerQueue.get(name) ?? 1) - 1);
+      this.holdRelease(queue.name);
+      if (this.state === 'running') this.dispatch();
+      // A loop waiting for room claims again once the buffer runs low. A loop that found
+      // the queues empty sleeps on: a NOTIFY or its poll says when work arrives. A capped
+      // queue's finished job makes room only in that queue: claim for it at once.
+      if ((this.waitingForRoom && this.wanted() > 0) || queue.concurrency !== undefined) this.wakeLoop?.();
+    };
+    const done = runAttempt(
+      this.core,
+      claimed,
+      queue,
+      this.finish,
+      (a) => {
+        attempt = a;
+        this.running.set(a.id, a);
+      },
+      free,
+    ).finally(() => {
+      free();
       this.inflight.delete(done);
-      if (this.lastClaimFull || this.nudged || queue.concurrency !== undefined) this.wakeLoop?.();
     });
     this.inflight.add(done);
   }
 
   private async extendLocks(): Promise<void> {
     const attempts = [...this.running.values()];
-    if (attempts.length === 0) return;
+    const buffered = this.buffer;
+    if (attempts.length === 0 && buffered.length === 0) return;
     try {
       const kept = await this.core.storage.extendLocks(
-        attempts.map((a) => a.id),
-        attempts.map((a) => a.token),
+        [...attempts.map((a) => a.id), ...buffered.map((c) => c.job.id)],
+        [...attempts.map((a) => a.token), ...buffered.map((c) => c.token)],
         this.options.lockSeconds,
       );
       for (const attempt of attempts) {

@@ -4,6 +4,11 @@ import { defineQuery } from './define-query.js';
  * Claim up to @limit ready jobs of the given queues, highest priority first, then oldest
  * run time. SKIP LOCKED lets many workers claim side by side without waiting on each other.
  * A workflow woken from `waiting` continues its attempt rather than starting a new one.
+ *
+ * Each queue is read by its own ordered scan of jobs_claim_idx (queue = one value), so a
+ * claim touches about @limit index entries per queue however many jobs are ready; a
+ * `queue = any(...)` filter would instead read and sort every ready row on each claim.
+ * Rows locked by one queue's scan but cut by the outer limit are unlocked at commit.
  */
 export const claimJobs = defineQuery<{
   queues: string[];
@@ -14,15 +19,20 @@ export const claimJobs = defineQuery<{
   'claimJobs',
   /* sql */ `
   with next as (
-    select id from /*schema*/jobs
-     where status in ('pending', 'retry', 'waiting')
-       and run_at <= now()
-       and queue = any(@queues::text[])
-       and (expire_at is null or expire_at > now() or attempts > 0 or status <> 'pending')
-       and not exists (select 1 from /*schema*/queues q where q.name = jobs.queue and q.paused)
-     order by priority desc, run_at, id
+    select c.id from unnest(@queues::text[]) as q(name)
+     cross join lateral (
+       select id, priority, run_at from /*schema*/jobs
+        where queue = q.name
+          and status in ('pending', 'retry', 'waiting')
+          and run_at <= now()
+          and (expire_at is null or expire_at > now() or attempts > 0 or status <> 'pending')
+        order by priority desc, run_at, id
+        limit @limit
+        for update skip locked
+     ) c
+     where not exists (select 1 from /*schema*/queues p where p.name = q.name and p.paused)
+     order by c.priority desc, c.run_at, c.id
      limit @limit
-     for update skip locked
   )
   update /*schema*/jobs j
      set status = 'active',

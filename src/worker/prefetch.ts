@@ -1,0 +1,48 @@
+/** How many claim round trips of work a worker holds ahead of its free slots. */
+const ROUND_TRIPS_AHEAD = 4;
+/** Length of one rate sample. */
+const WINDOW_MS = 50;
+
+/**
+ * Sizes the prefetch buffer: the jobs a worker claims beyond its free slots so that its
+ * slots never wait for a claim round trip. It holds about four claim round trips of work at
+ * the rate jobs are starting now, and never more than `max`. Fast jobs therefore get a deep
+ * buffer (a claim statement per hundreds of jobs) while slow jobs get none: a job that takes
+ * a second starts about once per 100 ms per slot, which is far less than one round trip of
+ * work, so nothing is held that another worker could be running.
+ */
+export class PrefetchSizer {
+  private rate = 0;
+  private claimMs = 2;
+  private windowStart = performance.now();
+  private windowStarts = 0;
+
+  constructor(private readonly max: number) {}
+
+  /** A job left the buffer for a slot. */
+  started(): void {
+    this.windowStarts++;
+  }
+
+  /** A claim statement took `ms`. */
+  claimed(ms: number): void {
+    this.claimMs = this.claimMs * 0.7 + ms * 0.3;
+  }
+
+  /** Jobs to hold claimed beyond the free slots, now. */
+  target(): number {
+    if (this.max === 0) return 0;
+    const now = performance.now();
+    const elapsed = now - this.windowStart;
+    if (elapsed >= WINDOW_MS) {
+      const sample = (this.windowStarts * 1000) / elapsed;
+      // Rising fast and falling fast: a burst gets a deep buffer at once, and an idle spell
+      // (a long gap with no starts) empties it.
+      this.rate = sample > this.rate ? sample : (this.rate + sample) / 2;
+      if (elapsed > WINDOW_MS * 10) this.rate = sample;
+      this.windowStart = now;
+      this.windowStarts = 0;
+    }
+    return Math.min(this.max, Math.floor((this.rate * this.claimMs * ROUND_TRIPS_AHEAD) / 1000));
+  }
+}
