@@ -50,6 +50,13 @@ export class NodePostgresDriver implements Driver {
   async transaction<T>(fn: (tx: TransactionHandle) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     let broken: unknown;
+    // The pool listens for errors only on idle clients. A connection lost between two
+    // statements of this transaction (server restart, pg_terminate_backend) would otherwise
+    // be an uncaught 'error' event that kills the process; the next statement rejects instead.
+    const onError = (error: unknown) => {
+      broken = error;
+    };
+    client.on('error', onError);
     try {
       await client.query('begin');
       const handle: TransactionHandle = {
@@ -72,6 +79,7 @@ export class NodePostgresDriver implements Driver {
       }
       throw error;
     } finally {
+      client.off('error', onError);
       // A client whose rollback failed is in an unknown state: destroy it rather than reuse it.
       client.release(broken instanceof Error ? broken : undefined);
     }
