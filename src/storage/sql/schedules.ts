@@ -34,7 +34,10 @@ export const listSchedules = defineQuery(
 
 /**
  * Record one fire and create its job in the same statement. The fire row is unique by
- * (schedule, fire time), so nodes racing on the same fire create one job between them.
+ * (schedule, fire time), so nodes racing on the same fire create one job between them. The
+ * schedule row is locked and must not have fired at or after @fire_at yet: a node that read
+ * the schedule before another fired a later slot does not fire an older one after it (the
+ * missed-fire policy keeps only the latest slot), and a schedule deleted meanwhile fires nothing.
  */
 export const recordScheduleFire = defineQuery<{
   name: string;
@@ -47,9 +50,14 @@ export const recordScheduleFire = defineQuery<{
 }>(
   'recordScheduleFire',
   /* sql */ `
-  with fire as (
+  with due as (
+    select name from /*schema*/schedules
+     where name = @name and (last_fire_at is null or last_fire_at < @fire_at::timestamptz)
+     for update
+  ),
+  fire as (
     insert into /*schema*/schedule_fires (schedule_name, fire_at, job_id)
-    values (@name, @fire_at::timestamptz, nextval(pg_get_serial_sequence('/*schema*/jobs', 'id')))
+    select name, @fire_at::timestamptz, nextval(pg_get_serial_sequence('/*schema*/jobs', 'id')) from due
     on conflict (schedule_name, fire_at) do nothing
     returning job_id
   ),
@@ -59,9 +67,9 @@ export const recordScheduleFire = defineQuery<{
     returning id, queue
   ),
   advanced as (
-    update /*schema*/schedules set last_fire_at = greatest(last_fire_at, @fire_at::timestamptz)
-     where name = @name
-    returning name
+    update /*schema*/schedules s set last_fire_at = @fire_at::timestamptz
+      from due where s.name = due.name
+    returning s.name
   ),
   nudged as (select count(pg_notify(@channel, 'j:' || queue)) as n from job)
   select (select id::text from job) as id, (select count(*) from advanced) as advanced, (select n from nudged) as n`,
