@@ -28,6 +28,7 @@ import {
   checkString,
 } from './options/check.js';
 import { toJsonText } from './options/json.js';
+import { checkOpenScalars } from './options/open-options.js';
 import { type QueueOptions, type ResolvedQueue, resolveQueueOptions } from './queues/queue-options.js';
 import { QueueRegistry } from './queues/queue-registry.js';
 import type { ArchiveHook } from './retention/archive.js';
@@ -117,6 +118,7 @@ export class Tidemark {
       'poolSize',
       'capabilities',
     ]);
+    checkOpenScalars(options as Record<string, unknown>);
     const schema = checkSchemaName(options.schema ?? 'tidemark');
     const retentionDisabled = options.retention === false;
     const engineRetention = freezeRetention(

@@ -7,6 +7,12 @@ import { lockFolder } from './folder-lock.js';
 /** The OID of int8; ids come back as strings on both drivers. */
 const INT8_OID = 20;
 
+/**
+ * Applied to every statement too, because an instance the caller passes in (`wrap`) was
+ * made without our parser and would return int8 as a number (or a BigInt past 2^53).
+ */
+const QUERY_OPTIONS = { parsers: { [INT8_OID]: (value: string) => value } };
+
 export interface PgliteDriverOptions {
   /**
    * Sync the write-ahead log on every commit (`wal_sync_method=open_datasync`). Survives power
@@ -70,7 +76,7 @@ export class PgliteDriver implements Driver {
   ): Promise<QueryResult<Row>> {
     this.refuseInsideTransaction();
     const text = typeof statement === 'string' ? statement : statement.text;
-    const result = await this.db.query<Row>(text, params as unknown[]);
+    const result = await this.db.query<Row>(text, params as unknown[], QUERY_OPTIONS);
     return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
   }
 
@@ -86,7 +92,7 @@ export class PgliteDriver implements Driver {
         const handle: TransactionHandle = {
           async query<Row>(statement: string | Statement, params: readonly unknown[] = []) {
             const text = typeof statement === 'string' ? statement : statement.text;
-            const result = await tx.query<Row>(text, params as unknown[]);
+            const result = await tx.query<Row>(text, params as unknown[], QUERY_OPTIONS);
             return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
           },
           async exec(script: string) {
