@@ -44,6 +44,9 @@ export interface JobContext {
   completionTx(fn: (tx: Queryable) => Promise<void> | void): void;
 }
 
+/** Checkpoint names of signal waits start with this; step and sleep names may not. */
+export const WAIT_PREFIX = 'wait:';
+
 /** Names used in one run, to refuse a step name used twice. */
 export class RunNames {
   private readonly used = new Set<string>();
@@ -52,6 +55,11 @@ export class RunNames {
   claim(name: string): void {
     if (typeof name !== 'string' || name.length === 0 || name.length > 200) {
       throw new InvalidOptionError('name', 'a step name of 1-200 characters', name);
+    }
+    // Signal waits store their checkpoints under 'wait:<names>#<n>'; a step of that name
+    // would read (and be overwritten by) a wait's state.
+    if (name.startsWith(WAIT_PREFIX)) {
+      throw new InvalidOptionError('name', `a step name not starting with '${WAIT_PREFIX}' (reserved)`, name);
     }
     if (this.used.has(name)) throw new DuplicateStepError(name);
     this.used.add(name);

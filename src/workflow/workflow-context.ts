@@ -14,6 +14,7 @@ import {
   RunNames,
   type SignalResult,
   type SignalsResult,
+  WAIT_PREFIX,
 } from './job-context.js';
 import { LostOwnership, Suspension } from './suspend.js';
 
@@ -172,7 +173,7 @@ export class WorkflowContext implements JobContext {
       }
     }
     if (timeoutSeconds !== undefined) checkSeconds(timeoutSeconds, 'timeoutSeconds', { exclusiveMin: true });
-    const key = this.names.next(`wait:${names.join('|')}`);
+    const key = this.names.next(`${WAIT_PREFIX}${names.join('|')}`);
     const stored = (await this.loadCheckpoints()).get(key);
     const state = stored?.output as
       | { state: string; signals?: { name: string; payload: unknown }[]; deadline?: string | null }

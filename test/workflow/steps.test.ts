@@ -148,6 +148,26 @@ describeEachDriver('ctx.step', ({ open }) => {
     assert.equal((await waitForStatus(tm, b.id, 'failed')).error?.name, 'DuplicateStepError');
   });
 
+  test('a step may not take a name reserved for signal waits, whose state it would read', async () => {
+    const tm = await open({ logger: silentLogger });
+    tm.createQueue({
+      name: 'wf',
+      maxAttempts: 1,
+      signals: { go: 1 },
+      handler: async (_job, ctx) => {
+        const five = await ctx.step('wait:go#1', () => 5);
+        await ctx.waitForSignal('go');
+        return five;
+      },
+    });
+    const { id } = await tm.addJob({ queue: 'wf' });
+    await tm.signal(id, 'go', 'x');
+    await startWorker(tm);
+    const failed = await waitForStatus(tm, id, 'failed');
+    assert.equal(failed.error?.name, 'InvalidOptionError');
+    assert.match(failed.error?.message ?? '', /reserved/);
+  });
+
   test('a step that throws is not checkpointed and runs again on the next attempt', async () => {
     const tm = await open({ logger: silentLogger });
     const c = counter();
