@@ -46,9 +46,17 @@ export class WorkflowContext implements JobContext {
   private readonly names = new RunNames();
   private checkpoints: Promise<Map<string, CheckpointRow>> | null = null;
 
+  /**
+   * How far the database clock was ahead of this process when the job was claimed. Timers
+   * are made due by the database's clock; judging them by a clock that lags would find a
+   * due timer still pending and park the job again at once, over and over.
+   */
+  private readonly clockLeadMs: number;
+
   constructor(private readonly deps: WorkflowContextDeps) {
     this.signal = deps.signal;
     this.job = deps.job;
+    this.clockLeadMs = Math.max(0, (deps.job.startedAt?.getTime() ?? 0) - Date.now());
   }
 
   async step<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
@@ -73,10 +81,10 @@ export class WorkflowContext implements JobContext {
     if (stored) {
       wakeAt = new Date((stored.output as { wakeAt: string }).wakeAt);
     } else {
-      wakeAt = new Date(Date.now() + seconds * 1000);
+      wakeAt = new Date(this.now() + seconds * 1000);
       await this.save(name, 'sleep', JSON.stringify({ wakeAt: wakeAt.toISOString() }));
     }
-    if (wakeAt.getTime() <= Date.now()) return;
+    if (wakeAt.getTime() <= this.now()) return;
     throw this.suspend({ kind: 'sleep', name }, wakeAt);
   }
 
@@ -184,7 +192,7 @@ export class WorkflowContext implements JobContext {
     if (state) {
       deadline = state.deadline ? new Date(state.deadline) : null;
     } else {
-      deadline = timeoutSeconds === undefined ? null : new Date(Date.now() + timeoutSeconds * 1000);
+      deadline = timeoutSeconds === undefined ? null : new Date(this.now() + timeoutSeconds * 1000);
       await this.save(
         key,
         'wait',
@@ -194,7 +202,7 @@ export class WorkflowContext implements JobContext {
     const { workflow, job, token } = this.deps;
     const consumed = await workflow.consumeSignals(job.id, token, names, count, key);
     if (consumed) return consumed.signals;
-    if (deadline && deadline.getTime() <= Date.now()) {
+    if (deadline && deadline.getTime() <= this.now()) {
       await this.save(
         key,
         'wait',
@@ -227,6 +235,10 @@ export class WorkflowContext implements JobContext {
       output: JSON.parse(outputText),
       createdAt: new Date(),
     });
+  }
+
+  private now(): number {
+    return Date.now() + this.clockLeadMs;
   }
 
   private suspend(wait: Record<string, unknown>, wakeAt: Date | null): Suspension {
