@@ -28,7 +28,20 @@ export function formatSeconds(seconds: number): string {
 /** A retention window: seconds as days/hours, or "kept forever". */
 export function formatWindow(seconds: number | undefined): string {
   if (seconds === undefined || seconds === 0) return 'kept forever';
-  return `${formatSeconds(seconds)} (${seconds.toLocaleString('en-US')} s)`;
+  const exact = exactUnit(seconds);
+  return exact.endsWith(' s') ? exact : `${exact} (${seconds.toLocaleString('en-US')} s)`;
+}
+
+/** The largest unit that divides the window exactly: 604800 → "7 d", 5400 → "90 min". */
+function exactUnit(seconds: number): string {
+  for (const [size, unit] of [
+    [86_400, 'd'],
+    [3600, 'h'],
+    [60, 'min'],
+  ] as const) {
+    if (seconds >= size && seconds % size === 0) return `${seconds / size} ${unit}`;
+  }
+  return seconds >= 7200 ? formatSeconds(seconds) : `${seconds.toLocaleString('en-US')} s`;
 }
 
 export function formatBytes(bytes: number | null | undefined): string {

@@ -1,0 +1,180 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { listJobs, PAGE_SIZE, parseFilter, SEARCH_WINDOW } from '../../src/dashboard/data/job-list.js';
+import type { Tidemark } from '../../src/index.js';
+import { cappedStatusCounts, listJobsAll, listJobsByQueueStatus } from '../../src/storage/sql/dashboard.js';
+import { get } from '../support/dashboard.js';
+import { describeEachDriver } from '../support/each-driver.js';
+
+/** Every page of a filter, following the "older" cursor to the end. */
+async function allPages(tm: Tidemark, query: string): Promise<string[][]> {
+  const pages: string[][] = [];
+  let cursor: bigint | null = null;
+  do {
+    const params = new URLSearchParams(query);
+    if (cursor !== null) params.set('before', String(cursor));
+    const page = await listJobs(tm, parseFilter(params).filter);
+    pages.push(page.rows.map((r) => r.id));
+    cursor = page.next;
+  } while (cursor !== null && pages.length < 100);
+  return pages;
+}
+
+const sql = (tm: Tidemark, text: string, params: unknown[] = []) =>
+  tm.internals.storage.driver.query(text.replaceAll('$schema', `"${tm.schema}"`), params);
+
+describeEachDriver('dashboard job list', ({ open }) => {
+  test('keyset pages walk every job once, newest first, under each filter', async () => {
+    const tm = await open();
+    tm.createQueue({ name: 'a' });
+    tm.createQueue({ name: 'b' });
+    const ids: { id: string; queue: string; cancelled: boolean }[] = [];
+    for (let i = 0; i < 130; i++) {
+      const queue = i % 3 === 0 ? 'b' : 'a';
+      const { id } = await tm.addJob({ queue, data: { i, tag: i % 10 === 7 ? 'needle' : 'hay' } });
+      ids.push({ id, queue, cancelled: i % 4 === 0 });
+    }
+    for (const job of ids) if (job.cancelled) await tm.cancelJob(job.id);
+    const newestFirst = (list: typeof ids) => list.map((j) => j.id).sort((x, y) => Number(y) - Number(x));
+
+    const all = await allPages(tm, '');
+    assert.deepEqual(
+      all.map((p) => p.length),
+      [PAGE_SIZE, PAGE_SIZE, 30],
+    );
+    assert.deepEqual(all.flat(), newestFirst(ids));
+    assert.deepEqual((await allPages(tm, 'queue=b')).flat(), newestFirst(ids.filter((j) => j.queue === 'b')));
+    assert.deepEqual(
+      (await allPages(tm, 'status=cancelled')).flat(),
+      newestFirst(ids.filter((j) => j.cancelled)),
+    );
+    assert.deepEqual(
+      (await allPages(tm, 'queue=a&status=pending')).flat(),
+      newestFirst(ids.filter((j) => j.queue === 'a' && !j.cancelled)),
+    );
+    const needles = (await allPages(tm, 'q=NEEDLE')).flat();
+    assert.deepEqual(
+      needles,
+      newestFirst(ids.filter((_, i) => i % 10 === 7)),
+      'case-insensitive search in data',
+    );
+    assert.deepEqual(
+      (await allPages(tm, `q=${encodeURIComponent('%')}`)).flat(),
+      [],
+      'LIKE wildcards are literal',
+    );
+    assert.deepEqual((await allPages(tm, 'queue=nope')).flat(), []);
+  });
+
+  test('a time range becomes an id range; rows outside it never show', async () => {
+    const tm = await open();
+    tm.createQueue({ name: 'q' });
+    const added = await tm.addJobs(Array.from({ length: 40 }, (_, i) => ({ queue: 'q', data: { i } })));
+    const ids = added.map((a) => a.id);
+    // Jobs 0-9 three days old, 10-19 two days old, the rest now (ids stay in time order).
+    await sql(
+      tm,
+      `update $schema.jobs set created_at = now() - interval '3 days' where id = any($1::bigint[])`,
+      [ids.slice(0, 10)],
+    );
+    await sql(
+      tm,
+      `update $schema.jobs set created_at = now() - interval '2 days' where id = any($1::bigint[])`,
+      [ids.slice(10, 20)],
+    );
+    const day = 86_400_000;
+    const iso = (ms: number) => new Date(Date.now() - ms).toISOString().slice(0, 16);
+    const middle = await allPages(tm, `from=${iso(2.5 * day)}&to=${iso(1.5 * day)}`);
+    assert.deepEqual(middle.flat(), ids.slice(10, 20).reverse());
+    const recent = await allPages(tm, 'since=3600');
+    assert.deepEqual(recent.flat(), ids.slice(20).reverse());
+    const old = await allPages(tm, `to=${iso(2.5 * day)}`);
+    assert.deepEqual(old.flat(), ids.slice(0, 10).reverse());
+  });
+
+  test('a text search reads a bounded window of ids per page and offers to search further', async () => {
+    const tm = await open();
+    tm.createQueue({ name: 'q' });
+    const old = await tm.addJob({ queue: 'q', data: { note: 'rare-term' } });
+    // Leave a gap wider than the search window between the old job and the new ones.
+    await sql(tm, `select setval(pg_get_serial_sequence('$schema.jobs', 'id'), $1::bigint)`, [
+      String(BigInt(old.id) + SEARCH_WINDOW + 10n),
+    ]);
+    await tm.addJobs(Array.from({ length: 5 }, () => ({ queue: 'q', data: { note: 'common' } })));
+    const first = await listJobs(tm, parseFilter(new URLSearchParams('q=rare-term')).filter);
+    assert.deepEqual(first.rows, []);
+    assert.ok(first.searchedDownTo !== null && first.next === first.searchedDownTo);
+    const second = await listJobs(
+      tm,
+      parseFilter(new URLSearchParams(`q=rare-term&before=${first.next}`)).filter,
+    );
+    assert.deepEqual(
+      second.rows.map((r) => r.id),
+      [old.id],
+    );
+    assert.equal(second.next, null);
+    const { url } = await tm.dashboard({ port: 0 });
+    const page = (await get(`${url}jobs?q=rare-term`)).body;
+    assert.match(page, /searched down to id \d+/);
+    assert.ok(page.includes(`before=${first.next}`), 'the page links the next window');
+  });
+
+  test('bad filters are reported, not run', async () => {
+    const tm = await open();
+    const { url } = await tm.dashboard({ port: 0 });
+    const page = (await get(`${url}jobs?status=bogus&from=yesterday&before=1e9&since=-4`)).body;
+    assert.match(page, /unknown status &#39;bogus&#39;/);
+    assert.match(page, /&#39;from&#39; is not a date/);
+    assert.match(page, /bad page cursor/);
+    assert.match(page, /&#39;since&#39; must be a number of seconds/);
+  });
+
+  test('on a large table the list, count and filter statements read indexes, never the whole table', async () => {
+    const tm = await open();
+    tm.createQueue({ name: 'big' });
+    tm.createQueue({ name: 'small' });
+    await tm.listQueues();
+    await sql(
+      tm,
+      `insert into $schema.jobs (queue, status, data, finished_at, created_at)
+       select case when g % 50 = 0 then 'small' else 'big' end,
+              case when g % 100 = 0 then 'failed' when g % 7 = 0 then 'pending' else 'completed' end,
+              jsonb_build_object('n', g), now(), now() - (60000 - g) * interval '1 second'
+         from generate_series(1, 60000) g`,
+    );
+    await sql(tm, 'analyze $schema.jobs');
+    const explain = async (text: string, values: unknown[]) => {
+      const { rows } = await sql(tm, `explain ${text}`, values);
+      return rows.map((r) => Object.values(r as Record<string, string>)[0]).join('\n');
+    };
+    const common = {
+      before: '9223372036854775807',
+      floor: '1',
+      from: null,
+      to: null,
+      pattern: null,
+      limit: 51,
+    };
+    const plans = [
+      await explain(listJobsAll.text(tm.schema), listJobsAll.values(common)),
+      await explain(listJobsAll.text(tm.schema), listJobsAll.values({ ...common, before: '30000' })),
+      await explain(
+        listJobsByQueueStatus.text(tm.schema),
+        listJobsByQueueStatus.values({ ...common, queues: ['big', 'small'], statuses: ['failed'] }),
+      ),
+      await explain(
+        listJobsByQueueStatus.text(tm.schema),
+        listJobsByQueueStatus.values({ ...common, queues: ['small'], statuses: ['pending', 'completed'] }),
+      ),
+      await explain(
+        cappedStatusCounts.text(tm.schema),
+        cappedStatusCounts.values({ statuses: ['completed', 'failed', 'pending'], cap: 10_001 }),
+      ),
+    ];
+    for (const plan of plans) assert.doesNotMatch(plan, /Seq Scan on jobs/, plan);
+    // And the pages answer with the right rows.
+    const failed = await listJobs(tm, { status: 'failed' });
+    assert.equal(failed.rows.length, PAGE_SIZE);
+    assert.ok(failed.rows.every((r) => r.status === 'failed'));
+  });
+});
