@@ -1,5 +1,6 @@
 import type { Driver, Queryable } from './driver/driver.js';
 import { PostgresRetention, type RetentionCapability } from './retention-storage.js';
+import { retryOnDeadlock } from './retry-deadlock.js';
 import { type Job, type JobRow, toJob } from './rows.js';
 import { channelOf } from './schema-name.js';
 import type { Query } from './sql/define-query.js';
@@ -259,18 +260,22 @@ export class Storage {
   // operator actions
 
   async cancelSubtree(id: string): Promise<string[]> {
-    const rows = await this.run<{ id: string; channel: string }, { id: string }>(actions.cancelSubtree, {
-      id,
-      channel: this.channel,
-    });
+    const rows = await retryOnDeadlock(() =>
+      this.run<{ id: string; channel: string }, { id: string }>(actions.cancelSubtree, {
+        id,
+        channel: this.channel,
+      }),
+    );
     return rows.map((r) => String(r.id));
   }
 
   async retrySubtree(id: string): Promise<string[]> {
-    const rows = await this.run<{ id: string; channel: string }, { id: string }>(actions.retrySubtree, {
-      id,
-      channel: this.channel,
-    });
+    const rows = await retryOnDeadlock(() =>
+      this.run<{ id: string; channel: string }, { id: string }>(actions.retrySubtree, {
+        id,
+        channel: this.channel,
+      }),
+    );
     return rows.map((r) => String(r.id));
   }
 

@@ -1,0 +1,21 @@
+/** SQLSTATE of a statement PostgreSQL aborted to break a deadlock. */
+const DEADLOCK_DETECTED = '40P01';
+
+/**
+ * Run a single statement again when PostgreSQL aborted it to break a deadlock. Tree
+ * operations (cancel, retry) lock a job and its descendants, while a finishing child locks its
+ * own row and then its parent's (to wake it), so the two lock orders can meet. The statement
+ * is atomic (its NOTIFYs roll back with it), so running it again is safe.
+ */
+export async function retryOnDeadlock<T>(run: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (error) {
+      if (attempt >= attempts || (error as { code?: unknown } | null)?.code !== DEADLOCK_DETECTED)
+        throw error;
+      // A short random pause lets the surviving transaction finish first.
+      await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40 * attempt));
+    }
+  }
+}
