@@ -75,6 +75,10 @@ async function serve(
     return send(res, 405, 'text/plain; charset=utf-8', 'Method not allowed\n');
   }
   if (path === '/assets/style.css') return send(res, 200, 'text/css; charset=utf-8', STYLE, method);
+  if (path === '/favicon.ico') {
+    res.statusCode = 204;
+    return void res.end();
+  }
 
   if (
     !auth.required &&

@@ -15,6 +15,7 @@ h1 { font-size:20px; margin:4px 0 16px; }
 h2 { font-size:15px; margin:24px 0 8px; color:#2c3548; }
 a { color:var(--accent); }
 .card { background:var(--card); border:1px solid var(--line); border-radius:6px; padding:14px 16px; margin-bottom:16px; }
+.card > h2:first-child { margin-top:0; }
 table { border-collapse:collapse; width:100%; background:var(--card); border:1px solid var(--line); border-radius:6px; }
 th, td { text-align:left; padding:6px 10px; border-bottom:1px solid var(--line); vertical-align:top; }
 th { background:#eef1f6; font-weight:600; font-size:12px; color:#3b4558; white-space:nowrap; }

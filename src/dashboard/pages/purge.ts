@@ -77,5 +77,9 @@ export function purgeDonePage(ctx: DashboardContext, request: PurgeRequest, dele
 
 function describe(request: PurgeRequest): string {
   const queue = request.queue ? `queue ${request.queue}` : 'all queues';
-  return `${request.statuses.join('/')} jobs of ${queue} finished more than ${formatSeconds(request.olderThanSeconds)} ago`;
+  const age =
+    request.olderThanSeconds > 0
+      ? `finished more than ${formatSeconds(request.olderThanSeconds)} ago`
+      : 'of any age';
+  return `${request.statuses.join('/')} jobs of ${queue} ${age}`;
 }
