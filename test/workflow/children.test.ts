@@ -198,7 +198,7 @@ describeEachDriver('ctx.runChild', ({ open }) => {
     const grandchild = await waitFor('the grandchild to run', async () => {
       const [row] = await rawQuery<{ id: string }>(
         tm,
-        `select id::text as id from ${table(tm, 'jobs')} where root_id = $1 and status = 'active' and queue = 'leaf'`,
+        `select id::text as id from ${table(tm, 'jobs')} where root_id = $1 and parent_id <> $1 and status = 'active'`,
         [id],
       );
       return row ?? null;
@@ -220,5 +220,53 @@ describeEachDriver('ctx.runChild', ({ open }) => {
     await waitFor('no job active any more', async () => (await count(tm, 'jobs', "status = 'active'")) === 0);
     assert.equal((await tm.getJob(grandchild.id))?.status, 'cancelled');
     assert.equal((await tm.getJob(grandchild.id))?.output, null);
+  });
+});
+
+describeEachDriver('getJobDetail', ({ open }) => {
+  test('returns the job with its checkpoints, signals (pending or consumed) and children', async () => {
+    const tm = await open({ logger: silentLogger });
+    tm.createQueue({ name: 'child', handler: (job) => ({ echoed: job.data }) });
+    tm.createQueue({
+      name: 'wf',
+      signals: { go: 1, later: 1 },
+      handler: async (_job, ctx) => {
+        const price = await ctx.step('price', () => 10);
+        const go = await ctx.waitForSignal('go');
+        const child = await ctx.runChild('child', { price });
+        await ctx.sleep('rest', 3600);
+        return { go, child };
+      },
+    });
+    const { id } = await tm.addJob({ queue: 'wf' });
+    await tm.signal(id, 'go', { approved: true });
+    await tm.signal(id, 'later', 'unused');
+    await startWorker(tm);
+    const detail = await waitFor('the workflow to rest', async () => {
+      const d = await tm.getJobDetail(id);
+      return d?.job.status === 'waiting' && d.checkpoints.some((c) => c.name === 'rest') ? d : null;
+    });
+    assert.equal(detail.job.id, id);
+    assert.deepEqual(detail.checkpoints.map((c) => [c.name, c.kind]).sort(), [
+      ['price', 'step'],
+      ['rest', 'sleep'],
+      ['wait:go#1', 'wait'],
+    ]);
+    assert.equal(detail.checkpoints.find((c) => c.name === 'price')?.output, 10);
+    assert.ok(detail.checkpoints.every((c) => c.createdAt instanceof Date));
+    assert.deepEqual(
+      detail.signals.map((s) => [s.name, s.payload, s.state, s.consumedAt instanceof Date, s.consumedBy]),
+      [
+        ['go', { approved: true }, 'consumed', true, 'wait:go#1'],
+        ['later', 'unused', 'pending', false, null],
+      ],
+    );
+    assert.equal(detail.children.length, 1);
+    const [child] = detail.children;
+    assert.equal(child.parentId, id);
+    assert.equal(child.queue, 'child');
+    assert.equal(child.status, 'completed');
+    assert.deepEqual(child.output, { echoed: { price: 10 } });
+    assert.equal(await tm.getJobDetail('987654321'), null);
   });
 });

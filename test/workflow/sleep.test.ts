@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type Handler, silentLogger } from '../../src/index.js';
+import { isFinished } from '../../src/job-status.js';
+import { rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
+import { sleep, waitFor } from '../support/wait-for.js';
 import { sleepWakeAt, startWorker, waitForStatus } from './fixtures/helpers.js';
 
 describeEachDriver('ctx.sleep', ({ open }) => {
@@ -72,5 +75,60 @@ describeEachDriver('ctx.sleep', ({ open }) => {
     const done = await waitForStatus(second, id, 'completed');
     assert.equal(done.output, 'resumed');
     assert.equal(before, 1);
+  });
+});
+
+describeEachDriver('pauseJob / resumeJob on a waiting workflow', ({ open }) => {
+  test('a paused workflow is not finished, does not wake while paused, and continues once resumed', async () => {
+    const tm = await open({ logger: silentLogger });
+    let after = 0;
+    tm.createQueue({
+      name: 'wf',
+      handler: async (_job, ctx) => {
+        await ctx.sleep('nap', 0.3);
+        await ctx.step('after', () => after++);
+        return 'resumed';
+      },
+    });
+    await startWorker(tm);
+    const { id } = await tm.addJob({ queue: 'wf' });
+    await waitForStatus(tm, id, 'waiting');
+    const paused = await tm.pauseJob(id);
+    assert.equal(paused.status, 'paused');
+    assert.equal(isFinished(paused.status), false);
+    assert.equal(paused.finishedAt, null);
+    assert.equal(paused.purgeAfter, null);
+    // The timer passes while paused: nothing runs.
+    const wakeAt = await sleepWakeAt(tm, id, 'nap');
+    await waitFor('the database clock to pass the wake time', async () => {
+      const [row] = await rawQuery<{ passed: boolean }>(tm, 'select now() > $1::timestamptz as passed', [
+        wakeAt,
+      ]);
+      return row.passed;
+    });
+    await sleep(300);
+    assert.equal((await tm.getJob(id))?.status, 'paused');
+    assert.equal(after, 0);
+    await tm.resumeJob(id);
+    assert.equal((await waitForStatus(tm, id, 'completed')).output, 'resumed');
+    assert.equal(after, 1);
+  });
+
+  test('a workflow paused and resumed before its timer still waits for the timer', async () => {
+    const tm = await open({ logger: silentLogger });
+    tm.createQueue({
+      name: 'wf',
+      handler: async (_job, ctx) => {
+        await ctx.sleep('nap', 3600);
+        return 'late';
+      },
+    });
+    await startWorker(tm);
+    const { id } = await tm.addJob({ queue: 'wf' });
+    const waiting = await waitForStatus(tm, id, 'waiting');
+    await tm.pauseJob(id);
+    const resumed = await tm.resumeJob(id);
+    assert.equal(resumed.status, 'waiting');
+    assert.equal(resumed.runAt.getTime(), waiting.runAt.getTime());
   });
 });
