@@ -1,6 +1,15 @@
 import { defineQuery } from './define-query.js';
 
 /**
+ * Commit this statement's transaction without waiting for the WAL flush. Only for writes
+ * that are safe to lose in a database crash: a lost claim or heartbeat leaves the job
+ * claimable again (execution is at-least-once), and any later durable commit, such as the
+ * attempt's completion, flushes the WAL up to and including it. Outcomes and enqueues stay
+ * durable.
+ */
+const ASYNC_COMMIT = `set_config('synchronous_commit', 'off', true)`;
+
+/**
  * Claim up to @limit ready jobs of the given queues, highest priority first, then oldest
  * run time. SKIP LOCKED lets many workers claim side by side without waiting on each other.
  * A workflow woken from `waiting` continues its attempt rather than starting a new one.
@@ -9,6 +18,7 @@ import { defineQuery } from './define-query.js';
  * claim touches about @limit index entries per queue however many jobs are ready; a
  * `queue = any(...)` filter would instead read and sort every ready row on each claim.
  * Rows locked by one queue's scan but cut by the outer limit are unlocked at commit.
+ * The claim commits without waiting for its WAL flush (see ASYNC_COMMIT).
  */
 export const claimJobs = defineQuery<{
   queues: string[];
@@ -42,7 +52,7 @@ export const claimJobs = defineQuery<{
          locked_until = now() + @lock_seconds * interval '1 second',
          started_at = now(),
          wait = case when j.status = 'waiting' then j.wait - 'poke' end
-    from next
+    from next, (select ${ASYNC_COMMIT}) as async_commit
    where j.id = next.id
   returning j.*, (extract(epoch from (now() - j.run_at)) * 1000)::float8 as pickup_ms`,
 );
@@ -65,30 +75,33 @@ export const finishAttempts = defineQuery<{
   'finishAttempts',
   /* sql */ `
   with outcome as (
-    select o.*, case
-        when o.ok then 'completed'
-        when o.retry_delay is null or j.attempts >= j.max_attempts then 'failed'
-        else 'retry' end as next_status
-      from unnest(@ids::bigint[], @tokens::uuid[], @ok::boolean[], @outputs::jsonb[], @errors::jsonb[],
-                  @retry_delays::float8[], @drop_checkpoints::boolean[])
+    select * from unnest(@ids::bigint[], @tokens::uuid[], @ok::boolean[], @outputs::jsonb[], @errors::jsonb[],
+                         @retry_delays::float8[], @drop_checkpoints::boolean[])
            as o(id, token, ok, output, error, retry_delay, drop_checkpoints)
-      join /*schema*/jobs j on j.id = o.id
   ),
+  -- A failed attempt retries when it is retryable (a delay was given) and attempts remain.
+  -- Decided against the row in the one UPDATE, without joining jobs a second time.
   finished as (
     update /*schema*/jobs j
-       set status = o.next_status,
+       set status = case when o.ok then 'completed'
+                         when o.retry_delay is not null and j.attempts < j.max_attempts then 'retry'
+                         else 'failed' end,
            output = case when o.ok then o.output else j.output end,
            error = case when o.ok then j.error else o.error end,
            attempt_log = case when o.ok then j.attempt_log else /*schema*/log_attempt(j.attempt_log,
              jsonb_build_object('attempt', j.attempts, 'startedAt', j.started_at, 'endedAt', now(),
                                 'name', o.error ->> 'name', 'message', o.error ->> 'message')) end,
-           run_at = case when o.next_status = 'retry' then now() + o.retry_delay * interval '1 second' else j.run_at end,
-           finished_at = case when o.next_status <> 'retry' then now() end,
-           purge_after = /*schema*/purge_time(j.retention, o.next_status, now()),
+           run_at = case when not o.ok and o.retry_delay is not null and j.attempts < j.max_attempts
+                         then now() + o.retry_delay * interval '1 second' else j.run_at end,
+           finished_at = case when o.ok or o.retry_delay is null or j.attempts >= j.max_attempts then now() end,
+           purge_after = /*schema*/purge_time(j.retention,
+                           case when o.ok then 'completed'
+                                when o.retry_delay is not null and j.attempts < j.max_attempts then 'retry'
+                                else 'failed' end, now()),
            lock_token = null, locked_by = null, locked_until = null, wait = null
       from outcome o
      where j.id = o.id and j.lock_token = o.token and j.status = 'active'
-    returning j.id, j.status, j.queue
+    returning j.id, j.status
   ),
   dropped as (
     delete from /*schema*/checkpoints c
@@ -121,12 +134,13 @@ export const completeOne = defineQuery<{
   select id::text as id from finished`,
 );
 
-/** Extend the locks of running attempts; returns the ones still owned. */
+/** Extend the locks of running (and prefetched) attempts; returns the ones still owned. Commits without waiting for the WAL flush. */
 export const extendLocks = defineQuery<{ ids: string[]; tokens: string[]; lock_seconds: number }>(
   'extendLocks',
   /* sql */ `
   update /*schema*/jobs
      set locked_until = now() + @lock_seconds * interval '1 second'
+    from (select ${ASYNC_COMMIT}) as async_commit
    where id = any(@ids::bigint[]) and lock_token = any(@tokens::uuid[]) and status = 'active'
   returning id::text as id`,
 );

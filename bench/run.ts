@@ -1,0 +1,305 @@
+/**
+ * Tidemark beside graphile-worker, pg-boss and BullMQ on the same PostgreSQL: each figure,
+ * each repetition, each system in turn (interleaved), every measurement in a fresh process
+ * on a fresh schema. Prints medians and the ratio Tidemark/peer.
+ *
+ *   npm run bench -- [--only drain,latency] [--reps 3] [--peers graphile,pg-boss] [--out file.md]
+ *
+ * Figures: bulk, single, drain, drain2, latency, async, sweep, history, pglite.
+ */
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
+import { REDIS_URL } from './subjects/bullmq.js';
+import { allSubjects } from './subjects/index.js';
+import {
+  ASYNC_JOBS,
+  BULK_BATCH,
+  CONCURRENCY,
+  JOBS,
+  LATENCY_JOBS,
+  LATENCY_SPACING_MS,
+  SINGLE_JOBS,
+} from './support/figures.js';
+import { BENCH_URL, settle, withClient } from './support/postgres.js';
+import { HISTORY_ROWS, SWEEP_ROWS } from './support/retention-figures.js';
+import { formatNumber, median } from './support/stats.js';
+
+interface FigureSpec {
+  key: string;
+  title: string;
+  /** The child figure to run (pglite rows reuse the pg figures). */
+  child: string;
+  subjects: string[];
+  /** Values to report, each with whether lower is better. */
+  values: { name: string; unit: string; lowerIsBetter?: boolean }[];
+  /** The subject every other one is compared with. */
+  reference: string;
+}
+
+const PEERS = ['graphile', 'graphile-batched', 'pg-boss', 'bullmq-redis', 'bullmq-pg'];
+const ENQUEUERS = ['graphile', 'pg-boss', 'bullmq-redis', 'bullmq-pg'];
+const jobsPerSecond = [{ name: 'jobsPerSecond', unit: 'jobs/s' }];
+const latency = [
+  { name: 'p50', unit: 'ms', lowerIsBetter: true },
+  { name: 'p95', unit: 'ms', lowerIsBetter: true },
+  { name: 'p99', unit: 'ms', lowerIsBetter: true },
+];
+
+const FIGURES: FigureSpec[] = [
+  {
+    key: 'bulk',
+    title: `bulk enqueue ${formatNumber(JOBS)} (batches of ${BULK_BATCH})`,
+    child: 'bulk',
+    subjects: ['tidemark', ...ENQUEUERS],
+    values: jobsPerSecond,
+    reference: 'tidemark',
+  },
+  {
+    key: 'single',
+    title: `single enqueue ${formatNumber(SINGLE_JOBS)} (one call each, sequential)`,
+    child: 'single',
+    subjects: ['tidemark', ...ENQUEUERS],
+    values: jobsPerSecond,
+    reference: 'tidemark',
+  },
+  {
+    key: 'drain',
+    title: `drain ${formatNumber(JOBS)} no-op jobs, concurrency ${CONCURRENCY}, 1 worker process`,
+    child: 'drain',
+    subjects: ['tidemark', ...PEERS],
+    values: jobsPerSecond,
+    reference: 'tidemark',
+  },
+  {
+    key: 'drain2',
+    title: `drain ${formatNumber(JOBS)} no-op jobs, 2 worker processes x concurrency ${CONCURRENCY}`,
+    child: 'drain2',
+    subjects: ['tidemark', ...PEERS],
+    values: jobsPerSecond,
+    reference: 'tidemark',
+  },
+  {
+    key: 'latency',
+    title: `idle pickup latency, ${LATENCY_JOBS} jobs ${LATENCY_SPACING_MS} ms apart (add call to handler start)`,
+    child: 'latency',
+    subjects: ['tidemark', ...PEERS],
+    values: latency,
+    reference: 'tidemark',
+  },
+  {
+    key: 'async',
+    title: `drain ${formatNumber(ASYNC_JOBS)} jobs with a 1 ms async handler, concurrency ${CONCURRENCY}`,
+    child: 'async',
+    subjects: ['tidemark', ...PEERS],
+    values: jobsPerSecond,
+    reference: 'tidemark',
+  },
+  {
+    key: 'sweep',
+    title: `retention: remove ${formatNumber(SWEEP_ROWS)} due finished rows`,
+    child: 'sweep',
+    subjects: ['tidemark', 'raw-delete', 'pg-boss'],
+    values: [{ name: 'rowsPerSecond', unit: 'rows/s' }],
+    reference: 'tidemark',
+  },
+  {
+    key: 'history',
+    title: `drain ${formatNumber(JOBS)} no-op jobs beside ${formatNumber(HISTORY_ROWS)} kept finished rows (vs the same drain on an empty table, same process)`,
+    child: 'history',
+    subjects: ['tidemark'],
+    values: [
+      { name: 'jobsPerSecond', unit: 'jobs/s' },
+      { name: 'empty', unit: 'jobs/s' },
+    ],
+    reference: 'tidemark',
+  },
+  {
+    key: 'pglite',
+    title: 'Tidemark on PGlite (memory://), same work',
+    child: '',
+    subjects: ['tidemark-pglite'],
+    values: [],
+    reference: 'tidemark-pglite',
+  },
+];
+const PGLITE_CHILDREN = ['bulk', 'single', 'drain', 'latency', 'async'];
+
+const { values: flags } = parseArgs({
+  options: {
+    only: { type: 'string' },
+    reps: { type: 'string', default: '3' },
+    peers: { type: 'string' },
+    out: { type: 'string' },
+  },
+});
+const reps = Number(flags.reps);
+const only = flags.only ? new Set(flags.only.split(',')) : null;
+const peerFilter = flags.peers ? new Set(flags.peers.split(',')) : null;
+const selected = FIGURES.filter((f) => !only || only.has(f.key));
+
+const notes: string[] = [];
+const redisUp = await new Promise<boolean>((resolve) => {
+  const probe = new Redis(REDIS_URL, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  probe.connect().then(
+    () =>
+      probe
+        .ping()
+        .then(
+          () => resolve(true),
+          () => resolve(false),
+        )
+        .finally(() => probe.disconnect()),
+    () => resolve(false),
+  );
+});
+if (!redisUp) notes.push(`BullMQ on Redis skipped: no Redis answers at ${REDIS_URL}.`);
+const pgVersion = await withClient(
+  async (c) => (await c.query('show server_version')).rows[0].server_version as string,
+);
+
+function included(subject: string): boolean {
+  if (subject === 'bullmq-redis' && !redisUp) return false;
+  if (PEERS.includes(subject) && peerFilter && !peerFilter.has(subject)) return false;
+  return true;
+}
+
+const childEntry = fileURLToPath(new URL('./support/child.ts', import.meta.url));
+
+/** Run one measurement in a fresh process; null when it failed (the error is printed). */
+function runChild(figure: string, subject: string): Promise<Record<string, number> | null> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', childEntry, figure, subject], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), 240_000);
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      err += d;
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      const line = out.split('\n').find((l) => l.startsWith('@@result '));
+      if (code === 0 && line) return resolve(JSON.parse(line.slice('@@result '.length)));
+      process.stderr.write(
+        `  ${figure} ${subject} failed (exit ${code}): ${err.trim().split('\n').slice(0, 3).join(' | ')}\n`,
+      );
+      resolve(null);
+    });
+  });
+}
+
+type Samples = Map<string, Record<string, number>[]>;
+const results = new Map<string, Samples>();
+const started = performance.now();
+
+for (const figure of selected) {
+  const runs =
+    figure.key === 'pglite'
+      ? PGLITE_CHILDREN.map((c) => ({ key: `pglite:${c}`, child: c }))
+      : [{ key: figure.key, child: figure.child }];
+  for (const run of runs) {
+    const samples: Samples = new Map();
+    results.set(run.key, samples);
+    for (let rep = 1; rep <= reps; rep++) {
+      for (const subject of figure.subjects.filter(included)) {
+        await settle();
+        const result = await runChild(run.child, subject);
+        if (!result) continue;
+        samples.set(subject, [...(samples.get(subject) ?? []), result]);
+        const shown = Object.entries(result)
+          .map(([k, v]) => `${k} ${formatNumber(v, v < 100 ? 1 : 0)}`)
+          .join(', ');
+        console.error(
+          `[${((performance.now() - started) / 1000).toFixed(0)} s] ${run.key} rep ${rep} ${subject}: ${shown}`,
+        );
+      }
+    }
+  }
+}
+
+const labels = new Map(allSubjects().map((s) => [s.key, s.label]));
+labels.set('raw-delete', 'raw batched DELETE (1000 rows per statement, same table)');
+labels.set('pg-boss:sweep', 'pg-boss 10 maintain() (archives completed jobs out of its job table)');
+const medianOf = (samples: Samples, subject: string, value: string) =>
+  median((samples.get(subject) ?? []).map((r) => r[value]).filter((v) => Number.isFinite(v)));
+
+const lines: string[] = [];
+lines.push(
+  `Tidemark benchmark: median of ${reps} runs, interleaved; PostgreSQL ${pgVersion} at ${new URL(BENCH_URL).host}; Node ${process.version}; ${cpus().length} cores`,
+);
+lines.push(
+  'Ratio = Tidemark / peer (for jobs/s and rows/s higher is better for Tidemark; for latency lower is better).',
+);
+lines.push('');
+lines.push('| figure | system | median | Tidemark | ratio |');
+lines.push('|---|---|---:|---:|---:|');
+for (const figure of selected) {
+  if (figure.key === 'pglite') {
+    for (const child of PGLITE_CHILDREN) {
+      const samples = results.get(`pglite:${child}`);
+      const spec = FIGURES.find((f) => f.key === child) as FigureSpec;
+      if (!samples) continue;
+      for (const value of spec.values) {
+        const v = medianOf(samples, 'tidemark-pglite', value.name);
+        lines.push(
+          `| PGlite: ${spec.title}${spec.values.length > 1 ? ` ${value.name}` : ''} | Tidemark (PGlite) | ${formatNumber(v, value.unit === 'ms' ? 1 : 0)} ${value.unit} | | |`,
+        );
+      }
+    }
+    continue;
+  }
+  const samples = results.get(figure.key) as Samples;
+  if (figure.key === 'history') {
+    const history = medianOf(samples, 'tidemark', 'jobsPerSecond');
+    const empty = medianOf(samples, 'tidemark', 'empty');
+    lines.push(
+      `| ${figure.title} | Tidemark, empty table | ${formatNumber(empty)} jobs/s | ${formatNumber(history)} jobs/s | ${(history / empty).toFixed(2)} |`,
+    );
+    continue;
+  }
+  for (const value of figure.values) {
+    const mine = medianOf(samples, figure.reference, value.name);
+    const name = figure.values.length > 1 ? `${figure.title} ${value.name}` : figure.title;
+    for (const subject of figure.subjects.filter(included)) {
+      if (subject === figure.reference) continue;
+      const theirs = medianOf(samples, subject, value.name);
+      const label =
+        labels.get(figure.key === 'sweep' && subject === 'pg-boss' ? 'pg-boss:sweep' : subject) ?? subject;
+      const digits = value.unit === 'ms' ? 1 : 0;
+      lines.push(
+        `| ${name} | ${label} | ${formatNumber(theirs, digits)} ${value.unit} | ${formatNumber(mine, digits)} ${value.unit} | ${(mine / theirs).toFixed(2)} |`,
+      );
+    }
+    if (figure.subjects.filter(included).length === 1) {
+      lines.push(`| ${name} | Tidemark | | ${formatNumber(mine)} ${value.unit} | |`);
+    }
+  }
+}
+lines.push('');
+lines.push('Settings:');
+for (const subject of allSubjects().filter((s) => included(s.key)))
+  lines.push(`- ${subject.label}: ${subject.settings}`);
+lines.push(
+  `- raw batched DELETE: \`delete ... using (select id ... where purge_after <= now() order by purge_after limit ${1000})\` until a short batch, on a Tidemark jobs table (same indexes and foreign keys)`,
+);
+lines.push(
+  '- pg-boss maintain(): 200,000 completed jobs, completed 2 days ago (past archiveCompletedAfterSeconds 12 h)',
+);
+lines.push('- every run: its own process, a fresh schema (Redis: a fresh key prefix), CHECKPOINT before it');
+for (const note of notes) lines.push(`- ${note}`);
+lines.push(`- total time ${((performance.now() - started) / 1000).toFixed(0)} s`);
+const text = lines.join('\n');
+console.log(text);
+if (flags.out) writeFileSync(flags.out, `${text}\n`);

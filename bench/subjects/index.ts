@@ -1,0 +1,24 @@
+import type { Subject } from '../support/subject.js';
+import { bullmqSubject } from './bullmq.js';
+import { graphileSubject } from './graphile.js';
+import { pgBossSubject } from './pg-boss.js';
+import { tidemarkSubject } from './tidemark.js';
+
+/** Every subject, Tidemark first. */
+export function allSubjects(): Subject[] {
+  return [
+    tidemarkSubject('pg'),
+    graphileSubject(false),
+    graphileSubject(true),
+    pgBossSubject(),
+    bullmqSubject('redis'),
+    bullmqSubject('pg'),
+    tidemarkSubject('pglite'),
+  ];
+}
+
+export function subjectByKey(key: string): Subject {
+  const subject = allSubjects().find((s) => s.key === key);
+  if (!subject) throw new Error(`unknown subject ${key}`);
+  return subject;
+}

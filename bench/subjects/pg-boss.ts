@@ -1,0 +1,64 @@
+import PgBoss from 'pg-boss';
+import { BENCH_URL, dropSchema, freshName } from '../support/postgres.js';
+import type { JobHandler, Session, Subject } from '../support/subject.js';
+
+const QUEUE = 'bench';
+const WORKERS = 10;
+
+/**
+ * pg-boss 10: work() has no concurrency option, so concurrency 10 is ten work() loops, each
+ * fetching batches of 100 at the shortest polling interval it accepts (0.5 s) and running
+ * its batch one job at a time. It has no LISTEN: pickup waits for a poll.
+ */
+export function pgBossSubject(): Subject {
+  const session = async (schema: string, owned: boolean): Promise<Session> => {
+    const boss = new PgBoss({ connectionString: BENCH_URL, schema, schedule: false });
+    boss.on('error', () => {});
+    await boss.start();
+    if (owned) await boss.createQueue(QUEUE);
+    let working = false;
+    return {
+      descriptor: schema,
+      async bulkAdd(from, count, batch) {
+        for (let i = 0; i < count; i += batch) {
+          const size = Math.min(batch, count - i);
+          await boss.insert(
+            Array.from({ length: size }, (_, k) => ({ name: QUEUE, data: { n: from + i + k } })),
+          );
+        }
+      },
+      async addOne(n) {
+        await boss.send(QUEUE, { n });
+      },
+      async startWorker(concurrency, handler: JobHandler) {
+        working = true;
+        const loops = concurrency === 10 ? WORKERS : concurrency;
+        for (let i = 0; i < loops; i++) {
+          await boss.work<{ n: number }>(
+            QUEUE,
+            { batchSize: 100, pollingIntervalSeconds: 0.5 },
+            async (jobs) => {
+              for (const job of jobs) await handler(job.data.n);
+            },
+          );
+        }
+      },
+      async stopWorker() {
+        if (working) await boss.offWork(QUEUE);
+        working = false;
+      },
+      async close() {
+        await boss.stop({ graceful: false, wait: true });
+        if (owned) await dropSchema(schema);
+      },
+    };
+  };
+  return {
+    key: 'pg-boss',
+    label: 'pg-boss 10',
+    settings:
+      'concurrency 10 = ten work() loops with batchSize 100, pollingIntervalSeconds 0.5 (its minimum), schedule off; insert() for bulk',
+    open: () => session(freshName('bench_pb'), true),
+    attach: (schema) => session(schema, false),
+  };
+}

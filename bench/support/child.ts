@@ -1,0 +1,64 @@
+/**
+ * One measurement in its own process, so no run inherits another's pools, timers or heap:
+ *   child.ts <figure> <subject>          prints "@@result <json>"
+ *   child.ts worker <subject> <storage>  a worker process of the two-process drain
+ */
+import { subjectByKey } from '../subjects/index.js';
+import {
+  ASYNC_JOBS,
+  asyncHandler,
+  bulkEnqueue,
+  drain,
+  drainTwoProcesses,
+  type Figures,
+  JOBS,
+  pickupLatency,
+  singleEnqueue,
+  workForParent,
+} from './figures.js';
+import { pgBossMaintain, rawBatchedDelete, tidemarkSweep, withHistory } from './retention-figures.js';
+
+const [figure, key, descriptor] = process.argv.slice(2);
+
+async function measure(): Promise<Figures> {
+  switch (figure) {
+    case 'bulk':
+      return bulkEnqueue(subjectByKey(key));
+    case 'single':
+      return singleEnqueue(subjectByKey(key));
+    case 'drain':
+      return drain(subjectByKey(key));
+    case 'drain2':
+      return drainTwoProcesses(subjectByKey(key));
+    case 'latency':
+      return pickupLatency(subjectByKey(key));
+    case 'async':
+      return drain(subjectByKey(key), ASYNC_JOBS, asyncHandler);
+    case 'history': {
+      // Paired in one process: the same drain on an empty table, then beside a million kept rows.
+      const empty = await drain(subjectByKey(key));
+      const history = await drain(subjectByKey(key), JOBS, undefined, withHistory);
+      return { empty: empty.jobsPerSecond, jobsPerSecond: history.jobsPerSecond };
+    }
+    case 'sweep':
+      if (key === 'tidemark') return tidemarkSweep();
+      if (key === 'raw-delete') return rawBatchedDelete();
+      if (key === 'pg-boss') return pgBossMaintain();
+      throw new Error(`no sweep for ${key}`);
+    default:
+      throw new Error(`unknown figure ${figure}`);
+  }
+}
+
+if (figure === 'worker') {
+  await workForParent(subjectByKey(key), descriptor);
+} else {
+  try {
+    const result = await measure();
+    process.stdout.write(`@@result ${JSON.stringify(result)}\n`);
+    process.exit(0);
+  } catch (error) {
+    process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
+    process.exit(1);
+  }
+}
