@@ -28,19 +28,40 @@ export interface JobContext {
   readonly signal: AbortSignal;
   /** The job being run. */
   readonly job: Job;
-  /** Run `fn` once and store its JSON result; later attempts return the stored result. */
+  /**
+   * Run `fn` once and store its JSON result; later attempts return the stored result. Names
+   * are unique within a run (DuplicateStepError). A step that throws stores nothing and runs
+   * again on the next attempt, so make `fn` idempotent.
+   */
   step<T>(name: string, fn: () => Promise<T> | T): Promise<T>;
-  /** A durable timer: the job waits in `waiting` and resumes after `seconds`, on any worker. */
+  /**
+   * A durable timer: the job waits in `waiting`, holding no worker slot, and resumes after
+   * `seconds` on any worker. The wake time is fixed on the first run.
+   */
   sleep(name: string, seconds: number): Promise<void>;
-  /** Wait for one signal of this name (mailbox 1). */
+  /**
+   * Wait for one signal of this name (declared on the queue) and consume it. Resolves with
+   * `{ timedOut: true, name: null, payload: null }` when `timeoutSeconds` pass first.
+   */
   waitForSignal(name: string, options?: { timeoutSeconds?: number }): Promise<SignalResult>;
   /** Wait for one signal of any of these names (mailbox 1 across them). */
   waitForAny(names: string[], options?: { timeoutSeconds?: number }): Promise<SignalResult>;
-  /** Wait for `count` signals of this name (mailbox `count`). */
+  /**
+   * Wait for `count` signals of this name and consume them, oldest first. `count` may not
+   * exceed the name's declared mailbox size. On timeout: `{ timedOut: true, payloads: [] }`.
+   */
   waitForSignals(name: string, count: number, options?: { timeoutSeconds?: number }): Promise<SignalsResult>;
-  /** Start a child job once, wait for it, and return its output (or throw ChildJobFailedError). */
+  /**
+   * Start a child job once per call position (`child#n`), wait for it, and return its output;
+   * throws ChildJobFailedError when it ends failed, cancelled or expired. A retried parent
+   * reuses its finished children.
+   */
   runChild<T = unknown>(queue: string, data?: unknown, options?: RunChildOptions): Promise<T>;
-  /** Run `fn(tx)` inside the transaction that marks this job completed. */
+  /**
+   * Run `fn(tx)` inside the transaction that marks this job completed (to copy results into
+   * application tables). If `fn` throws, the completion rolls back and the attempt fails. A
+   * completion that lost the job runs nothing. Use only `tx` inside `fn`.
+   */
   completionTx(fn: (tx: Queryable) => Promise<void> | void): void;
 }
 

@@ -1,5 +1,5 @@
 import { ChildJobFailedError, InvalidOptionError } from '../errors.js';
-import { checkInteger, checkSeconds } from '../options/check.js';
+import { checkInteger, checkKnownKeys, checkObject, checkSeconds } from '../options/check.js';
 import { toJsonText } from '../options/json.js';
 import type { ResolvedQueue } from '../queues/queue-options.js';
 import type { QueueRegistry } from '../queues/queue-registry.js';
@@ -115,6 +115,12 @@ export class WorkflowContext implements JobContext {
   async runChild<T = unknown>(queueName: string, data?: unknown, options: RunChildOptions = {}): Promise<T> {
     this.throwIfSuspended();
     const key = this.names.next('child');
+    checkKnownKeys(checkObject(options, 'options'), 'options', [
+      'priority',
+      'maxAttempts',
+      'delaySeconds',
+      'retention',
+    ]);
     const queue = await this.deps.registry.get(queueName);
     const dataText = toJsonText(data, 'data');
     const { workflow, job, token } = this.deps;
@@ -137,7 +143,7 @@ export class WorkflowContext implements JobContext {
           delay_seconds:
             options.delaySeconds === undefined
               ? undefined
-              : checkSeconds(options.delaySeconds, 'delaySeconds'),
+              : checkSeconds(options.delaySeconds, 'options.delaySeconds'),
           retention: { ...(retention ?? queue.retention ?? this.deps.engineRetention) },
           parent_id: job.id,
           root_id: job.rootId ?? job.id,

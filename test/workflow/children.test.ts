@@ -169,6 +169,29 @@ describeEachDriver('ctx.runChild', ({ open }) => {
     assert.equal(await count(tm, 'jobs', 'parent_id = $1', [id]), 1);
   });
 
+  test('bad child options fail the parent with the field named, and create no child', async () => {
+    const tm = await open({ logger: silentLogger });
+    tm.createQueue({ name: 'child', handler: () => 'x' });
+    tm.createQueue({
+      name: 'parent',
+      maxAttempts: 1,
+      handler: (job, ctx) => ctx.runChild('child', null, job.data as Record<string, unknown>),
+    });
+    await startWorker(tm);
+    const cases: [Record<string, unknown>, string][] = [
+      [{ priorty: 1 }, 'options.priorty'],
+      [{ maxAttempts: 0 }, 'options.maxAttempts'],
+      [{ delaySeconds: -1 }, 'options.delaySeconds'],
+    ];
+    for (const [options, field] of cases) {
+      const { id } = await tm.addJob({ queue: 'parent', data: options });
+      const failed = await waitForStatus(tm, id, 'failed');
+      assert.equal(failed.error?.name, 'InvalidOptionError');
+      assert.match(failed.error?.message ?? '', new RegExp(`'${field}'`));
+      assert.equal(await count(tm, 'jobs', 'parent_id = $1', [id]), 0);
+    }
+  });
+
   test('cancelling a parent cancels its in-flight descendants, grandchildren too', async () => {
     const tm = await open({ logger: silentLogger });
     let grandchildAborted = false;
