@@ -25,7 +25,7 @@ async function watchedPage(): Promise<{ page: Page; problems: string[]; xss: () 
     problems.push(`dialog: ${dialog.message()}`);
     void dialog.dismiss();
   });
-  return { page, problems, xss: () => page.evaluate(() => (window as { __xss?: unknown }).__xss) };
+  return { page, problems, xss: () => page.evaluate(() => (globalThis as { __xss?: unknown }).__xss) };
 }
 
 describeEachDriver('dashboard in a browser', ({ kind, open }) => {
@@ -146,7 +146,11 @@ describeEachDriver('dashboard in a browser', ({ kind, open }) => {
     const session = cookies.find((c) => c.name === 'tidemark_session');
     assert.ok(session?.httpOnly, 'HttpOnly session cookie');
     assert.equal(session?.sameSite, 'Strict');
-    assert.equal(await page.evaluate(() => document.cookie), '', 'scripts cannot read it');
+    assert.equal(
+      await page.evaluate(() => (globalThis as unknown as { document: { cookie: string } }).document.cookie),
+      '',
+      'scripts cannot read it',
+    );
     assert.deepEqual(problems, []);
     await page.close();
   });

@@ -44,10 +44,12 @@ export async function imageStats(browser: Browser, png: Buffer): Promise<ImageSt
   const page = await browser.newPage();
   try {
     return await page.evaluate(async (base64) => {
-      const image = new Image();
+      // Runs in the browser; the project compiles without DOM types, so name what is used.
+      const dom = globalThis as unknown as BrowserGlobals;
+      const image = new dom.Image();
       image.src = `data:image/png;base64,${base64}`;
       await image.decode();
-      const canvas = document.createElement('canvas');
+      const canvas = dom.document.createElement('canvas');
       canvas.width = image.naturalWidth;
       canvas.height = image.naturalHeight;
       const context = canvas.getContext('2d');
@@ -92,4 +94,19 @@ export async function screenshot(browser: Browser, page: Page, name: string): Pr
     `${name} has contrast (luminance sd ${stats.luminanceStdDev.toFixed(1)})`,
   );
   return stats;
+}
+
+/** The few browser globals the image check uses. */
+interface BrowserGlobals {
+  Image: new () => { src: string; naturalWidth: number; naturalHeight: number; decode(): Promise<void> };
+  document: {
+    createElement(tag: 'canvas'): {
+      width: number;
+      height: number;
+      getContext(kind: '2d'): {
+        drawImage(image: unknown, x: number, y: number): void;
+        getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray };
+      } | null;
+    };
+  };
 }
