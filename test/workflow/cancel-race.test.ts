@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pg from 'pg';
 import { silentLogger } from '../../src/index.js';
-import { PG_URL } from '../support/databases.js';
+import { PG_URL, rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
-import { sleep } from '../support/wait-for.js';
+import { waitFor } from '../support/wait-for.js';
 import { table } from './fixtures/helpers.js';
 
 describeEachDriver('cancelling a tree while its members finish', ({ kind, open }) => {
@@ -37,7 +37,15 @@ describeEachDriver('cancelling a tree while its members finish', ({ kind, open }
         (job) => ({ ok: true as const, job }),
         (error: unknown) => ({ ok: false as const, error }),
       );
-      await sleep(200);
+      await waitFor('cancelJob to wait for the child row', async () => {
+        const [row] = await rawQuery<{ n: number }>(
+          tm,
+          `select count(*)::int as n from pg_stat_activity
+            where wait_event_type = 'Lock' and query like $1`,
+          [`%${tm.schema}%cancelled%`],
+        );
+        return row.n > 0;
+      });
       await finishing.query(`update ${jobs} set run_at = run_at where id = $1`, [parent.id]).catch(() => {});
       await finishing.query('commit').catch(() => {});
       const outcome = await cancelled;
