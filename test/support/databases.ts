@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { type OpenOptions, Tidemark } from '../../src/index.js';
+import { bootTestPglite } from './pglite-boot.js';
 
 /** The drivers this run covers: TIDEMARK_TEST_DRIVERS=pglite,pg (default both). */
 export type DriverKind = 'pglite' | 'pg';
@@ -20,12 +21,7 @@ let sharedPglite: Promise<PGlite> | null = null;
  * schema in it, exactly as each PostgreSQL test gets its own schema.
  */
 export function sharedPgliteInstance(): Promise<PGlite> {
-  sharedPglite ??= import('@electric-sql/pglite').then(({ PGlite }) =>
-    PGlite.create({
-      initDbStartParams: ['--wal-segsize=1'],
-      startParams: [...PGlite.defaultStartParams, '-c', 'min_wal_size=4MB', '-c', 'max_wal_size=32MB'],
-    }),
-  );
+  sharedPglite ??= bootTestPglite();
   return sharedPglite;
 }
 
