@@ -3,9 +3,9 @@ import type { AttemptOutcome, Storage } from '../storage/storage.js';
 const RETRY_DELAYS_MS = [100, 500, 2_000, 5_000];
 
 /**
- * Batches finishing writes: outcomes that arrive while a write is in flight go together in
- * the next statement, so a busy worker writes many completions per round trip and an idle
- * one writes each at once.
+ * Batches finishing writes: outcomes that arrive in the same turn of the event loop, or while
+ * a write is in flight, go together in the next statement, so a busy worker writes many
+ * completions per round trip and an idle one writes each at once.
  */
 export class FinishBuffer {
   private queued: {
@@ -24,7 +24,9 @@ export class FinishBuffer {
   push(outcome: AttemptOutcome): Promise<string | null> {
     return new Promise((resolve, reject) => {
       this.queued.push({ outcome, resolve, reject });
-      if (!this.flushing) this.flushing = this.drain();
+      // Wait for the current turn of the event loop to end, so outcomes of handlers that
+      // settled together share the first statement instead of the first going alone.
+      if (!this.flushing) this.flushing = new Promise(setImmediate).then(() => this.drain());
     });
   }
 

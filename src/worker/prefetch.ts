@@ -2,6 +2,8 @@
 const ROUND_TRIPS_AHEAD = 4;
 /** Length of one rate sample. */
 const WINDOW_MS = 50;
+/** The most an adaptive buffer holds. */
+export const AUTO_PREFETCH_MAX = 500;
 
 /**
  * Sizes the prefetch buffer: the jobs a worker claims beyond its free slots so that its
@@ -9,15 +11,26 @@ const WINDOW_MS = 50;
  * the rate jobs are starting now, and never more than `max`. Fast jobs therefore get a deep
  * buffer (a claim statement per hundreds of jobs) while slow jobs get none: a job that takes
  * a second starts about once per 100 ms per slot, which is far less than one round trip of
- * work, so nothing is held that another worker could be running.
+ * work, so nothing is held that another worker could be running. A fixed size holds that
+ * many jobs whatever the rate.
  */
 export class PrefetchSizer {
   private rate = 0;
+  private readonly max: number;
+  private readonly fixed: number | null;
   private claimMs = 2;
-  private windowStart = performance.now();
+  private windowStart: number;
   private windowStarts = 0;
 
-  constructor(private readonly max: number) {}
+  /** @param prefetch 'auto' (adaptive, up to AUTO_PREFETCH_MAX) or a fixed number of jobs. */
+  constructor(
+    prefetch: number | 'auto',
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.fixed = prefetch === 'auto' ? null : prefetch;
+    this.max = prefetch === 'auto' ? AUTO_PREFETCH_MAX : prefetch;
+    this.windowStart = now();
+  }
 
   /** A job left the buffer for a slot. */
   started(): void {
@@ -31,8 +44,8 @@ export class PrefetchSizer {
 
   /** Jobs to hold claimed beyond the free slots, now. */
   target(): number {
-    if (this.max === 0) return 0;
-    const now = performance.now();
+    if (this.fixed !== null) return this.fixed;
+    const now = this.now();
     const elapsed = now - this.windowStart;
     if (elapsed >= WINDOW_MS) {
       const sample = (this.windowStarts * 1000) / elapsed;

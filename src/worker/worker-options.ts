@@ -1,5 +1,6 @@
 import { InvalidOptionError } from '../errors.js';
 import { checkInteger, checkKnownKeys, checkObject, checkSeconds, checkString } from '../options/check.js';
+import { AUTO_PREFETCH_MAX } from './prefetch.js';
 
 /** Options of the retention and unique-lock sweeps on a worker. */
 export interface SweepOptions {
@@ -28,12 +29,12 @@ export interface WorkerOptions {
   /** `stop()` waits this long for running handlers before releasing their jobs. Default 30. */
   shutdownTimeoutSeconds?: number;
   /**
-   * Most jobs held claimed beyond the free slots, so fast jobs never wait on a claim round
-   * trip. The worker holds about four claim round trips of work at its current rate, up to
-   * this bound, and none for slow jobs; held jobs are released on stop. 0 claims only for
-   * free slots. Default 500.
+   * Jobs held claimed beyond the free slots, so fast jobs never wait on a claim round trip.
+   * 'auto' (default) holds about four claim round trips of work at the current rate, up to
+   * 500, and none for slow jobs; a number holds that many; 0 claims only for free slots.
+   * Held jobs are covered by heartbeats and released on stop.
    */
-  prefetch?: number;
+  prefetch?: number | 'auto';
   /** Most jobs claimed per statement. Default: the concurrency plus the prefetch bound (at most 10000). */
   fetchBatchSize?: number;
   /** A name for logs and `locked_by`; default host:pid:random. */
@@ -54,7 +55,7 @@ export interface ResolvedWorkerOptions {
   pollIntervalSeconds: number;
   lockSeconds: number;
   shutdownTimeoutSeconds: number;
-  prefetch: number;
+  prefetch: number | 'auto';
   fetchBatchSize: number;
   id?: string;
 }
@@ -94,7 +95,9 @@ export function resolveWorkerOptions(input: unknown = {}): {
   const concurrency =
     options.concurrency === undefined ? 10 : checkInteger(options.concurrency, 'concurrency', 1, 10_000);
   const prefetch =
-    options.prefetch === undefined ? 500 : checkInteger(options.prefetch, 'prefetch', 0, 10_000);
+    options.prefetch === undefined || options.prefetch === 'auto'
+      ? 'auto'
+      : checkInteger(options.prefetch, 'prefetch', 0, 10_000);
   const lockSeconds =
     options.lockSeconds === undefined
       ? 60
@@ -122,7 +125,7 @@ export function resolveWorkerOptions(input: unknown = {}): {
       prefetch,
       fetchBatchSize:
         options.fetchBatchSize === undefined
-          ? Math.min(concurrency + prefetch, 10_000)
+          ? Math.min(concurrency + (prefetch === 'auto' ? AUTO_PREFETCH_MAX : prefetch), 10_000)
           : checkInteger(options.fetchBatchSize, 'fetchBatchSize', 1, 10_000),
       id: options.id === undefined ? undefined : checkString(options.id, 'id'),
     },
