@@ -25,9 +25,15 @@ if (drivers.split(',').includes('pg')) {
     console.error('Start it, or run only the embedded driver with TIDEMARK_TEST_DRIVERS=pglite.');
     process.exit(1);
   }
-  // Schemas left by earlier runs (tests keep a failing test's schema for inspection).
+  // Schemas left by earlier runs, named tt_<epoch seconds base 36>_<random>. Only those older
+  // than two hours go, so a run still in progress beside this one keeps its schemas.
   const { rows } = await client.query("select nspname from pg_namespace where nspname like 'tt\\_%'");
-  for (const { nspname } of rows) await client.query(`drop schema if exists "${nspname}" cascade`);
+  const cutoff = Date.now() / 1000 - 7200;
+  for (const { nspname } of rows) {
+    const stamp = /^tt_([0-9a-z]+)_/.exec(nspname);
+    const created = stamp ? Number.parseInt(stamp[1], 36) : 0;
+    if (created < cutoff) await client.query(`drop schema if exists "${nspname}" cascade`);
+  }
   await client.end();
 }
 

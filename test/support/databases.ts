@@ -32,8 +32,12 @@ export async function closeSharedPglite(): Promise<void> {
   await db.close();
 }
 
+/**
+ * `tt_<seconds since epoch, base 36>_<random>`: the time lets the runner drop schemas left by
+ * old runs without touching those of a run still in progress.
+ */
 export function freshSchema(): string {
-  return `tt_${randomBytes(6).toString('hex')}`;
+  return `tt_${Math.floor(Date.now() / 1000).toString(36)}_${randomBytes(5).toString('hex')}`;
 }
 
 /** Open Tidemark on a fresh schema of the given driver. */
