@@ -4,19 +4,23 @@ import { defineQuery } from './define-query.js';
  * Retention SQL: the due-tree sweep, consumed signals, expired unique locks, the manual
  * purge and the sweep history. Every statement that picks jobs follows the same shape:
  *
- * 1. `candidates`: tops of trees (root_id is null) read from an index in a stable order,
- *    from a keyset cursor on, that qualify together with every member of their tree, in
- *    the statement's snapshot. Tops are locked with SKIP LOCKED, so two sweepers (or a
- *    sweeper and a retryJob, which locks the top first) never wait on each other.
- * 2. `members`: the tree members of those tops, locked (SKIP LOCKED) and read again. A
+ * 1. `scanned`: the next @batch_size entries of an index (purge_after, or finished_at for
+ *    the purge) from a keyset cursor on. A plain ordered range scan with a limit, so the
+ *    plan stays an index scan however the due set is estimated, and every entry is read
+ *    once per pass even when its row is kept (a tree member, a pinned or blocked tree).
+ * 2. `candidates`: the scanned rows that are tops of trees (root_id is null) and qualify
+ *    together with every member of their tree in the statement's snapshot. Tops are
+ *    locked with SKIP LOCKED, so two sweepers (or a sweeper and a retryJob, which locks
+ *    the top first) never wait on each other.
+ * 3. `members`: the tree members of those tops, locked (SKIP LOCKED) and read again. A
  *    locking read returns the newest version of a row, so a member that a retry reopened
  *    after the snapshot was taken shows up here as no longer finished, and a member
  *    someone else holds is missing from it. Either way its tree is left for a later pass.
- * 3. `trees`: the tops whose members all came back locked and still qualifying.
- * 4. the delete, by primary key, of those tops and their members (checkpoints, signals,
+ * 4. `trees`: the tops whose members all came back locked and still qualifying.
+ * 5. the delete, by primary key, of those tops and their members (checkpoints, signals,
  *    schedule fires and unique locks go with them by ON DELETE CASCADE).
  *
- * Most trees are a single job: for those steps 2 and 3 are one empty index probe each.
+ * Most trees are a single job: for those steps 3 and 4 are one empty index probe each.
  */
 
 const FINISHED = `('completed', 'failed', 'cancelled', 'expired')`;
@@ -50,12 +54,12 @@ const MEMBERS_AND_TREES = (stillQualifies: string) => /* sql */ `
   members as materialized (
     select m.id, m.root_id, coalesce(${stillQualifies}, false) as ok
       from /*schema*/jobs m
-     where m.root_id in (select id from candidates)
+     where m.root_id = any(array(select id from candidates))
        for update of m skip locked
   ),
   seen as (
     select m.root_id, count(*) as n from /*schema*/jobs m
-     where m.root_id in (select id from candidates) group by m.root_id
+     where m.root_id = any(array(select id from candidates)) group by m.root_id
   ),
   kept as (
     select root_id, count(*) filter (where ok) as n from members group by root_id
@@ -72,26 +76,30 @@ const MEMBERS_AND_TREES = (stillQualifies: string) => /* sql */ `
     select m.id, false from members m join trees t on t.id = m.root_id
   )`;
 
-/** Due tops in purge_after order from the cursor on, locked (step 1). */
+/** Steps 1 and 2 over the purge_after index. */
 const DUE_CANDIDATES = /* sql */ `
-  candidates as materialized (
-    select r.id, r.purge_after from /*schema*/jobs r
+  scanned as materialized (
+    select r.id, r.purge_after as key from /*schema*/jobs r
      where r.purge_after <= now()
        and (r.purge_after, r.id) > (@after::timestamptz, @after_id::bigint)
+     order by r.purge_after, r.id
+     limit @batch_size
+  ),
+  candidates as materialized (
+    select r.id from /*schema*/jobs r
+     where r.id = any(array(select id from scanned))
        and r.root_id is null and r.status in ${FINISHED}
        and not ${PINNED('r')}
        and not exists (select 1 from /*schema*/jobs m where m.root_id = r.id and ${NOT_DUE('m')})
-     order by r.purge_after, r.id
-     limit @batch_size
        for update of r skip locked
   ),
   ${MEMBERS_AND_TREES(`m.status in ${FINISHED} and m.purge_after <= now()`)}`;
 
-/** Where the next batch starts, and how many tops this batch looked at. */
+/** Where the next batch starts, and how many index entries this batch looked at. */
 const CURSOR = /* sql */ `
-  (select count(*) from candidates)::int as scanned,
-  (select c.purge_after::text from candidates c order by c.purge_after desc, c.id desc limit 1) as after,
-  (select c.id::text from candidates c order by c.purge_after desc, c.id desc limit 1) as after_id`;
+  (select count(*) from scanned)::int as scanned,
+  (select c.key::text from scanned c order by c.key desc, c.id desc limit 1) as after,
+  (select c.id::text from scanned c order by c.key desc, c.id desc limit 1) as after_id`;
 
 export interface BatchParams extends Record<string, unknown> {
   batch_size: number;
@@ -278,12 +286,16 @@ export interface PurgeParams extends Record<string, unknown> {
 export const purgeFinished = defineQuery<PurgeParams & BatchParams>(
   'purgeFinished',
   /* sql */ `
-  with candidates as materialized (
-    select r.id, r.finished_at as purge_after from /*schema*/jobs r
-     where (r.finished_at, r.id) > (@after::timestamptz, @after_id::bigint)
-       and ${PURGE_FILTER}
+  with scanned as materialized (
+    select r.id, r.finished_at as key from /*schema*/jobs r
+     where r.finished_at <= now() - @older_than_seconds * interval '1 second'
+       and (r.finished_at, r.id) > (@after::timestamptz, @after_id::bigint)
      order by r.finished_at, r.id
      limit @batch_size
+  ),
+  candidates as materialized (
+    select r.id from /*schema*/jobs r
+     where r.id = any(array(select id from scanned)) and ${PURGE_FILTER}
        for update of r skip locked
   ),
   ${MEMBERS_AND_TREES(
