@@ -13,7 +13,7 @@ import { renderTable } from '../table.js';
 const USAGE = `Usage: tidemark stats [--database URL|PATH] [--schema NAME] [--exact] [--json]
 
 Jobs per queue and status, and the size of each table (with live and dead rows).
-Counts above 10,000 per cell are estimates from the planner's statistics (shown with ≈)
+Counts above 1,000 per cell are estimates from the planner's statistics (shown with ≈)
 so that stats never scans a large table; --exact counts every row instead.
 
 Options:

@@ -3,7 +3,7 @@ import { cappedStatusCounts, jobEstimates, throughputLastHour } from '../../stor
 import type { Tidemark } from '../../tidemark.js';
 
 /** Counts at or above this are not counted exactly; they come from the planner's statistics. */
-export const COUNT_CAP = 10_000;
+export const COUNT_CAP = 1_000;
 /** The throughput chart reads at most this many recently finished jobs. */
 const THROUGHPUT_ROWS = 500_000;
 
@@ -40,12 +40,16 @@ interface Estimates {
 /** Everything the queues page shows, in four bounded statements. */
 export async function loadOverview(tm: Tidemark): Promise<Overview> {
   const storage = tm.internals.storage;
-  const [queueRows, counts, [estimates], recent] = await Promise.all([
-    tm.listQueues(),
-    storage.run<{ statuses: string[]; cap: number }, { queue: string; status: string; n: number }>(
-      cappedStatusCounts,
-      { statuses: [...ALL_STATUSES], cap: COUNT_CAP + 1 },
-    ),
+  const queueRows = await tm.listQueues();
+  const [counts, [estimates], recent] = await Promise.all([
+    storage.run<
+      { queues: string[]; statuses: string[]; cap: number },
+      { queue: string; status: string; n: number }
+    >(cappedStatusCounts, {
+      queues: queueRows.map((q) => q.name),
+      statuses: [...ALL_STATUSES],
+      cap: COUNT_CAP + 1,
+    }),
     storage.run<{ schema: string }, Estimates>(jobEstimates, { schema: tm.schema }),
     storage.run<{ max_rows: number }, { queue: string; status: string; minute_ago: number; n: number }>(
       throughputLastHour,

@@ -62,8 +62,10 @@ create index jobs_stalled_idx on /*schema*/jobs (locked_until) where status = 'a
 create index jobs_expire_idx on /*schema*/jobs (expire_at) where status = 'pending' and expire_at is not null;
 create unique index jobs_unique_key_idx on /*schema*/jobs (queue, unique_key)
   where unique_key is not null and status in ('pending', 'active', 'retry', 'waiting', 'paused');
--- Job lists per queue and status, newest first (dashboard, purge by queue).
-create index jobs_queue_status_idx on /*schema*/jobs (queue, status, id desc);
+-- Job lists per queue and status, newest first (dashboard, purge by queue). Ascending on
+-- purpose: a backward scan gives newest first, and row comparisons such as
+-- (status, id) < (s, cursor) can use the index only when its columns share one direction.
+create index jobs_queue_status_idx on /*schema*/jobs (queue, status, id);
 -- Manual purge walks it in (finished_at, id) order from a keyset cursor.
 create index jobs_finished_idx on /*schema*/jobs (finished_at, id) where finished_at is not null;
 

@@ -8,18 +8,28 @@ import { defineQuery } from './define-query.js';
 
 /**
  * Jobs per queue and status, each count capped at @cap rows: every (queue, status) cell is
- * one probe of jobs_queue_status_idx that stops at the cap, so a million completed jobs
- * cost @cap index entries, not a scan. Cells at the cap are shown with an estimate.
+ * one backward walk of jobs_queue_status_idx that stops at the cap, so a million completed
+ * jobs cost @cap index entries, not a scan. Cells at the cap are shown with an estimate.
+ * The status is bounded by row comparisons rather than `status =`: with an equality the
+ * planner knows the order reduces to the id and may pick another path; this way the only
+ * ordered path is this index, and the walk stops where the status ends. The queue names
+ * come as a parameter: joining the (rarely analyzed) queues table inflates the cost
+ * estimate enough to trigger JIT compilation, which costs more than the whole query.
  */
-export const cappedStatusCounts = defineQuery<{ statuses: string[]; cap: number }>(
+export const cappedStatusCounts = defineQuery<{ queues: string[]; statuses: string[]; cap: number }>(
   'dashCappedStatusCounts',
   /* sql */ `
   select q.name as queue, s.status, c.n
-    from /*schema*/queues q
+    from unnest(@queues::text[]) as q(name)
    cross join unnest(@statuses::text[]) as s(status)
    cross join lateral (
      select count(*)::int as n
-       from (select 1 from /*schema*/jobs j where j.queue = q.name and j.status = s.status limit @cap) x
+       from (select j.id from /*schema*/jobs j
+              where j.queue = q.name
+                and (j.status, j.id) >= (s.status, 0::bigint)
+                and (j.status, j.id) < (s.status, 9223372036854775807::bigint)
+              order by j.status desc, j.id desc
+              limit @cap) x
    ) c
    where c.n > 0
    order by q.name, s.status`,
@@ -86,8 +96,11 @@ export const listJobsAll = defineQuery<{
 );
 
 /**
- * One page of jobs of the given queues and statuses, newest first: one probe of
+ * One page of jobs of the given queues and statuses, newest first: one backward walk of
  * jobs_queue_status_idx per (queue, status) pair, each stopping after @limit rows, merged.
+ * The status and the cursor are one row comparison, not `status =` plus `id <`: given the
+ * equality the planner, which cannot know how rare a status is, may prefer walking the
+ * primary key and filtering, which reads most of the table for a rare status.
  */
 export const listJobsByQueueStatus = defineQuery<{
   queues: string[];
@@ -106,12 +119,13 @@ export const listJobsByQueueStatus = defineQuery<{
    cross join lateral (
      select ${LIST_COLUMNS}
        from /*schema*/jobs j
-      where j.queue = q.name and j.status = s.status
-        and j.id < @before::bigint and j.id >= @floor::bigint
+      where j.queue = q.name
+        and (j.status, j.id) < (s.status, @before::bigint)
+        and (j.status, j.id) >= (s.status, @floor::bigint)
         and (@from::timestamptz is null or j.created_at >= @from::timestamptz)
         and (@to::timestamptz is null or j.created_at < @to::timestamptz)
         and (@pattern::text is null or j.data::text ilike @pattern::text)
-      order by j.id desc
+      order by j.status desc, j.id desc
       limit @limit
    ) page
    order by page.id::bigint desc
