@@ -71,9 +71,9 @@ const MEMBERS_AND_TREES = (stillQualifies: string) => /* sql */ `
      where coalesce(seen.n, 0) = coalesce(kept.n, 0)
   ),
   targets as (
-    select id, true as is_top from trees
+    select id from trees
     union all
-    select m.id, false from members m join trees t on t.id = m.root_id
+    select m.id from members m join trees t on t.id = m.root_id
   )`;
 
 /** Steps 1 and 2 over the purge_after index. */
@@ -96,10 +96,12 @@ const DUE_CANDIDATES = /* sql */ `
   ${MEMBERS_AND_TREES(`m.status in ${FINISHED} and m.purge_after <= now()`)}`;
 
 /** Where the next batch starts, and how many index entries this batch looked at. */
-const CURSOR = /* sql */ `
-  (select count(*) from scanned)::int as scanned,
-  (select c.key::text from scanned c order by c.key desc, c.id desc limit 1) as after,
-  (select c.id::text from scanned c order by c.key desc, c.id desc limit 1) as after_id`;
+const CURSOR = /* sql */ `(select count(*) from scanned)::int as scanned, last.after, last.after_id`;
+const FROM_LAST = /* sql */ `
+  from (select 1) one
+  left join lateral (
+    select c.key::text as after, c.id::text as after_id from scanned c order by c.key desc, c.id desc limit 1
+  ) last on true`;
 
 export interface BatchParams extends Record<string, unknown> {
   batch_size: number;
@@ -125,7 +127,8 @@ export const deleteDueTrees = defineQuery<BatchParams>(
   )
   select ${CURSOR},
          coalesce((select jsonb_agg(x) from (
-           select queue, status, count(*)::int as n from deleted group by queue, status) x), '[]') as counts`,
+           select queue, status, count(*)::int as n from deleted group by queue, status) x), '[]') as counts
+  ${FROM_LAST}`,
 );
 
 /**
@@ -137,7 +140,8 @@ export const lockDueTrees = defineQuery<BatchParams>(
   /* sql */ `
   with ${DUE_CANDIDATES}
   select ${CURSOR},
-         coalesce((select array_agg(id::text) from targets), '{}') as ids`,
+         coalesce((select array_agg(id::text) from targets), '{}') as ids
+  ${FROM_LAST}`,
 );
 
 export const deleteJobsById = defineQuery<{ ids: string[] }>(
@@ -306,7 +310,8 @@ export const purgeFinished = defineQuery<PurgeParams & BatchParams>(
     delete from /*schema*/jobs j where j.id = any(array(select id from targets))
     returning j.id
   )
-  select ${CURSOR}, (select count(*) from deleted)::int as n`,
+  select ${CURSOR}, (select count(*) from deleted)::int as n
+  ${FROM_LAST}`,
 );
 
 export const countPurgeable = defineQuery<PurgeParams>(
