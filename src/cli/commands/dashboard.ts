@@ -40,7 +40,7 @@ export const dashboardCommand: Command = {
       throw new UsageError(`--port must be a whole number from 0 to 65535, got '${values.port}'`);
     }
     const token = values.token ?? io.env.TIDEMARK_DASHBOARD_TOKEN;
-    const tm = await openForCommand(values, io, { mustExist: false });
+    const tm = await openForCommand(values, io);
     try {
       const dashboard = await tm.dashboard({
         ...(port !== undefined ? { port } : {}),

@@ -81,6 +81,11 @@ export const statsCommand: Command = {
           ]),
         )}\n`,
       );
+      if (tm.driverKind === 'pglite') {
+        io.stdout.write(
+          '(embedded PGlite keeps no row statistics across processes: live/dead rows count from this open)\n',
+        );
+      }
       return 0;
     } finally {
       await tm.close();
