@@ -37,23 +37,33 @@ export async function runAttempt(
   settled?: () => void,
 ): Promise<void> {
   const { job, token } = claimed;
-  const controller = new AbortController();
+  // The abort signal is made on first use: most handlers never read ctx.signal, and an
+  // AbortController per job is a measurable share of a no-op job's cost.
+  let controller: AbortController | null = null;
+  let abortError: Error | null = null;
+  const signal = () => {
+    if (!controller) {
+      controller = new AbortController();
+      if (abortError) controller.abort(abortError);
+    }
+    return controller.signal;
+  };
   let abortedBy: AbortReason | null = null;
   let onAbort: (reason: AbortReason) => void = () => {};
-  const aborted = new Promise<AbortReason>((resolve) => {
-    onAbort = resolve;
-  });
   const attempt: RunningAttempt = {
     id: job.id,
     token,
     queue: job.queue,
-    controller,
+    get controller() {
+      signal();
+      return controller as AbortController;
+    },
     abort(reason) {
       if (abortedBy) return;
       abortedBy = reason;
-      controller.abort(
-        reason === 'timeout' ? new JobTimeoutError(queue.timeoutSeconds ?? 0) : new LostOwnership(job.id),
-      );
+      abortError =
+        reason === 'timeout' ? new JobTimeoutError(queue.timeoutSeconds ?? 0) : new LostOwnership(job.id);
+      controller?.abort(abortError);
       onAbort(reason);
     },
   };
@@ -70,7 +80,9 @@ export async function runAttempt(
     queue,
     job,
     token,
-    signal: controller.signal,
+    get signal() {
+      return signal();
+    },
   });
   core.events.emit('job:started', {
     id: job.id,
@@ -82,14 +94,19 @@ export async function runAttempt(
     let result: { ok: true; value: unknown } | { ok: false; error: unknown };
     try {
       const handler = queue.handler as NonNullable<ResolvedQueue['handler']>;
-      const outcome = await Promise.race([
-        Promise.resolve()
-          .then(() => handler(job, ctx))
-          .then((value) => ({ ok: true as const, value })),
-        aborted.then((reason) => ({ aborted: reason })),
-      ]);
+      // One promise per attempt: settled by the handler or by an abort, whichever comes first.
+      const outcome = await new Promise<Outcome>((resolve) => {
+        onAbort = (reason) => resolve({ aborted: reason });
+        const value = handler(job, ctx);
+        if (isThenable(value))
+          value.then(
+            (v) => resolve({ ok: true, value: v }),
+            (error) => resolve({ ok: false, error }),
+          );
+        else resolve({ ok: true, value });
+      });
       if ('aborted' in outcome) {
-        if (outcome.aborted === 'timeout') result = { ok: false, error: controller.signal.reason };
+        if (outcome.aborted === 'timeout') result = { ok: false, error: abortError };
         else return reportLost(core, job.id, job.queue, outcome.aborted);
       } else {
         result = outcome;
@@ -195,6 +212,12 @@ async function fail(
     willRetry: status === 'retry',
     durationMs,
   });
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown } | { aborted: AbortReason };
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 }
 
 function reportLost(core: EngineCore, id: string, queue: string, reason: AbortReason): void {

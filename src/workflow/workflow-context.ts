@@ -33,7 +33,6 @@ export interface WorkflowContextDeps {
  * jobs never pay for them.
  */
 export class WorkflowContext implements JobContext {
-  readonly signal: AbortSignal;
   readonly job: Job;
   /** Set by `completionTx`; the executor runs it inside the completing transaction. */
   completionHook: ((tx: Queryable) => Promise<void> | void) | null = null;
@@ -54,9 +53,12 @@ export class WorkflowContext implements JobContext {
   private readonly clockLeadMs: number;
 
   constructor(private readonly deps: WorkflowContextDeps) {
-    this.signal = deps.signal;
     this.job = deps.job;
     this.clockLeadMs = Math.max(0, (deps.job.startedAt?.getTime() ?? 0) - Date.now());
+  }
+  /** Read through `deps` so the worker can make the signal only when a handler asks for it. */
+  get signal(): AbortSignal {
+    return this.deps.signal;
   }
 
   async step<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
