@@ -262,6 +262,7 @@ export class Tidemark {
    */
   async result<Output = unknown>(id: string, options: { timeoutSeconds?: number } = {}): Promise<Output> {
     const jobId = checkId(id);
+    checkKnownKeys(checkObject(options, 'options'), '', ['timeoutSeconds']);
     const timeout =
       options.timeoutSeconds === undefined
         ? undefined
@@ -570,9 +571,14 @@ export class Tidemark {
   }
 }
 
+/** The largest bigint: a longer-looking id would reach the database as an out-of-range error. */
+const MAX_ID = 9_223_372_036_854_775_807n;
+
 function checkId(id: unknown, field = 'id'): string {
   const text = typeof id === 'number' && Number.isSafeInteger(id) ? String(id) : id;
-  if (typeof text !== 'string' || !ID_PATTERN.test(text)) throw new InvalidOptionError(field, 'a job id', id);
+  if (typeof text !== 'string' || !ID_PATTERN.test(text) || BigInt(text) > MAX_ID) {
+    throw new InvalidOptionError(field, 'a job id', id);
+  }
   return text;
 }
 

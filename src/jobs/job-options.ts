@@ -7,6 +7,7 @@ import {
   checkObject,
   checkSeconds,
   checkString,
+  isStorableText,
 } from '../options/check.js';
 import { toJsonText } from '../options/json.js';
 import { freezeRetention, type RetentionPolicy } from '../retention/policy.js';
@@ -117,7 +118,8 @@ export function resolveAddJob(input: unknown, field = ''): ResolvedAdd {
     else if (
       typeof options.unique === 'string' &&
       options.unique.length > 0 &&
-      options.unique.length <= 255
+      options.unique.length <= 255 &&
+      isStorableText(options.unique)
     ) {
       resolved.uniqueKey = `key:${options.unique}`;
     } else if (options.unique !== false) {

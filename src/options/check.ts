@@ -26,10 +26,24 @@ export function checkKnownKeys(
 }
 
 export function checkString(value: unknown, field: string, { max = 200 }: { max?: number } = {}): string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > max) {
-    throw new InvalidOptionError(field, `a non-empty string of at most ${max} characters`, value);
+  if (typeof value !== 'string' || value.length === 0 || value.length > max || !isStorableText(value)) {
+    throw new InvalidOptionError(
+      field,
+      `a non-empty string of at most ${max} characters, without NUL or unpaired surrogates`,
+      value,
+    );
   }
   return value;
+}
+
+const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * Text PostgreSQL stores as given: text and jsonb refuse NUL, jsonb refuses an unpaired
+ * UTF-16 surrogate, and text would silently turn one into U+FFFD.
+ */
+export function isStorableText(value: string): boolean {
+  return !value.includes('\u0000') && !UNPAIRED_SURROGATE.test(value);
 }
 
 export function checkInteger(value: unknown, field: string, min: number, max: number): number {
@@ -65,10 +79,15 @@ export function checkBoolean(value: unknown, field: string): boolean {
   return value;
 }
 
+/** Years 1 to 9999: what PostgreSQL's timestamptz reads back from an ISO 8601 string. */
+const MIN_DATE = Date.parse('0001-01-01T00:00:00.000Z');
+const MAX_DATE = Date.parse('9999-12-31T23:59:59.999Z');
+
 export function checkDate(value: unknown, field: string): Date {
   const date = value instanceof Date ? value : typeof value === 'string' ? new Date(value) : null;
-  if (!date || Number.isNaN(date.getTime()))
-    throw new InvalidOptionError(field, 'a Date or an ISO 8601 string', value);
+  const time = date?.getTime() ?? Number.NaN;
+  if (!date || Number.isNaN(time) || time < MIN_DATE || time > MAX_DATE)
+    throw new InvalidOptionError(field, 'a Date or an ISO 8601 string, in the years 1 to 9999', value);
   return date;
 }
 

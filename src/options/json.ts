@@ -1,16 +1,27 @@
 import { InvalidOptionError } from '../errors.js';
+import { isStorableText } from './check.js';
 
 /** The largest JSON payload (data, output, signal payload) accepted, in bytes of JSON text. */
 export const MAX_PAYLOAD_BYTES = 1_048_576;
 
+const TEXT = 'strings without NUL characters or unpaired surrogates (jsonb refuses them)';
+
 /**
  * JSON text of a value that must round-trip through jsonb unchanged. Functions, symbols,
- * BigInt, non-finite numbers and cycles are refused (JSON.stringify would silently drop or
- * throw on them), as is anything larger than MAX_PAYLOAD_BYTES.
+ * BigInt, non-finite numbers, cycles, and strings jsonb cannot hold (NUL, unpaired
+ * surrogates) are refused, including what a `toJSON` method returns, as is anything larger
+ * than MAX_PAYLOAD_BYTES.
  */
 export function toJsonText(value: unknown, field: string, maxBytes = MAX_PAYLOAD_BYTES): string {
-  checkJsonValue(value === undefined ? null : value, field, new Set());
-  const text = JSON.stringify(value === undefined ? null : value);
+  checkJsonValue(value === undefined ? null : value, field, new Set(), true);
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value === undefined ? null : value);
+  } catch (error) {
+    // A getter or toJSON that throws, or one that behaves differently on a second call.
+    throw Object.assign(new InvalidOptionError(field, 'JSON data', value), { cause: error });
+  }
+  if (text === undefined) throw new InvalidOptionError(field, 'JSON data (toJSON returned nothing)', value);
   if (Buffer.byteLength(text, 'utf8') > maxBytes) {
     throw new InvalidOptionError(
       field,
@@ -18,14 +29,14 @@ export function toJsonText(value: unknown, field: string, maxBytes = MAX_PAYLOAD
       `${Buffer.byteLength(text, 'utf8')} bytes`,
     );
   }
-  if (text.includes('\\u0000'))
-    throw new InvalidOptionError(field, 'JSON without NUL characters (jsonb refuses \\u0000)');
   return text;
 }
 
-function checkJsonValue(value: unknown, path: string, seen: Set<object>): void {
+function checkJsonValue(value: unknown, path: string, seen: Set<object>, callToJson: boolean): void {
   switch (typeof value) {
     case 'string':
+      if (!isStorableText(value)) throw new InvalidOptionError(path, TEXT, value);
+      return;
     case 'boolean':
       return;
     case 'number':
@@ -40,7 +51,12 @@ function checkJsonValue(value: unknown, path: string, seen: Set<object>): void {
   }
   if (value === null) return;
   const object = value as object;
-  if (typeof (object as { toJSON?: unknown }).toJSON === 'function') return;
+  const toJSON = (object as { toJSON?: unknown }).toJSON;
+  if (callToJson && typeof toJSON === 'function') {
+    // JSON.stringify calls toJSON once and serialises what it returns: check that instead.
+    checkJsonValue(toJSON.call(object, ''), path, seen, false);
+    return;
+  }
   if (seen.has(object)) throw new InvalidOptionError(path, 'JSON data without cycles', '[cycle]');
   seen.add(object);
   if (Array.isArray(object)) {
@@ -48,14 +64,15 @@ function checkJsonValue(value: unknown, path: string, seen: Set<object>): void {
       if (item === undefined || typeof item === 'function' || typeof item === 'symbol') {
         throw new InvalidOptionError(`${path}[${index}]`, 'a JSON value', item);
       }
-      checkJsonValue(item, `${path}[${index}]`, seen);
+      checkJsonValue(item, `${path}[${index}]`, seen, true);
     });
   } else {
     for (const [key, item] of Object.entries(object)) {
+      if (!isStorableText(key)) throw new InvalidOptionError(path, `keys that are ${TEXT}`, key);
       if (typeof item === 'function' || typeof item === 'symbol') {
         throw new InvalidOptionError(`${path}.${key}`, 'a JSON value', item);
       }
-      checkJsonValue(item, `${path}.${key}`, seen);
+      checkJsonValue(item, `${path}.${key}`, seen, true);
     }
   }
   seen.delete(object);

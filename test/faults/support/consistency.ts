@@ -120,10 +120,14 @@ export const TABLES = [
 ] as const;
 
 /** Row counts of every Tidemark table, to show that a refused call wrote nothing. */
-export async function rowCounts(sql: RunSql, schema: string): Promise<Record<string, number>> {
-  const text = TABLES.map(
-    (table) => `select '${table}' as t, count(*)::int as n from "${schema}".${table}`,
-  ).join(' union all ');
+export async function rowCounts(
+  sql: RunSql,
+  schema: string,
+  tables: readonly (typeof TABLES)[number][] = TABLES,
+): Promise<Record<string, number>> {
+  const text = tables
+    .map((table) => `select '${table}' as t, count(*)::int as n from "${schema}".${table}`)
+    .join(' union all ');
   const rows = await sql<{ t: string; n: number }>(text);
   return Object.fromEntries(rows.map((r) => [r.t, Number(r.n)]));
 }
