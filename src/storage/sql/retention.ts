@@ -100,7 +100,9 @@ const CURSOR = /* sql */ `(select count(*) from scanned)::int as scanned, last.a
 const FROM_LAST = /* sql */ `
   from (select 1) one
   left join lateral (
-    select c.key::text as after, c.id::text as after_id from scanned c order by c.key desc, c.id desc limit 1
+    -- ISO 8601 in UTC with microseconds: read back exactly whatever the session's DateStyle
+    select to_char(c.key at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as after, c.id::text as after_id
+      from scanned c order by c.key desc, c.id desc limit 1
   ) last on true`;
 
 export interface BatchParams extends Record<string, unknown> {
