@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { JobNotFoundError, QueueNotFoundError, TidemarkError } from '../errors.js';
+import { InvalidOptionError, JobNotFoundError, QueueNotFoundError, TidemarkError } from '../errors.js';
 import type { Tidemark } from '../tidemark.js';
 import {
   DashboardAuth,
@@ -110,7 +110,14 @@ async function serve(
 
   if (method !== 'POST') {
     const found = findRoute(pages, path);
-    const page = found ? await found.route.render(ctx, found.match) : null;
+    let page: Awaited<ReturnType<(typeof pages)[number]['render']>>;
+    try {
+      page = found ? await found.route.render(ctx, found.match) : null;
+    } catch (error) {
+      // A value the engine refuses (such as an id beyond bigint) is a bad request, not a crash.
+      if (!(error instanceof InvalidOptionError)) throw error;
+      return sendHtml(res, 400, errorPage(ctx, 'Bad request', error.message).text, method);
+    }
     if (!page) return sendHtml(res, 404, errorPage(ctx, 'Not found', `Nothing here: ${path}`).text, method);
     return sendHtml(res, 200, page.text, method);
   }
@@ -150,7 +157,12 @@ async function serve(
     return sendHtml(res, result.status, result.page.text);
   } catch (error) {
     if (!(error instanceof TidemarkError)) throw error;
-    const status = error instanceof JobNotFoundError || error instanceof QueueNotFoundError ? 404 : 409;
+    const status =
+      error instanceof JobNotFoundError || error instanceof QueueNotFoundError
+        ? 404
+        : error instanceof InvalidOptionError
+          ? 400
+          : 409;
     return sendHtml(res, status, errorPage(ctx, 'Refused', error.message, backFrom(ctx, path)).text);
   }
 }

@@ -1,3 +1,4 @@
+import { InvalidOptionError } from '../errors.js';
 import { type ActionResult, runJobAction, runPurge, runQueueAction } from './actions.js';
 import type { DashboardContext } from './context.js';
 import type { Html } from './html.js';
@@ -10,6 +11,13 @@ import { retentionPage } from './pages/retention.js';
 import { storagePage } from './pages/storage.js';
 
 const ID = '([1-9][0-9]{0,18})';
+const MAX_BIGINT = 9_223_372_036_854_775_807n;
+
+/** Nineteen digits can still pass the largest bigint; refuse those before any query. */
+function jobId(match: RegExpMatchArray): string {
+  if (BigInt(match[1]) > MAX_BIGINT) throw new InvalidOptionError('id', 'a job id', match[1]);
+  return match[1];
+}
 
 /** A page: null means "not found". */
 interface PageRoute {
@@ -25,13 +33,13 @@ interface ActionRoute {
 export const pages: PageRoute[] = [
   { pattern: /^\/$/, render: (ctx) => queuesPage(ctx) },
   { pattern: /^\/jobs$/, render: (ctx) => jobsPage(ctx) },
-  { pattern: new RegExp(`^/jobs/${ID}$`), render: (ctx, m) => jobDetailPage(ctx, m[1]) },
+  { pattern: new RegExp(`^/jobs/${ID}$`), render: async (ctx, m) => jobDetailPage(ctx, jobId(m)) },
   {
     pattern: new RegExp(`^/jobs/${ID}/confirm$`),
     render: (ctx, m) => {
       const action = ctx.url.searchParams.get('action');
       return action === 'delete' || action === 'delete-subtree'
-        ? confirmDeletePage(ctx, m[1], action)
+        ? confirmDeletePage(ctx, jobId(m), action)
         : Promise.resolve(null);
     },
   },
@@ -44,7 +52,7 @@ export const pages: PageRoute[] = [
 export const actions: ActionRoute[] = [
   {
     pattern: new RegExp(`^/jobs/${ID}/(retry|cancel|pause|resume|delete|delete-subtree)$`),
-    run: (ctx, m) => runJobAction(ctx, m[1], m[2] as Parameters<typeof runJobAction>[2]),
+    run: async (ctx, m) => runJobAction(ctx, jobId(m), m[2] as Parameters<typeof runJobAction>[2]),
   },
   {
     pattern: /^\/queues\/(pause|resume)$/,

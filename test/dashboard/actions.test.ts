@@ -44,6 +44,7 @@ describeEachDriver('dashboard actions', ({ open }) => {
     assert.match(resume.body, /only paused jobs can be resumed/);
     assert.equal((await tm.getJob(id))?.status, 'pending');
     assert.equal((await post(`${url}jobs/424242/retry`, { csrf })).status, 404);
+    assert.equal((await post(`${url}jobs/9999999999999999999/retry`, { csrf })).status, 400, 'beyond bigint');
     const unknownQueue = await post(`${url}queues/pause`, { csrf, queue: '<b>nope</b>' });
     assert.equal(unknownQueue.status, 404);
     assert.match(unknownQueue.body, /queue &#39;&lt;b&gt;nope&lt;\/b&gt;&#39; does not exist/);

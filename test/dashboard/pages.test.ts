@@ -123,6 +123,7 @@ describeEachDriver('dashboard pages', ({ open }) => {
     const pending = (await get(`${dashboard.url}jobs/${seeded.pending}`)).body;
     assert.match(pending, /In flight: never deleted/);
     assert.equal((await get(`${dashboard.url}jobs/999999999`)).status, 404);
+    assert.equal((await get(`${dashboard.url}jobs/9999999999999999999`)).status, 400, 'beyond bigint');
   });
 
   test('retention page: policies per queue, last sweeps with what they deleted, next sweep, dry-run preview', async () => {

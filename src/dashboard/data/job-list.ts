@@ -12,6 +12,7 @@ export const PAGE_SIZE = 50;
 export const SEARCH_WINDOW = 20_000n;
 /** Rows whose transaction started this long before the range may still carry a later id. */
 const CLOCK_SLACK_MS = 60_000;
+const MAX_BIGINT = 9_223_372_036_854_775_807n;
 
 export interface JobFilter {
   queue?: string;
@@ -82,7 +83,7 @@ export function parseFilter(params: URLSearchParams): { filter: JobFilter; probl
   if (q?.trim()) filter.q = q.trim().slice(0, 200);
   const before = text('before');
   if (before !== undefined) {
-    if (/^[1-9]\d{0,18}$/.test(before)) filter.before = BigInt(before);
+    if (/^[1-9]\d{0,18}$/.test(before) && BigInt(before) <= MAX_BIGINT) filter.before = BigInt(before);
     else problems.push(`bad page cursor '${before}'`);
   }
   return { filter, problems };
