@@ -43,7 +43,8 @@ export async function openForCommand(
 export function jobIdArgument(positionals: string[], usage: string): string {
   if (positionals.length !== 1) throw new UsageError(`expected one job id\n\n${usage}`);
   const [id] = positionals;
-  if (!/^[1-9][0-9]{0,18}$/.test(id))
+  if (!/^[1-9][0-9]{0,18}$/.test(id) || BigInt(id) > 9_223_372_036_854_775_807n) {
     throw new UsageError(`'${id}' is not a job id (a positive whole number)`);
+  }
   return id;
 }

@@ -40,6 +40,7 @@ describe('tidemark CLI: help and bad input', () => {
       [['purge', '--older-than', '0', '--status', 'pending'], /'pending' is not a finished status/],
       [['purge', '--older-than', '0', '--batch-size', '0'], /--batch-size must be a whole number/],
       [['retry', 'abc'], /'abc' is not a job id/],
+      [['cancel', '9999999999999999999'], /'9999999999999999999' is not a job id/],
       [['cancel'], /expected one job id/],
       [['retry', '1', '2'], /expected one job id/],
       [['stats', '--colour'], /Unknown option '--colour'/],
