@@ -192,17 +192,8 @@ export class Storage {
 
   /** Record many outcomes in one statement; returns the ids that were still owned, with their new status. */
   async finishAttempts(outcomes: AttemptOutcome[]): Promise<Map<string, string>> {
-    const rows = await this.run<
-      Parameters<typeof worker.finishAttempts.values>[0],
-      { id: string; status: string }
-    >(worker.finishAttempts, {
-      ids: outcomes.map((o) => o.id),
-      tokens: outcomes.map((o) => o.token),
-      ok: outcomes.map((o) => o.ok),
-      outputs: outcomes.map((o) => o.output ?? null),
-      errors: outcomes.map((o) => o.error ?? null),
-      retry_delays: outcomes.map((o) => (o.retryDelaySeconds === undefined ? null : o.retryDelaySeconds)),
-      drop_checkpoints: outcomes.map((o) => o.dropCheckpoints ?? false),
+    const rows = await this.run<{ outcomes: string }, { id: string; status: string }>(worker.finishAttempts, {
+      outcomes: outcomesJson(outcomes),
     });
     return new Map(rows.map((r) => [String(r.id), r.status]));
   }
@@ -349,4 +340,21 @@ export class Storage {
   async nudgeDueQueues(sinceSeconds: number): Promise<void> {
     await this.run(maintenance.nudgeDueQueues, { since_seconds: sinceSeconds, channel: this.channel });
   }
+}
+
+/**
+ * The outcomes as one JSON array. Ids are digits and tokens UUIDs (both from the database);
+ * outputs and errors are JSON text already, so they are embedded without parsing them again.
+ */
+function outcomesJson(outcomes: AttemptOutcome[]): string {
+  const parts = new Array<string>(outcomes.length);
+  for (let i = 0; i < outcomes.length; i++) {
+    const o = outcomes[i];
+    const delay = o.retryDelaySeconds;
+    parts[i] =
+      `{"id":${o.id},"token":"${o.token}","ok":${o.ok},"output":${o.output ?? 'null'},` +
+      `"error":${o.error ?? 'null'},"retry_delay":${typeof delay === 'number' && Number.isFinite(delay) ? delay : 'null'},` +
+      `"drop_checkpoints":${o.dropCheckpoints === true}}`;
+  }
+  return `[${parts.join(',')}]`;
 }
