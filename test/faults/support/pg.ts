@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { describe } from 'node:test';
 import pg from 'pg';
-import { PG_URL, TEST_DRIVERS } from '../../support/databases.js';
+import { freshSchema, PG_URL, TEST_DRIVERS } from '../../support/databases.js';
 import { waitFor } from '../../support/wait-for.js';
 
 export const PG_ENABLED = TEST_DRIVERS.includes('pg');
@@ -14,12 +13,9 @@ export function describePg(title: string, body: () => void): void {
   if (PG_ENABLED) describe(`${title} (PostgreSQL only)`, body);
 }
 
-/**
- * A schema for a fault suite. Not `tt_`: the test runner drops every `tt_` schema when it
- * starts, which would pull the tables from under a long suite if another run starts meanwhile.
- */
+/** A fresh test schema (stamped, so the runner clears it two hours after a failed run). */
 export function faultSchema(): string {
-  return `tf_${randomBytes(5).toString('hex')}`;
+  return freshSchema();
 }
 
 /** The test database URL with an application_name, so this suite can find and cut only its own connections. */
