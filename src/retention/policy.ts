@@ -124,12 +124,3 @@ function dropZeros(frozen: FrozenRetention): FrozenRetention {
     if (frozen[key] === 0) delete frozen[key];
   return frozen;
 }
-
-/** Job option, else queue option, else engine option, else STOCK; each level replaces the one below. */
-export function resolveRetention(
-  job: FrozenRetention | undefined,
-  queue: FrozenRetention | undefined,
-  engine: FrozenRetention,
-): FrozenRetention {
-  return job ?? queue ?? engine;
-}
