@@ -8,7 +8,7 @@ export interface FixtureProcess {
   lines: string[];
   /** Everything written to stderr so far. */
   stderr(): string;
-  /** Resolves with the exit code and signal once the process has exited. */
+  /** Resolves with the exit code and signal once the process has exited and its output is read. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Resolves with the first stdout line matching `test`. */
   line(test: (line: string) => boolean): Promise<string>;
@@ -46,8 +46,9 @@ export function startFixture(name: string, env: Record<string, string>): Fixture
   child.stderr?.on('data', (chunk: string) => {
     errText += chunk;
   });
+  // 'close' rather than 'exit': it comes after the last of the child's output has been read.
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.on('exit', (code, signal) => resolve({ code, signal }));
+    child.on('close', (code, signal) => resolve({ code, signal }));
   });
   return {
     child,

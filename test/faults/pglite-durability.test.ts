@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { silentLogger, Tidemark } from '../../src/index.js';
+import { TEST_DRIVERS } from '../support/databases.js';
+import { startFixture } from './support/processes.js';
+
+interface Trial {
+  acknowledged: string[];
+  found: number;
+  extra: number;
+}
+
+/**
+ * Start the adding process on `folder`, SIGKILL it the moment its first addJob resolves,
+ * then reopen the folder here and look for every id it printed.
+ */
+async function killAfterAdd(folder: string, trial: number, strict: boolean): Promise<Trial> {
+  const child = startFixture('pglite-add', {
+    TM_FAULTS_FOLDER: folder,
+    TM_FAULTS_TRIAL: String(trial),
+    TM_FAULTS_STRICT: strict ? '1' : '0',
+  });
+  await child.line((l) => l.startsWith('added '));
+  child.child.kill('SIGKILL');
+  const exit = await child.exited;
+  assert.equal(exit.signal, 'SIGKILL', child.stderr());
+  const acknowledged = child.lines.filter((l) => l.startsWith('added ')).map((l) => l.slice('added '.length));
+  const tm = await Tidemark.open({ database: folder, logger: silentLogger });
+  try {
+    let found = 0;
+    for (const id of acknowledged) if (await tm.getJob(id)) found++;
+    const rows = (
+      await tm.internals.storage.driver.query<{ n: number }>(
+        `select count(*)::int as n from "${tm.schema}".jobs where (data ->> 'trial')::int = $1`,
+        [trial],
+      )
+    ).rows;
+    return { acknowledged, found, extra: Number(rows[0].n) - found };
+  } finally {
+    await tm.close();
+  }
+}
+
+if (TEST_DRIVERS.includes('pglite')) {
+  describe('embedded durability: a PGlite process killed with SIGKILL right after addJob resolves (PGlite only)', () => {
+    const folders: string[] = [];
+    const folder = () => {
+      const dir = mkdtempSync(join(tmpdir(), 'tidemark-durability-'));
+      folders.push(dir);
+      return join(dir, 'db');
+    };
+    after(() => {
+      for (const dir of folders) rmSync(dir, { recursive: true, force: true });
+    });
+
+    for (const [mode, strict, trials] of [
+      ['default settings', false, 5],
+      ['strictDurability', true, 3],
+    ] as const) {
+      test(`${mode}: reopening the folder finds every acknowledged job, ${trials} kills in a row`, async (t) => {
+        const dir = folder();
+        const results: Trial[] = [];
+        for (let trial = 1; trial <= trials; trial++) results.push(await killAfterAdd(dir, trial, strict));
+        for (const [i, r] of results.entries()) {
+          assert.ok(r.acknowledged.length >= 1);
+          assert.equal(
+            r.found,
+            r.acknowledged.length,
+            `trial ${i + 1}: acknowledged jobs lost after the kill`,
+          );
+        }
+        t.diagnostic(
+          results
+            .map(
+              (r, i) =>
+                `trial ${i + 1}: ${r.acknowledged.length} acknowledged, all found, ${r.extra} more committed`,
+            )
+            .join('; '),
+        );
+      });
+    }
+  });
+}
