@@ -40,7 +40,14 @@ interface FigureSpec {
   reference: string;
 }
 
-const PEERS = ['graphile', 'graphile-batched', 'pg-boss', 'bullmq-redis', 'bullmq-pg'];
+const PEERS = [
+  'graphile',
+  'graphile-batched-small',
+  'graphile-batched',
+  'pg-boss',
+  'bullmq-redis',
+  'bullmq-pg',
+];
 const ENQUEUERS = ['graphile', 'pg-boss', 'bullmq-redis', 'bullmq-pg'];
 const jobsPerSecond = [{ name: 'jobsPerSecond', unit: 'jobs/s' }];
 const latency = [
@@ -108,7 +115,7 @@ const FIGURES: FigureSpec[] = [
   },
   {
     key: 'history',
-    title: `drain ${formatNumber(JOBS)} no-op jobs beside ${formatNumber(HISTORY_ROWS)} kept finished rows (vs the same drain on an empty table, same process)`,
+    title: `drain ${formatNumber(JOBS)} no-op jobs beside ${formatNumber(HISTORY_ROWS)} kept finished rows (ratio: with history / empty table, same process)`,
     child: 'history',
     subjects: ['tidemark'],
     values: [

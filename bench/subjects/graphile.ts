@@ -7,12 +7,14 @@ const TASK = 'bench';
 const quiet = new Logger(() => () => {});
 
 /**
- * graphile-worker 0.17 with its defaults, or with the batching its performance guide
- * documents (local queue of 500 jobs, completion and failure batching with delay 0).
+ * graphile-worker 0.17 with its defaults, or with batching: a local queue of `localQueue`
+ * jobs (500 in its performance guide; concurrency + 1 in its release notes) and completion
+ * and failure batching with delay 0.
  */
-export function graphileSubject(batched: boolean): Subject {
+export function graphileSubject(localQueue?: number): Subject {
+  const batched = localQueue !== undefined;
   const preset = batched
-    ? { worker: { localQueue: { size: 500 }, completeJobBatchDelay: 0, failJobBatchDelay: 0 } }
+    ? { worker: { localQueue: { size: localQueue }, completeJobBatchDelay: 0, failJobBatchDelay: 0 } }
     : undefined;
   const session = async (schema: string, owned: boolean): Promise<Session> => {
     const utils: WorkerUtils = await makeWorkerUtils({ connectionString: BENCH_URL, schema, logger: quiet });
@@ -57,11 +59,15 @@ export function graphileSubject(batched: boolean): Subject {
       },
     };
   };
+  const source =
+    localQueue === 500 ? 'its performance guide' : 'concurrency + 1, as its release notes recommend';
   return {
-    key: batched ? 'graphile-batched' : 'graphile',
-    label: batched ? 'graphile-worker 0.17 (batched)' : 'graphile-worker 0.17 (defaults)',
+    key: !batched ? 'graphile' : localQueue === 500 ? 'graphile-batched' : 'graphile-batched-small',
+    label: !batched
+      ? 'graphile-worker 0.17 (defaults)'
+      : `graphile-worker 0.17 (batched, local queue ${localQueue})`,
     settings: batched
-      ? 'concurrency 10, localQueue.size 500, completeJobBatchDelay 0, failJobBatchDelay 0 (its performance guide); addJobs for bulk'
+      ? `concurrency 10, localQueue.size ${localQueue} (${source}), completeJobBatchDelay 0, failJobBatchDelay 0; addJobs for bulk`
       : 'concurrency 10, everything else default (pollInterval 2 s + LISTEN/NOTIFY); addJobs for bulk',
     open: () => session(freshName('bench_gw'), true),
     attach: (schema) => session(schema, false),

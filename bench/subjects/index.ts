@@ -8,8 +8,9 @@ import { tidemarkSubject } from './tidemark.js';
 export function allSubjects(): Subject[] {
   return [
     tidemarkSubject('pg'),
-    graphileSubject(false),
-    graphileSubject(true),
+    graphileSubject(),
+    graphileSubject(11),
+    graphileSubject(500),
     pgBossSubject(),
     bullmqSubject('redis'),
     bullmqSubject('pg'),
