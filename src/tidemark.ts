@@ -35,12 +35,13 @@ import type { ArchiveHook } from './retention/archive.js';
 import { freezeRetention, Retention, type RetentionPolicy } from './retention/policy.js';
 import { type RemoveJobsOptions, removeJobs } from './retention/remove-jobs.js';
 import type { SweepOutcome, SweepPreview, SweepRecord } from './retention/sweep-types.js';
-import { previewSweep, retentionOf, sweepRetention } from './retention/sweeper.js';
+import { previewSweep, sweepRetention } from './retention/sweeper.js';
 import { checkCron } from './schedule/cron.js';
 import { type CallerTransaction, wrapCallerTransaction } from './storage/driver/caller-transaction.js';
 import { createDriver, type DatabaseOption } from './storage/driver/create-driver.js';
 import type { Driver } from './storage/driver/driver.js';
 import { migrate } from './storage/migrate.js';
+import { listSweepRecords } from './storage/retention-storage.js';
 import type { Job } from './storage/rows.js';
 import { checkSchemaName } from './storage/schema-name.js';
 import { deleteSchedule, listSchedules, upsertSchedule } from './storage/sql/schedules.js';
@@ -495,7 +496,7 @@ export class Tidemark {
   async listSweeps(limit = 20): Promise<SweepRecord[]> {
     const n = checkInteger(limit, 'limit', 1, 500);
     await this.ready();
-    return retentionOf(this.core, 'listSweeps').listSweeps(n);
+    return listSweepRecords(this.core.storage, n);
   }
 
   // dashboard and metrics

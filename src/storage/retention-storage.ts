@@ -69,7 +69,6 @@ export interface RetentionCapability {
   ): Promise<{ scanned: number; next: BatchCursor; deleted: number }>;
   countPurgeable(filter: PurgeFilter): Promise<number>;
   recordSweep(sweep: SweepToRecord): Promise<void>;
-  listSweeps(limit: number, kind?: SweepRecord['kind']): Promise<SweepRecord[]>;
   /** Give deleted rows' space back where nothing else will (embedded PGlite has no autovacuum). */
   reclaimSpace(): Promise<void>;
 }
@@ -164,37 +163,45 @@ export class PostgresRetention implements RetentionCapability {
     });
   }
 
-  async listSweeps(limit: number, kind?: SweepRecord['kind']): Promise<SweepRecord[]> {
-    const rows = await this.storage.run<{ limit: number; kind: string | null }, Record<string, unknown>>(
-      sql.listSweeps,
-      { limit, kind: kind ?? null },
-    );
-    return rows.map((r) => {
-      const detail = (r.detail ?? {}) as {
-        byQueue?: SweepBreakdown[];
-        batches?: number;
-        durationMs?: number;
-      };
-      return {
-        id: String(r.id),
-        kind: r.kind as SweepRecord['kind'],
-        startedAt: r.started_at as Date,
-        finishedAt: r.finished_at as Date,
-        jobs: Number(r.jobs),
-        signals: Number(r.signals),
-        uniqueLocks: Number(r.unique_locks),
-        byQueue: detail.byQueue ?? [],
-        batches: Number(detail.batches ?? 0),
-        durationMs: Number(detail.durationMs ?? 0),
-        error: (r.error ?? null) as string | null,
-      };
-    });
-  }
-
   async reclaimSpace(): Promise<void> {
     if (this.storage.driver.kind !== 'pglite') return;
     await this.storage.driver.exec(sql.vacuumSweptTables.text(this.storage.schema));
   }
+}
+
+/**
+ * The sweep history, newest first. A plain read of the `sweeps` table, so it works on a
+ * storage without the retention capability too (it then holds nothing new).
+ */
+export async function listSweepRecords(
+  storage: Storage,
+  limit: number,
+  kind?: SweepRecord['kind'],
+): Promise<SweepRecord[]> {
+  const rows = await storage.run<{ limit: number; kind: string | null }, Record<string, unknown>>(
+    sql.listSweeps,
+    { limit, kind: kind ?? null },
+  );
+  return rows.map((r) => {
+    const detail = (r.detail ?? {}) as {
+      byQueue?: SweepBreakdown[];
+      batches?: number;
+      durationMs?: number;
+    };
+    return {
+      id: String(r.id),
+      kind: r.kind as SweepRecord['kind'],
+      startedAt: r.started_at as Date,
+      finishedAt: r.finished_at as Date,
+      jobs: Number(r.jobs),
+      signals: Number(r.signals),
+      uniqueLocks: Number(r.unique_locks),
+      byQueue: detail.byQueue ?? [],
+      batches: Number(detail.batches ?? 0),
+      durationMs: Number(detail.durationMs ?? 0),
+      error: (r.error ?? null) as string | null,
+    };
+  });
 }
 
 type CountRow = { queue: string; status: string; n: number };
