@@ -56,6 +56,25 @@ if (TEST_DRIVERS.includes('pglite')) {
       for (const dir of folders) rmSync(dir, { recursive: true, force: true });
     });
 
+    test('strictDurability syncs the WAL on each commit (fsync on, open_datasync); the default does not', async () => {
+      for (const strict of [false, true]) {
+        const tm = await Tidemark.open({
+          database: folder(),
+          strictDurability: strict,
+          logger: silentLogger,
+        });
+        try {
+          const show = async (name: string) =>
+            (await tm.internals.storage.driver.query<Record<string, string>>(`show ${name}`)).rows[0][name];
+          assert.equal(await show('fsync'), strict ? 'on' : 'off');
+          assert.equal(await show('wal_sync_method'), strict ? 'open_datasync' : 'fdatasync');
+          assert.equal(await show('synchronous_commit'), 'on');
+        } finally {
+          await tm.close();
+        }
+      }
+    });
+
     for (const [mode, strict, trials] of [
       ['default settings', false, 5],
       ['strictDurability', true, 3],
