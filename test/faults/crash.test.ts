@@ -185,12 +185,16 @@ describePg('crash: 4 worker processes, one killed with SIGKILL every 2 seconds',
   test('attempts are counted honestly: one, plus one for each killed worker that held the job', async () => {
     assert.ok(kills >= 5, `only ${kills} kills happened`);
     assert.ok(held.size > 0, 'no kill hit a job in progress: the test proved nothing');
-    const rows = await q<{ id: string; attempts: number }>(
-      `select id::text as id, attempts from "${schema}".jobs`,
+    const rows = await q<{ id: string; attempts: number; error: unknown }>(
+      `select id::text as id, attempts, error from "${schema}".jobs`,
     );
+    // The last error says which worker's lock lapsed when an attempt was recovered.
     const wrong = rows
       .filter((r) => r.attempts !== 1 + (held.get(r.id) ?? 0))
-      .map((r) => `${r.id}: ${r.attempts} attempts, held by ${held.get(r.id) ?? 0} killed workers`);
+      .map(
+        (r) =>
+          `${r.id}: ${r.attempts} attempts, held by ${held.get(r.id) ?? 0} killed workers, last error ${JSON.stringify(r.error)}`,
+      );
     assert.deepEqual(wrong.slice(0, 20), []);
     passed++;
   });

@@ -274,7 +274,7 @@ describeEachDriver('fuzz: addJob options and retention policies', ({ open }) => 
       { numRuns: 200 },
     );
     t.diagnostic(`${tally.accepted} accepted, ${tally.deduplicated} deduplicated, ${tally.refused} refused`);
-    assert.ok(tally.accepted > 20 && tally.refused > 20, JSON.stringify(tally));
+    assert.ok(tally.accepted >= 10 && tally.refused >= 10, JSON.stringify(tally));
   });
 
   test('a queue retention policy is either frozen onto its jobs exactly or refused and nothing stored', async (t) => {
