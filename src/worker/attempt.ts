@@ -84,12 +84,14 @@ export async function runAttempt(
       return signal();
     },
   });
-  core.events.emit('job:started', {
-    id: job.id,
-    queue: job.queue,
-    attempt: job.attempts,
-    pickupLatencyMs: claimed.pickupLatencyMs,
-  });
+  if (core.events.listenerCount('job:started') > 0) {
+    core.events.emit('job:started', {
+      id: job.id,
+      queue: job.queue,
+      attempt: job.attempts,
+      pickupLatencyMs: claimed.pickupLatencyMs,
+    });
+  }
   try {
     let result: { ok: true; value: unknown } | { ok: false; error: unknown };
     try {
@@ -127,7 +129,8 @@ export async function runAttempt(
     if (result.ok) {
       let outputText: string;
       try {
-        outputText = toJsonText(result.value, 'output');
+        // Most handlers return nothing: skip the checks (and their allocations) for that.
+        outputText = result.value == null ? 'null' : toJsonText(result.value, 'output');
       } catch (error) {
         result = { ok: false, error };
         return await fail(core, finish, claimed, queue, error, durationMs);
@@ -160,7 +163,9 @@ export async function runAttempt(
         });
         if (status === null) return reportLost(core, job.id, job.queue, 'lost');
       }
-      core.events.emit('job:completed', { id: job.id, queue: job.queue, durationMs });
+      if (core.events.listenerCount('job:completed') > 0) {
+        core.events.emit('job:completed', { id: job.id, queue: job.queue, durationMs });
+      }
       return;
     }
 

@@ -9,6 +9,7 @@ import type { Subscription } from '../storage/driver/driver.js';
 import type { ClaimedJob } from '../storage/storage.js';
 import { type RunningAttempt, runAttempt } from './attempt.js';
 import { FinishBuffer } from './finish-buffer.js';
+import { JobBuffer } from './job-buffer.js';
 import { PrefetchSizer } from './prefetch.js';
 import { createWorkerServices, type WorkerService } from './services.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
@@ -31,7 +32,7 @@ export class Worker {
   private readonly heldPerQueue = new Map<string, number>();
   private readonly inflight = new Set<Promise<void>>();
   /** Claimed jobs waiting for a free slot, in claim order. */
-  private buffer: ClaimedJob[] = [];
+  private readonly buffer = new JobBuffer();
   private readonly prefetch: PrefetchSizer;
   private readonly finish: FinishBuffer;
   private services: WorkerService[] = [];
@@ -169,9 +170,8 @@ export class Worker {
 
   /** Give back the claimed jobs no slot has started, so another worker takes them now. */
   private async releaseBuffer(): Promise<void> {
-    const held = this.buffer;
+    const held = this.buffer.drain();
     if (held.length === 0) return;
-    this.buffer = [];
     for (const claimed of held) this.holdRelease(claimed.job.queue);
     await this.core.storage
       .releaseJobs(
@@ -189,10 +189,9 @@ export class Worker {
     if (payload.startsWith('c:')) {
       const id = payload.slice(2);
       this.running.get(id)?.abort('lost');
-      const index = this.buffer.findIndex((c) => c.job.id === id);
-      if (index >= 0) {
+      const dropped = this.buffer.take(id);
+      if (dropped) {
         // Cancelled before it started: drop it; its row already says cancelled.
-        const [dropped] = this.buffer.splice(index, 1);
         this.holdRelease(dropped.job.queue);
         this.core.events.emit('job:lost', { id, queue: dropped.job.queue });
       }
@@ -260,11 +259,9 @@ export class Worker {
 
   /** Start buffered jobs while slots are free. */
   private dispatch(): void {
-    let index = 0;
-    while (this.running.size < this.options.concurrency && index < this.buffer.length) {
-      this.launch(this.buffer[index++]);
+    while (this.running.size < this.options.concurrency && this.buffer.length > 0) {
+      this.launch(this.buffer.shift() as ClaimedJob);
     }
-    if (index > 0) this.buffer = index === this.buffer.length ? [] : this.buffer.slice(index);
   }
 
   private holdRelease(queue: string): void {
@@ -355,7 +352,7 @@ export class Worker {
 
   private async extendLocks(): Promise<void> {
     const attempts = [...this.running.values()];
-    const buffered = this.buffer;
+    const buffered = this.buffer.toArray();
     if (attempts.length === 0 && buffered.length === 0) return;
     try {
       const kept = await this.core.storage.extendLocks(

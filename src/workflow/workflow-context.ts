@@ -42,7 +42,7 @@ export class WorkflowContext implements JobContext {
    * swallows it can neither complete early nor run further steps.
    */
   suspension: Suspension | null = null;
-  private readonly names = new RunNames();
+  private namesMade: RunNames | null = null;
   private checkpoints: Promise<Map<string, CheckpointRow>> | null = null;
 
   /**
@@ -56,6 +56,12 @@ export class WorkflowContext implements JobContext {
     this.job = deps.job;
     this.clockLeadMs = Math.max(0, (deps.job.startedAt?.getTime() ?? 0) - Date.now());
   }
+  /** Made on the first workflow call: plain jobs never need it. */
+  private get names(): RunNames {
+    this.namesMade ??= new RunNames();
+    return this.namesMade;
+  }
+
   /** Read through `deps` so the worker can make the signal only when a handler asks for it. */
   get signal(): AbortSignal {
     return this.deps.signal;
