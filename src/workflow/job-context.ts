@@ -74,8 +74,9 @@ export class RunNames {
   private readonly counters = new Map<string, number>();
 
   claim(name: string): void {
-    if (typeof name !== 'string' || name.length === 0 || name.length > 200) {
-      throw new InvalidOptionError('name', 'a step name of 1-200 characters', name);
+    // NUL cannot be stored in a text column: refuse it here rather than fail in the database.
+    if (typeof name !== 'string' || name.length === 0 || name.length > 200 || name.includes('\u0000')) {
+      throw new InvalidOptionError('name', 'a step name of 1-200 characters without NUL', name);
     }
     // Signal waits store their checkpoints under 'wait:<names>#<n>'; a step of that name
     // would read (and be overwritten by) a wait's state.

@@ -168,6 +168,20 @@ describeEachDriver('ctx.step', ({ open }) => {
     assert.match(failed.error?.message ?? '', /reserved/);
   });
 
+  test('a step name with a NUL character fails the attempt with a typed error, not a database error', async () => {
+    const tm = await open({ logger: silentLogger });
+    tm.createQueue({
+      name: 'wf',
+      maxAttempts: 1,
+      handler: async (_job, ctx) => ctx.step('bad\u0000name', () => 1),
+    });
+    const { id } = await tm.addJob({ queue: 'wf' });
+    await startWorker(tm);
+    const failed = await waitForStatus(tm, id, 'failed');
+    assert.equal(failed.error?.name, 'InvalidOptionError');
+    assert.deepEqual(await checkpointNames(tm, id), []);
+  });
+
   test('a step that throws is not checkpointed and runs again on the next attempt', async () => {
     const tm = await open({ logger: silentLogger });
     const c = counter();
