@@ -120,7 +120,11 @@ export class Storage {
     const result = await this.run<
       { jobs: string; channel: string },
       { idx: number; id: string; inserted: boolean }
-    >(jobs.insertJobs, { jobs: payload, channel: this.channel }, on);
+    >(
+      rows.some((row) => row.unique_key !== undefined) ? jobs.insertJobs : jobs.insertPlainJobs,
+      { jobs: payload, channel: this.channel },
+      on,
+    );
     return result.map((r) => ({ id: String(r.id), inserted: r.inserted }));
   }
 

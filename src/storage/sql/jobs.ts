@@ -5,6 +5,11 @@ export const JOB_COLUMNS = `id, queue, status, data, output, error, priority, at
   expire_at, created_at, started_at, finished_at, parent_id, root_id, parent_step, locked_by, locked_until,
   unique_key, wait, retention, purge_after`;
 
+/** The columns of one input row of an insert batch (the JSON written by Storage.insertJobs). */
+const INPUT_ROW = `idx int, queue text, data jsonb, priority int, max_attempts int, run_at timestamptz,
+        delay_seconds float8, expire_in_seconds float8, retention jsonb, unique_key text,
+        parent_id bigint, root_id bigint, parent_step text`;
+
 /**
  * Insert a batch in one statement. Ids are drawn first so each input row maps back to its
  * id; rows whose `unique_key` is held by an in-flight job are skipped (deduplicated).
@@ -14,11 +19,9 @@ export const insertJobs = defineQuery<{ jobs: string; channel: string }>(
   'insertJobs',
   /* sql */ `
   with input as (
-    select nextval(pg_get_serial_sequence('/*schema*/jobs', 'id')) as id, x.*
-      from jsonb_to_recordset(@jobs::jsonb) as x(
-        idx int, queue text, data jsonb, priority int, max_attempts int, run_at timestamptz,
-        delay_seconds float8, expire_in_seconds float8, retention jsonb, unique_key text,
-        parent_id bigint, root_id bigint, parent_step text)
+    select nextval(seq.id) as id, x.*
+      from (select pg_get_serial_sequence('/*schema*/jobs', 'id')::regclass as id) seq,
+           jsonb_to_recordset(@jobs::jsonb) as x(${INPUT_ROW})
   ),
   inserted as (
     insert into /*schema*/jobs (id, queue, data, priority, max_attempts, run_at, expire_at, retention,
@@ -38,6 +41,37 @@ export const insertJobs = defineQuery<{ jobs: string; channel: string }>(
   select input.idx, input.id::text as id, (inserted.id is not null) as inserted
     from input left join inserted on inserted.id = input.id
    cross join nudged
+   order by input.idx`,
+);
+
+/**
+ * insertJobs for a batch in which no row has a `unique` key (the common bulk case): with
+ * nothing to deduplicate there is no ON CONFLICT, whose speculative insertion costs every
+ * row an extra write, and every row is inserted.
+ */
+export const insertPlainJobs = defineQuery<{ jobs: string; channel: string }>(
+  'insertPlainJobs',
+  /* sql */ `
+  with input as (
+    select nextval(seq.id) as id, x.*
+      from (select pg_get_serial_sequence('/*schema*/jobs', 'id')::regclass as id) seq,
+           jsonb_to_recordset(@jobs::jsonb) as x(${INPUT_ROW})
+  ),
+  inserted as (
+    insert into /*schema*/jobs (id, queue, data, priority, max_attempts, run_at, expire_at, retention,
+                                parent_id, root_id, parent_step)
+    select id, queue, coalesce(data, 'null'::jsonb), priority, max_attempts, due.at,
+           due.at + expire_in_seconds * interval '1 second', retention, parent_id, root_id, parent_step
+      from input
+     cross join lateral (select coalesce(run_at, now() + coalesce(delay_seconds, 0) * interval '1 second') as at) due
+    returning queue, run_at
+  ),
+  nudged as (
+    select count(pg_notify(@channel, 'j:' || queue)) as n
+      from (select distinct queue from inserted where run_at <= now()) ready
+  )
+  select input.idx, input.id::text as id, true as inserted
+    from input cross join nudged
    order by input.idx`,
 );
 
