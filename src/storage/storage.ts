@@ -116,13 +116,24 @@ export class Storage {
 
   /** Insert a batch; returns, in input order, each row's id and whether it was inserted. */
   async insertJobs(rows: InsertRow[], on?: Queryable): Promise<{ id: string; inserted: boolean }[]> {
-    const payload = JSON.stringify(rows.map((row, idx) => ({ idx, ...row })));
+    const policies: string[] = [];
+    const policyIndex = new Map<string, number>();
+    const input = rows.map(({ retention, ...row }, idx) => {
+      const text = JSON.stringify(retention);
+      let policy = policyIndex.get(text);
+      if (policy === undefined) {
+        policy = policies.length;
+        policies.push(text);
+        policyIndex.set(text, policy);
+      }
+      return { idx, ...row, policy };
+    });
     const result = await this.run<
-      { jobs: string; channel: string },
+      { jobs: string; policies: string; channel: string },
       { idx: number; id: string; inserted: boolean }
     >(
       rows.some((row) => row.unique_key !== undefined) ? jobs.insertJobs : jobs.insertPlainJobs,
-      { jobs: payload, channel: this.channel },
+      { jobs: JSON.stringify(input), policies: `[${policies.join(',')}]`, channel: this.channel },
       on,
     );
     return result.map((r) => ({ id: String(r.id), inserted: r.inserted }));

@@ -5,9 +5,14 @@ export const JOB_COLUMNS = `id, queue, status, data, output, error, priority, at
   expire_at, created_at, started_at, finished_at, parent_id, root_id, parent_step, locked_by, locked_until,
   unique_key, wait, retention, purge_after`;
 
-/** The columns of one input row of an insert batch (the JSON written by Storage.insertJobs). */
+/**
+ * The columns of one input row of an insert batch (the JSON written by Storage.insertJobs).
+ * `policy` indexes @policies, the batch's distinct frozen retention windows: a batch
+ * usually shares one, and parsing it once instead of once per row is about a sixth of a
+ * bulk insert.
+ */
 const INPUT_ROW = `idx int, queue text, data jsonb, priority int, max_attempts int, run_at timestamptz,
-        delay_seconds float8, expire_in_seconds float8, retention jsonb, unique_key text,
+        delay_seconds float8, expire_in_seconds float8, policy int, unique_key text,
         parent_id bigint, root_id bigint, parent_step text`;
 
 /**
@@ -15,7 +20,7 @@ const INPUT_ROW = `idx int, queue text, data jsonb, priority int, max_attempts i
  * id; rows whose `unique_key` is held by an in-flight job are skipped (deduplicated).
  * Workers waiting on a queue are nudged once per queue, at commit.
  */
-export const insertJobs = defineQuery<{ jobs: string; channel: string }>(
+export const insertJobs = defineQuery<{ jobs: string; policies: string; channel: string }>(
   'insertJobs',
   /* sql */ `
   with input as (
@@ -27,7 +32,8 @@ export const insertJobs = defineQuery<{ jobs: string; channel: string }>(
     insert into /*schema*/jobs (id, queue, data, priority, max_attempts, run_at, expire_at, retention,
                                 unique_key, parent_id, root_id, parent_step)
     select id, queue, coalesce(data, 'null'::jsonb), priority, max_attempts, due.at,
-           due.at + expire_in_seconds * interval '1 second', retention, unique_key, parent_id, root_id, parent_step
+           due.at + expire_in_seconds * interval '1 second', @policies::jsonb -> policy, unique_key, parent_id,
+           root_id, parent_step
       from input
      cross join lateral (select coalesce(run_at, now() + coalesce(delay_seconds, 0) * interval '1 second') as at) due
     on conflict (queue, unique_key) where unique_key is not null
@@ -49,7 +55,7 @@ export const insertJobs = defineQuery<{ jobs: string; channel: string }>(
  * nothing to deduplicate there is no ON CONFLICT, whose speculative insertion costs every
  * row an extra write, and every row is inserted.
  */
-export const insertPlainJobs = defineQuery<{ jobs: string; channel: string }>(
+export const insertPlainJobs = defineQuery<{ jobs: string; policies: string; channel: string }>(
   'insertPlainJobs',
   /* sql */ `
   with input as (
@@ -61,7 +67,8 @@ export const insertPlainJobs = defineQuery<{ jobs: string; channel: string }>(
     insert into /*schema*/jobs (id, queue, data, priority, max_attempts, run_at, expire_at, retention,
                                 parent_id, root_id, parent_step)
     select id, queue, coalesce(data, 'null'::jsonb), priority, max_attempts, due.at,
-           due.at + expire_in_seconds * interval '1 second', retention, parent_id, root_id, parent_step
+           due.at + expire_in_seconds * interval '1 second', @policies::jsonb -> policy, parent_id, root_id,
+           parent_step
       from input
      cross join lateral (select coalesce(run_at, now() + coalesce(delay_seconds, 0) * interval '1 second') as at) due
     returning queue, run_at
