@@ -1,56 +1,42 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { silentLogger, Tidemark } from '../../src/index.js';
-import { dropSchema, freshSchema, PG_URL, rawQuery, TEST_DRIVERS } from '../support/databases.js';
+import { describe, test } from 'node:test';
+import { PG_URL, rawQuery, TEST_DRIVERS } from '../support/databases.js';
 import { waitFor } from '../support/wait-for.js';
-import { startWorker, type WorkerProcess } from './support.js';
+import { startWorker, useCrashSuite } from './support.js';
 
 // Separate processes share a database only through PostgreSQL: registered when the run covers pg.
 if (TEST_DRIVERS.includes('pg')) {
   describe('a worker process killed with SIGKILL mid-job [pg only]', () => {
-    const schema = freshSchema();
-    let tm: Tidemark;
-    const workers: WorkerProcess[] = [];
-
-    before(async () => {
-      tm = await Tidemark.open({ database: PG_URL, schema, logger: silentLogger, poolSize: 2 });
-      tm.createQueue({ name: 'crash' });
-      await tm.listQueues();
-      await rawQuery(
-        tm,
-        `create table "${schema}".effects (job_id bigint not null, worker text not null, attempt int)`,
-      );
-    });
-
-    after(async () => {
-      for (const w of workers) w.kill('SIGKILL');
-      await Promise.all(workers.map((w) => w.exited));
-      await tm.close();
-      await dropSchema('pg', schema);
-    });
+    const suite = useCrashSuite(2);
 
     test("another worker's maintenance tick recovers the job and completes it", {
       timeout: 120_000,
     }, async () => {
-      const victim = startWorker({ url: PG_URL, schema, worker: 'victim', mode: 'hang', lockSeconds: 1 });
-      workers.push(victim);
+      const victim = startWorker({
+        url: PG_URL,
+        schema: suite.schema,
+        worker: 'victim',
+        mode: 'hang',
+        lockSeconds: 1,
+      });
+      suite.workers.push(victim);
       await victim.waitForLine((line) => line === 'ready');
-      const { id } = await tm.addJob({ queue: 'crash', data: { important: true } });
+      const { id } = await suite.tm.addJob({ queue: 'crash', data: { important: true } });
       await victim.waitForLine((line) => line === `started ${id}`);
       victim.kill('SIGKILL');
       assert.deepEqual(await victim.exited, { code: null, signal: 'SIGKILL' });
       // Dead mid-job: the row still says it is running there.
-      const held = await tm.getJob(id);
+      const held = await suite.tm.getJob(id);
       assert.equal(held?.status, 'active');
       assert.equal(held?.lockedBy, 'victim');
 
-      const rescuer = startWorker({ url: PG_URL, schema, worker: 'rescuer', mode: 'record' });
-      workers.push(rescuer);
+      const rescuer = startWorker({ url: PG_URL, schema: suite.schema, worker: 'rescuer', mode: 'record' });
+      suite.workers.push(rescuer);
       await rescuer.waitForLine((line) => line === 'ready');
       const job = await waitFor(
         'the job to be recovered and completed',
         async () => {
-          const row = await tm.getJob(id);
+          const row = await suite.tm.getJob(id);
           return row?.status === 'completed' ? row : null;
         },
         { timeoutMs: 60_000, intervalMs: 100 },
@@ -59,8 +45,8 @@ if (TEST_DRIVERS.includes('pg')) {
       assert.equal(job.error?.name, 'StalledJobError');
       assert.equal(job.error?.worker, 'victim');
       const effects = await rawQuery<{ worker: string; attempt: number }>(
-        tm,
-        `select worker, attempt from "${schema}".effects where job_id = $1::bigint`,
+        suite.tm,
+        `select worker, attempt from "${suite.schema}".effects where job_id = $1::bigint`,
         [id],
       );
       assert.deepEqual(effects, [{ worker: 'rescuer', attempt: 2 }]);

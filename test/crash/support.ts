@@ -1,5 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { silentLogger, Tidemark } from '../../src/index.js';
+import { dropSchema, freshSchema, PG_URL, rawQuery } from '../support/databases.js';
 import { waitFor } from '../support/wait-for.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/worker.ts', import.meta.url));
@@ -68,4 +71,41 @@ export function startWorker(env: {
       if (!done) child.kill(signal);
     },
   };
+}
+
+/** The engine, schema and worker processes of one crash suite. */
+export interface CrashSuite {
+  schema: string;
+  tm: Tidemark;
+  workers: WorkerProcess[];
+}
+
+/**
+ * Register the hooks of a crash suite (call inside its describe): a fresh pg schema with the
+ * 'crash' queue and an effects table the fixture workers write to; afterwards every worker
+ * process is killed and the schema dropped.
+ */
+export function useCrashSuite(poolSize: number): CrashSuite {
+  const suite = { schema: freshSchema(), workers: [] } as unknown as CrashSuite;
+  before(async () => {
+    suite.tm = await Tidemark.open({
+      database: PG_URL,
+      schema: suite.schema,
+      logger: silentLogger,
+      poolSize,
+    });
+    suite.tm.createQueue({ name: 'crash' });
+    await suite.tm.listQueues();
+    await rawQuery(
+      suite.tm,
+      `create table "${suite.schema}".effects (job_id bigint not null, worker text not null, attempt int)`,
+    );
+  });
+  after(async () => {
+    for (const w of suite.workers) w.kill('SIGKILL');
+    await Promise.all(suite.workers.map((w) => w.exited));
+    await suite.tm.close();
+    await dropSchema('pg', suite.schema);
+  });
+  return suite;
 }
