@@ -15,6 +15,23 @@ const INPUT_ROW = `idx int, queue text, data jsonb, priority int, max_attempts i
         delay_seconds float8, expire_in_seconds float8, policy int, unique_key text,
         parent_id bigint, root_id bigint, parent_step text`;
 
+/** The batch's rows, each with an id drawn up front so results map back to input order. */
+const BATCH_INPUT = /* sql */ `input as (
+    select nextval(seq.id) as id, x.*
+      from (select pg_get_serial_sequence('/*schema*/jobs', 'id')::regclass as id) seq,
+           jsonb_to_recordset(@jobs::jsonb) as x(${INPUT_ROW})
+  )`;
+
+/** Each input row's run time (`due.at`): its runAt, else now plus its delay. */
+const DUE_AT = /* sql */ `cross join lateral (
+       select coalesce(run_at, now() + coalesce(delay_seconds, 0) * interval '1 second') as at) due`;
+
+/** One NOTIFY per queue that received work ready now; delivered at commit. */
+const NUDGE_READY_QUEUES = /* sql */ `nudged as (
+    select count(pg_notify(@channel, 'j:' || queue)) as n
+      from (select distinct queue from inserted where run_at <= now()) ready
+  )`;
+
 /**
  * Insert a batch in one statement. Ids are drawn first so each input row maps back to its
  * id; rows whose `unique_key` is held by an in-flight job are skipped (deduplicated).
@@ -23,11 +40,7 @@ const INPUT_ROW = `idx int, queue text, data jsonb, priority int, max_attempts i
 export const insertJobs = defineQuery<{ jobs: string; policies: string; channel: string }>(
   'insertJobs',
   /* sql */ `
-  with input as (
-    select nextval(seq.id) as id, x.*
-      from (select pg_get_serial_sequence('/*schema*/jobs', 'id')::regclass as id) seq,
-           jsonb_to_recordset(@jobs::jsonb) as x(${INPUT_ROW})
-  ),
+  with ${BATCH_INPUT},
   inserted as (
     insert into /*schema*/jobs (id, queue, data, priority, max_attempts, run_at, expire_at, retention,
                                 unique_key, parent_id, root_id, parent_step)
@@ -35,15 +48,12 @@ export const insertJobs = defineQuery<{ jobs: string; policies: string; channel:
            due.at + expire_in_seconds * interval '1 second', @policies::jsonb -> policy, unique_key, parent_id,
            root_id, parent_step
       from input
-     cross join lateral (select coalesce(run_at, now() + coalesce(delay_seconds, 0) * interval '1 second') as at) due
+     ${DUE_AT}
     on conflict (queue, unique_key) where unique_key is not null
       and status in ('pending', 'active', 'retry', 'waiting', 'paused') do nothing
     returning id, queue, run_at
   ),
-  nudged as (
-    select count(pg_notify(@channel, 'j:' || queue)) as n
-      from (select distinct queue from inserted where run_at <= now()) ready
-  )
+  ${NUDGE_READY_QUEUES}
   select input.idx, input.id::text as id, (inserted.id is not null) as inserted
     from input left join inserted on inserted.id = input.id
    cross join nudged
@@ -58,11 +68,7 @@ export const insertJobs = defineQuery<{ jobs: string; policies: string; channel:
 export const insertPlainJobs = defineQuery<{ jobs: string; policies: string; channel: string }>(
   'insertPlainJobs',
   /* sql */ `
-  with input as (
-    select nextval(seq.id) as id, x.*
-      from (select pg_get_serial_sequence('/*schema*/jobs', 'id')::regclass as id) seq,
-           jsonb_to_recordset(@jobs::jsonb) as x(${INPUT_ROW})
-  ),
+  with ${BATCH_INPUT},
   inserted as (
     insert into /*schema*/jobs (id, queue, data, priority, max_attempts, run_at, expire_at, retention,
                                 parent_id, root_id, parent_step)
@@ -70,13 +76,10 @@ export const insertPlainJobs = defineQuery<{ jobs: string; policies: string; cha
            due.at + expire_in_seconds * interval '1 second', @policies::jsonb -> policy, parent_id, root_id,
            parent_step
       from input
-     cross join lateral (select coalesce(run_at, now() + coalesce(delay_seconds, 0) * interval '1 second') as at) due
+     ${DUE_AT}
     returning queue, run_at
   ),
-  nudged as (
-    select count(pg_notify(@channel, 'j:' || queue)) as n
-      from (select distinct queue from inserted where run_at <= now()) ready
-  )
+  ${NUDGE_READY_QUEUES}
   select input.idx, input.id::text as id, true as inserted
     from input cross join nudged
    order by input.idx`,
@@ -125,7 +128,7 @@ export const insertJobWithLock = defineQuery<{
            due.at + expire_in_seconds * interval '1 second', retention, parent_id, root_id, parent_step
       from input
       join locked on locked.job_id = input.id
-     cross join lateral (select coalesce(run_at, now() + coalesce(delay_seconds, 0) * interval '1 second') as at) due
+     ${DUE_AT}
     returning id, queue, run_at
   ),
   nudged as (
