@@ -233,8 +233,6 @@ export class Tidemark {
     // definition still being stored would wait for that transaction, which waits for us.
     if (on) this.assertOpen();
     else await this.ready();
-    // Resolve every queue before writing anything, so an unknown queue writes nothing.
-    for (const add of adds) await this.core.registry.get(add.queue, on);
     if (adds.length === 0) return [];
     const results = await insertResolvedJobs(
       this.core.storage,

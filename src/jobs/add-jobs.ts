@@ -23,6 +23,7 @@ export async function insertResolvedJobs(
   on?: Queryable,
   placement?: TreePlacement,
 ): Promise<AddJobResult[]> {
+  // Every queue is resolved before the first write, so an unknown queue writes nothing.
   const rows: InsertRow[] = [];
   for (const add of adds) {
     const queue = await registry.get(add.queue, on);
