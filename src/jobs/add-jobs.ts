@@ -29,13 +29,13 @@ export async function insertResolvedJobs(
     const queue = await registry.get(add.queue, on);
     rows.push({
       queue: add.queue,
-      data: JSON.parse(add.dataText),
+      dataText: add.dataText,
       priority: add.priority,
       max_attempts: add.maxAttempts ?? queue.maxAttempts,
       run_at: add.runAt?.toISOString(),
       delay_seconds: add.delaySeconds,
       expire_in_seconds: add.expireInSeconds,
-      retention: { ...(add.jobRetention ?? queue.retention ?? engineRetention) },
+      retention: add.jobRetention ?? queue.retention ?? engineRetention,
       unique_key: add.uniqueKey,
       parent_id: placement?.parentId,
       root_id: placement?.rootId,

@@ -1,6 +1,6 @@
 import type { Queryable } from './driver/driver.js';
 import * as wf from './sql/workflow.js';
-import type { InsertRow, Storage } from './storage.js';
+import { type InsertRow, insertRowJson, type Storage } from './storage.js';
 
 export interface CheckpointRow {
   name: string;
@@ -79,7 +79,11 @@ export class WorkflowStorage {
   async insertChild(row: InsertRow, token: string): Promise<string | null> {
     const inserted = await this.storage.run<Parameters<typeof wf.insertChild.values>[0], { id: string }>(
       wf.insertChild,
-      { job: JSON.stringify(row), token, channel: this.storage.channel },
+      {
+        job: insertRowJson(row, `"retention":${JSON.stringify(row.retention)},`),
+        token,
+        channel: this.storage.channel,
+      },
     );
     return inserted[0] ? String(inserted[0].id) : null;
   }

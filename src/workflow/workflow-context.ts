@@ -139,7 +139,7 @@ export class WorkflowContext implements JobContext {
       const id = await workflow.insertChild(
         {
           queue: queue.name,
-          data: JSON.parse(dataText),
+          dataText,
           priority:
             options.priority === undefined
               ? 0
@@ -152,7 +152,7 @@ export class WorkflowContext implements JobContext {
             options.delaySeconds === undefined
               ? undefined
               : checkSeconds(options.delaySeconds, 'options.delaySeconds'),
-          retention: { ...(retention ?? queue.retention ?? this.deps.engineRetention) },
+          retention: retention ?? queue.retention ?? this.deps.engineRetention,
           parent_id: job.id,
           root_id: job.rootId ?? job.id,
           parent_step: key,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { InvalidOptionError, JobStatus, QueueNotFoundError } from '../../src/index.js';
+import { InvalidOptionError, JobStatus, QueueNotFoundError, Retention } from '../../src/index.js';
 import { rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
 
@@ -37,6 +37,35 @@ describeEachDriver('addJob', ({ open }) => {
     for (let i = 0; i < 50; i++) {
       const job = await tm.getJob(results[i].id);
       assert.deepEqual(job?.data, { i });
+    }
+  });
+
+  test('concurrent addJobs batches each get their own ids in input order', async () => {
+    const tm = await open();
+    tm.createQueue({ name: 'q' });
+    tm.createQueue({ name: 'r', retention: Retention.TIGHT });
+    // Batches racing for the id sequence interleave their ids; each must still map back.
+    const batches = await Promise.all(
+      [0, 1, 2, 3].map((b) =>
+        tm.addJobs(
+          Array.from({ length: 300 }, (_, i) => ({
+            queue: i % 3 === 0 ? 'r' : 'q',
+            data: { b, i },
+            priority: i % 5,
+            ...(i % 7 === 0 ? { delaySeconds: 60 } : {}),
+          })),
+        ),
+      ),
+    );
+    const ids = batches.flat().map((r) => r.id);
+    assert.equal(new Set(ids).size, 1200, 'every id is distinct');
+    for (const [b, results] of batches.entries()) {
+      const jobs = await Promise.all(results.map((r) => tm.getJob(r.id)));
+      jobs.forEach((job, i) => {
+        assert.deepEqual(job?.data, { b, i });
+        assert.equal(job?.queue, i % 3 === 0 ? 'r' : 'q');
+        assert.equal(job?.priority, i % 5);
+      });
     }
   });
 

@@ -18,7 +18,7 @@ describeEachDriver('cancelling a tree while its members finish', ({ kind, open }
     const [child] = await tm.internals.storage.insertJobs([
       {
         queue: 'q',
-        data: null,
+        dataText: 'null',
         priority: 0,
         max_attempts: 1,
         retention: {},

@@ -46,7 +46,7 @@ describeEachDriver('workflow wake-ups', ({ open }) => {
     const childId = await tm.internals.workflow.insertChild(
       {
         queue: 'child',
-        data: null,
+        dataText: 'null',
         priority: 0,
         max_attempts: 1,
         retention: {},
