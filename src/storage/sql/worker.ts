@@ -1,4 +1,5 @@
 import { defineQuery } from './define-query.js';
+import { STILL_ACTIVE } from './still-active.js';
 
 /**
  * Commit this statement's transaction without waiting for the WAL flush. Only for writes
@@ -108,7 +109,8 @@ export const finishAttempts = defineQuery<{
                                 else 'failed' end, now()),
            lock_token = null, locked_by = null, locked_until = null, wait = null
       from outcome o
-     where j.id = o.id and j.lock_token = o.token and j.status = 'active'
+     where j.id = any(array(select id from outcome)) and j.id = o.id and j.lock_token = o.token
+       and ${STILL_ACTIVE('j.')}
     returning j.id, j.status
   ),
   dropped as (
@@ -133,7 +135,7 @@ export const completeOne = defineQuery<{
        set status = 'completed', output = @output::jsonb, finished_at = now(),
            purge_after = /*schema*/purge_time(j.retention, 'completed', now()),
            lock_token = null, locked_by = null, locked_until = null, wait = null
-     where j.id = @id::bigint and j.lock_token = @token::uuid and j.status = 'active'
+     where j.id = @id::bigint and j.lock_token = @token::uuid and ${STILL_ACTIVE('j.')}
     returning j.id
   ),
   dropped as (
@@ -149,7 +151,7 @@ export const extendLocks = defineQuery<{ ids: string[]; tokens: string[]; lock_s
   update /*schema*/jobs
      set locked_until = now() + @lock_seconds * interval '1 second'
     from (select ${ASYNC_COMMIT}) as async_commit
-   where id = any(@ids::bigint[]) and lock_token = any(@tokens::uuid[]) and status = 'active'
+   where id = any(@ids::bigint[]) and lock_token = any(@tokens::uuid[]) and ${STILL_ACTIVE('')}
   returning id::text as id`,
 );
 
@@ -166,7 +168,7 @@ export const suspendJob = defineQuery<{ id: string; token: string; wait: string;
          run_at = case when j.wait ? 'poke' then now() else coalesce(@wake_at::timestamptz, 'infinity') end,
          wait = @wait::jsonb,
          lock_token = null, locked_by = null, locked_until = null
-   where j.id = @id::bigint and j.lock_token = @token::uuid and j.status = 'active'
+   where j.id = @id::bigint and j.lock_token = @token::uuid and ${STILL_ACTIVE('j.')}
   returning j.id::text as id`,
 );
 
@@ -182,6 +184,6 @@ export const releaseJobs = defineQuery<{ ids: string[]; tokens: string[] }>(
          attempts = case when wait is not null and wait ? 'kind' then attempts else greatest(attempts - 1, 0) end,
          run_at = now(),
          lock_token = null, locked_by = null, locked_until = null
-   where id = any(@ids::bigint[]) and lock_token = any(@tokens::uuid[]) and status = 'active'
+   where id = any(@ids::bigint[]) and lock_token = any(@tokens::uuid[]) and ${STILL_ACTIVE('')}
   returning id::text as id, queue`,
 );

@@ -1,4 +1,5 @@
 import { defineQuery } from './define-query.js';
+import { STILL_ACTIVE } from './still-active.js';
 
 export const listCheckpoints = defineQuery<{ id: string }>(
   'listCheckpoints',
@@ -17,7 +18,7 @@ export const saveCheckpoint = defineQuery<{
   /* sql */ `
   insert into /*schema*/checkpoints (job_id, name, kind, output)
   select @id::bigint, @name, @kind, @output::jsonb
-   where exists (select 1 from /*schema*/jobs where id = @id::bigint and lock_token = @token::uuid and status = 'active')
+   where exists (select 1 from /*schema*/jobs where id = @id::bigint and lock_token = @token::uuid and ${STILL_ACTIVE('')})
   on conflict (job_id, name) do update set output = excluded.output, kind = excluded.kind
   returning name`,
 );
@@ -38,7 +39,7 @@ export const consumeSignals = defineQuery<{
   /* sql */ `
   with owner as (
     select id, retention from /*schema*/jobs
-     where id = @id::bigint and lock_token = @token::uuid and status = 'active'
+     where id = @id::bigint and lock_token = @token::uuid and ${STILL_ACTIVE('')}
   ),
   picked as (
     select s.id from /*schema*/signals s join owner on owner.id = s.job_id
@@ -89,7 +90,7 @@ export const insertChild = defineQuery<{ job: string; token: string; channel: st
       from input
      cross join lateral (select coalesce(run_at, now() + coalesce(delay_seconds, 0) * interval '1 second') as at) due
      where exists (select 1 from /*schema*/jobs p
-                    where p.id = input.parent_id and p.lock_token = @token::uuid and p.status = 'active')
+                    where p.id = input.parent_id and p.lock_token = @token::uuid and ${STILL_ACTIVE('p.')})
     on conflict (parent_id, parent_step) where parent_step is not null do nothing
     returning id, queue, run_at
   ),
