@@ -14,7 +14,7 @@
  * Reports rows deleted per second, the median of `runs`, and sweep / raw.
  * Set TIDEMARK_BENCH_DATABASE_URL to use another server.
  */
-import { Tidemark } from '../src/index.js';
+import { Tidemark } from '../dist/index.js';
 
 const url =
   process.env.TIDEMARK_BENCH_DATABASE_URL ??

@@ -1,4 +1,4 @@
-import { type DatabaseOption, silentLogger, Tidemark, type Worker } from '../../src/index.js';
+import { type DatabaseOption, silentLogger, Tidemark, type Worker } from '../../dist/index.js';
 import { BENCH_URL, dropSchema, freshName } from '../support/postgres.js';
 import type { JobHandler, Session, Subject } from '../support/subject.js';
 

@@ -1,4 +1,4 @@
-import { type DatabaseOption, silentLogger, Tidemark } from '../../src/index.js';
+import { type DatabaseOption, silentLogger, Tidemark } from '../../dist/index.js';
 import { BENCH_URL, dropSchema, freshName } from './postgres.js';
 import { rate, until } from './stats.js';
 
