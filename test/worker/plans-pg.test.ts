@@ -111,5 +111,17 @@ if (TEST_DRIVERS.includes('pg')) {
         ),
       );
     });
+
+    test('a claim reads ready jobs in order from the claim index and updates them by primary key', async () => {
+      const tm = await engine();
+      // A small table: a guess of many claimed rows made a seq scan of jobs look cheap.
+      await rawQuery(tm, `insert into "${tm.schema}".jobs (queue) select 'q' from generate_series(1, 5000)`);
+      await rawQuery(tm, `analyze "${tm.schema}".jobs`);
+      const params = { queues: ['q', 'r'], limit: 200, worker: 'w', lock_seconds: 30 };
+      const text = await plan(tm, sql.claimJobs.text(tm.schema), sql.claimJobs.values(params));
+      assert.match(text, /Index Scan using jobs_claim_idx on jobs/, text);
+      assert.match(text, /jobs_pkey on jobs j/, text);
+      assert.doesNotMatch(text, /Seq Scan on jobs/, text);
+    });
   });
 }
