@@ -2,6 +2,7 @@ import type { EngineCore } from '../engine-core.js';
 import { JobTimeoutError } from '../errors.js';
 import { toJsonText } from '../options/json.js';
 import { backoffSeconds, type ResolvedQueue } from '../queues/queue-options.js';
+import type { Job } from '../storage/rows.js';
 import type { ClaimedJob } from '../storage/storage.js';
 import { LostOwnership, Suspension } from '../workflow/suspend.js';
 import { WorkflowContext } from '../workflow/workflow-context.js';
@@ -16,8 +17,54 @@ export interface RunningAttempt {
   id: string;
   token: string;
   queue: string;
-  controller: AbortController;
   abort(reason: AbortReason): void;
+}
+
+/**
+ * The worker's handle on one attempt: its abort state and the handler's abort signal. A
+ * class rather than an object literal with getters and closures: one is made per job, and
+ * literals with accessors were a large share of a no-op job's allocations.
+ */
+class Attempt implements RunningAttempt {
+  readonly id: string;
+  readonly token: string;
+  readonly queue: string;
+  abortedBy: AbortReason | null = null;
+  abortError: Error | null = null;
+  /** Settles the attempt's race between its handler and an abort. */
+  onAbort: ((reason: AbortReason) => void) | null = null;
+  private controller: AbortController | null = null;
+
+  constructor(
+    job: Job,
+    token: string,
+    private readonly timeoutSeconds: number | undefined,
+  ) {
+    this.id = job.id;
+    this.token = token;
+    this.queue = job.queue;
+  }
+
+  /**
+   * The handler's abort signal, made on first use: most handlers never read ctx.signal, and
+   * an AbortController per job is a measurable share of a no-op job's cost.
+   */
+  signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.abortError) this.controller.abort(this.abortError);
+    }
+    return this.controller.signal;
+  }
+
+  abort(reason: AbortReason): void {
+    if (this.abortedBy) return;
+    this.abortedBy = reason;
+    this.abortError =
+      reason === 'timeout' ? new JobTimeoutError(this.timeoutSeconds ?? 0) : new LostOwnership(this.id);
+    this.controller?.abort(this.abortError);
+    this.onAbort?.(reason);
+  }
 }
 
 /**
@@ -37,36 +84,7 @@ export async function runAttempt(
   settled?: () => void,
 ): Promise<void> {
   const { job, token } = claimed;
-  // The abort signal is made on first use: most handlers never read ctx.signal, and an
-  // AbortController per job is a measurable share of a no-op job's cost.
-  let controller: AbortController | null = null;
-  let abortError: Error | null = null;
-  const signal = () => {
-    if (!controller) {
-      controller = new AbortController();
-      if (abortError) controller.abort(abortError);
-    }
-    return controller.signal;
-  };
-  let abortedBy: AbortReason | null = null;
-  let onAbort: (reason: AbortReason) => void = () => {};
-  const attempt: RunningAttempt = {
-    id: job.id,
-    token,
-    queue: job.queue,
-    get controller() {
-      signal();
-      return controller as AbortController;
-    },
-    abort(reason) {
-      if (abortedBy) return;
-      abortedBy = reason;
-      abortError =
-        reason === 'timeout' ? new JobTimeoutError(queue.timeoutSeconds ?? 0) : new LostOwnership(job.id);
-      controller?.abort(abortError);
-      onAbort(reason);
-    },
-  };
+  const attempt = new Attempt(job, token, queue.timeoutSeconds);
   register(attempt);
   const timer =
     queue.timeoutSeconds === undefined
@@ -80,9 +98,7 @@ export async function runAttempt(
     queue,
     job,
     token,
-    get signal() {
-      return signal();
-    },
+    attempt,
   });
   if (core.events.listenerCount('job:started') > 0) {
     core.events.emit('job:started', {
@@ -96,19 +112,26 @@ export async function runAttempt(
     let result: { ok: true; value: unknown } | { ok: false; error: unknown };
     try {
       const handler = queue.handler as NonNullable<ResolvedQueue['handler']>;
-      // One promise per attempt: settled by the handler or by an abort, whichever comes first.
-      const outcome = await new Promise<Outcome>((resolve) => {
-        onAbort = (reason) => resolve({ aborted: reason });
-        const value = handler(job, ctx);
-        if (isThenable(value))
+      const value = handler(job, ctx);
+      let outcome: Outcome;
+      if (isThenable(value)) {
+        // Settled by the handler or by an abort, whichever comes first.
+        outcome = await new Promise<Outcome>((resolve) => {
+          attempt.onAbort = (reason) => resolve({ aborted: reason });
           value.then(
             (v) => resolve({ ok: true, value: v }),
             (error) => resolve({ ok: false, error }),
           );
-        else resolve({ ok: true, value });
-      });
+        });
+      } else {
+        // Returned synchronously, so no abort can have come meanwhile (aborts arrive from
+        // timers and notifications). Still yield once: the slot must not free, and the next
+        // job start, inside the caller's own call.
+        outcome = { ok: true, value };
+        await undefined;
+      }
       if ('aborted' in outcome) {
-        if (outcome.aborted === 'timeout') result = { ok: false, error: abortError };
+        if (outcome.aborted === 'timeout') result = { ok: false, error: attempt.abortError };
         else return reportLost(core, job.id, job.queue, outcome.aborted);
       } else {
         result = outcome;
@@ -117,6 +140,7 @@ export async function runAttempt(
       result = { ok: false, error };
     }
     settled?.();
+    const { abortedBy } = attempt;
     if (abortedBy === 'lost' || abortedBy === 'shutdown')
       return reportLost(core, job.id, job.queue, abortedBy);
     const durationMs = performance.now() - started;

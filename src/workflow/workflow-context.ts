@@ -25,7 +25,8 @@ export interface WorkflowContextDeps {
   queue: ResolvedQueue;
   job: Job;
   token: string;
-  signal: AbortSignal;
+  /** The attempt's abort signal, made when first asked for. */
+  attempt: { signal(): AbortSignal };
 }
 
 /**
@@ -62,9 +63,9 @@ export class WorkflowContext implements JobContext {
     return this.namesMade;
   }
 
-  /** Read through `deps` so the worker can make the signal only when a handler asks for it. */
+  /** Made on first read, so a handler that never reads it costs no AbortController. */
   get signal(): AbortSignal {
-    return this.deps.signal;
+    return this.deps.attempt.signal();
   }
 
   async step<T>(name: string, fn: () => Promise<T> | T): Promise<T> {

@@ -22,7 +22,7 @@ function contextWithSleep(dueInMs: number, claimedAt: Date): WorkflowContext {
     queue: { name: 'wf', signals: {} } as unknown as ResolvedQueue,
     job: { id: '1', queue: 'wf', startedAt: claimedAt } as Job,
     token: '00000000-0000-0000-0000-000000000000',
-    signal: new AbortController().signal,
+    attempt: { signal: () => new AbortController().signal },
   });
 }
 
