@@ -17,7 +17,20 @@ export interface RunningAttempt {
   id: string;
   token: string;
   queue: string;
+  /** Set by the worker once it has given the attempt's slot back. */
+  slotFree: boolean;
   abort(reason: AbortReason): void;
+}
+
+/**
+ * What runAttempt tells the worker, as methods of one object rather than closures made per
+ * job: the attempt started, its handler settled (its slot is free while the outcome is
+ * written in a batch), and it is over.
+ */
+export interface AttemptHost {
+  register(attempt: RunningAttempt): void;
+  settled(attempt: RunningAttempt): void;
+  finished(attempt: RunningAttempt): void;
 }
 
 /**
@@ -29,6 +42,7 @@ class Attempt implements RunningAttempt {
   readonly id: string;
   readonly token: string;
   readonly queue: string;
+  slotFree = false;
   abortedBy: AbortReason | null = null;
   abortError: Error | null = null;
   /** Settles the attempt's race between its handler and an abort. */
@@ -71,21 +85,20 @@ class Attempt implements RunningAttempt {
  * Run one claimed attempt to its outcome: completion (batched, or inside the caller's
  * completion transaction), failure with retry or not, suspension of a workflow, or nothing
  * when the job was lost (cancelled, reclaimed) or the worker is shutting down. The returned
- * promise settles once the outcome is written; `settled` fires as soon as the handler is
- * done, so the worker can start the next job while the write is batched with others.
+ * promise settles once the outcome is written; `host.settled` fires as soon as the handler
+ * is done, so the worker can start the next job while the write is batched with others, and
+ * `host.finished` when the attempt is over, whatever its outcome.
  */
 export async function runAttempt(
   core: EngineCore,
   claimed: ClaimedJob,
   queue: ResolvedQueue,
   finish: FinishBuffer,
-  register: (attempt: RunningAttempt) => void,
-  /** Called once the handler has settled, before its outcome is written: the slot is free. */
-  settled?: () => void,
+  host: AttemptHost,
 ): Promise<void> {
   const { job, token } = claimed;
   const attempt = new Attempt(job, token, queue.timeoutSeconds);
-  register(attempt);
+  host.register(attempt);
   const timer =
     queue.timeoutSeconds === undefined
       ? null
@@ -100,15 +113,15 @@ export async function runAttempt(
     token,
     attempt,
   });
-  if (core.events.listenerCount('job:started') > 0) {
-    core.events.emit('job:started', {
-      id: job.id,
-      queue: job.queue,
-      attempt: job.attempts,
-      pickupLatencyMs: claimed.pickupLatencyMs,
-    });
-  }
   try {
+    if (core.events.listenerCount('job:started') > 0) {
+      core.events.emit('job:started', {
+        id: job.id,
+        queue: job.queue,
+        attempt: job.attempts,
+        pickupLatencyMs: claimed.pickupLatencyMs,
+      });
+    }
     let result: { ok: true; value: unknown } | { ok: false; error: unknown };
     try {
       const handler = queue.handler as NonNullable<ResolvedQueue['handler']>;
@@ -139,7 +152,7 @@ export async function runAttempt(
     } catch (error) {
       result = { ok: false, error };
     }
-    settled?.();
+    host.settled(attempt);
     const { abortedBy } = attempt;
     if (abortedBy === 'lost' || abortedBy === 'shutdown')
       return reportLost(core, job.id, job.queue, abortedBy);
@@ -178,14 +191,14 @@ export async function runAttempt(
           return await fail(core, finish, claimed, queue, error, durationMs);
         }
       } else {
-        const status = await finish.push({
+        const written = await finish.push({
           id: job.id,
           token,
           ok: true,
           output: outputText,
           dropCheckpoints: queue.deleteCheckpointsOnComplete,
         });
-        if (status === null) return reportLost(core, job.id, job.queue, 'lost');
+        if (!written.has(job.id)) return reportLost(core, job.id, job.queue, 'lost');
       }
       if (core.events.listenerCount('job:completed') > 0) {
         core.events.emit('job:completed', { id: job.id, queue: job.queue, durationMs });
@@ -213,6 +226,7 @@ export async function runAttempt(
     core.logger.error('could not record the outcome of an attempt', { jobId: job.id, error: String(error) });
   } finally {
     if (timer) clearTimeout(timer);
+    host.finished(attempt);
   }
 }
 
@@ -226,14 +240,15 @@ async function fail(
 ): Promise<void> {
   const { job, token } = claimed;
   const retryable = !(error instanceof NonRetryableError);
-  const status = await finish.push({
+  const written = await finish.push({
     id: job.id,
     token,
     ok: false,
     error: serializeError(error),
     retryDelaySeconds: retryable ? backoffSeconds(queue.backoff, job.attempts) : null,
   });
-  if (status === null) return reportLost(core, job.id, job.queue, 'lost');
+  const status = written.get(job.id);
+  if (status === undefined) return reportLost(core, job.id, job.queue, 'lost');
   core.events.emit('job:failed', {
     id: job.id,
     queue: job.queue,

@@ -7,7 +7,7 @@ import type { ResolvedQueue } from '../queues/queue-options.js';
 import { announceRetention } from '../retention/announce.js';
 import type { Subscription } from '../storage/driver/driver.js';
 import type { ClaimedJob } from '../storage/storage.js';
-import { type RunningAttempt, runAttempt } from './attempt.js';
+import { type AttemptHost, type RunningAttempt, runAttempt } from './attempt.js';
 import { FinishBuffer } from './finish-buffer.js';
 import { JobBuffer } from './job-buffer.js';
 import { PrefetchSizer } from './prefetch.js';
@@ -23,14 +23,17 @@ type State = 'idle' | 'running' | 'stopping';
  * Wakes on NOTIFY and polls as a backstop; heartbeats keep its claims (running and
  * buffered) alive; periodic services (maintenance tick, sweeps) run beside it.
  */
-export class Worker {
+export class Worker implements AttemptHost {
   readonly id: string;
   private state: State = 'idle';
   private readonly logger: Logger;
   private readonly running = new Map<string, RunningAttempt>();
   /** Running plus buffered attempts per queue, so a queue's cap also bounds what it prefetches. */
   private readonly heldPerQueue = new Map<string, number>();
-  private readonly inflight = new Set<Promise<void>>();
+  /** Attempts started and not yet over (their outcome may still be being written). */
+  private inflight = 0;
+  /** Resolves stop()'s wait once `inflight` reaches 0. */
+  private onIdle: (() => void) | null = null;
   /** Claimed jobs waiting for a free slot, in claim order. */
   private readonly buffer = new JobBuffer();
   private readonly prefetch: PrefetchSizer;
@@ -129,14 +132,13 @@ export class Worker {
     this.wakeLoop?.();
     await this.loopDone;
     await this.releaseBuffer();
-    if (this.inflight.size > 0) {
+    if (this.inflight > 0) {
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.allSettled([...this.inflight]),
-        new Promise((resolve) => {
-          timer = setTimeout(resolve, this.options.shutdownTimeoutSeconds * 1000);
-        }),
-      ]);
+      await new Promise<void>((resolve) => {
+        this.onIdle = resolve;
+        timer = setTimeout(resolve, this.options.shutdownTimeoutSeconds * 1000);
+      });
+      this.onIdle = null;
       clearTimeout(timer);
     }
     const abandoned = [...this.running.values()];
@@ -318,36 +320,37 @@ export class Worker {
   private launch(claimed: ClaimedJob): void {
     const queue = this.core.registry.localQueue(claimed.job.queue) as ResolvedQueue;
     this.prefetch.started();
-    let attempt: RunningAttempt | null = null;
-    let slotFree = false;
-    // The slot frees when the handler settles, not when its outcome is written: outcomes
-    // are written in batches behind it, and stop() still waits for those writes.
-    const free = () => {
-      if (slotFree) return;
-      slotFree = true;
-      if (attempt && this.running.get(attempt.id) === attempt) this.running.delete(attempt.id);
-      this.holdRelease(queue.name);
-      if (this.state === 'running') this.dispatch();
-      // A loop waiting for room claims again once the buffer runs low. A loop that found
-      // the queues empty sleeps on: a NOTIFY or its poll says when work arrives. A capped
-      // queue's finished job makes room only in that queue: claim for it at once.
-      if ((this.waitingForRoom && this.wanted() > 0) || queue.concurrency !== undefined) this.wakeLoop?.();
-    };
-    const done = runAttempt(
-      this.core,
-      claimed,
-      queue,
-      this.finish,
-      (a) => {
-        attempt = a;
-        this.running.set(a.id, a);
-      },
-      free,
-    ).finally(() => {
-      free();
-      this.inflight.delete(done);
-    });
-    this.inflight.add(done);
+    this.inflight++;
+    void runAttempt(this.core, claimed, queue, this.finish, this);
+  }
+
+  /** AttemptHost: an attempt started. */
+  register(attempt: RunningAttempt): void {
+    this.running.set(attempt.id, attempt);
+  }
+
+  /**
+   * AttemptHost: the handler settled. The slot frees now, not when the outcome is written:
+   * outcomes are written in batches behind it, and stop() still waits for those writes.
+   */
+  settled(attempt: RunningAttempt): void {
+    if (attempt.slotFree) return;
+    attempt.slotFree = true;
+    if (this.running.get(attempt.id) === attempt) this.running.delete(attempt.id);
+    this.holdRelease(attempt.queue);
+    if (this.state === 'running') this.dispatch();
+    // A loop waiting for room claims again once the buffer runs low. A loop that found
+    // the queues empty sleeps on: a NOTIFY or its poll says when work arrives. A capped
+    // queue's finished job makes room only in that queue: claim for it at once.
+    const capped = this.core.registry.localQueue(attempt.queue)?.concurrency !== undefined;
+    if ((this.waitingForRoom && this.wanted() > 0) || capped) this.wakeLoop?.();
+  }
+
+  /** AttemptHost: the attempt is over, its outcome written or given up. */
+  finished(attempt: RunningAttempt): void {
+    this.settled(attempt);
+    this.inflight--;
+    if (this.inflight === 0) this.onIdle?.();
   }
 
   private async extendLocks(): Promise<void> {
