@@ -1,7 +1,7 @@
 import type { Driver, Queryable } from './driver/driver.js';
 import { PostgresRetention, type RetentionCapability } from './retention-storage.js';
 import { retryOnDeadlock } from './retry-deadlock.js';
-import { type FrozenRetention, type Job, type JobRow, toJob } from './rows.js';
+import { type FrozenRetention, type Job, type JobRow, toClaimedJob, toJob } from './rows.js';
 import { channelOf } from './schema-name.js';
 import type { Query } from './sql/define-query.js';
 import * as actions from './sql/job-actions.js';
@@ -223,9 +223,9 @@ export class Storage {
       lock_seconds: lockSeconds,
     });
     return rows.map((row) => ({
-      job: toJob(row),
+      job: toClaimedJob(row, workerId, lockSeconds),
       token: row.lock_token as string,
-      pickupLatencyMs: Number(row.pickup_ms),
+      pickupLatencyMs: (row.started_at as number) - (row.run_at as number),
       wait: (row.wait ?? null) as Record<string, unknown> | null,
     }));
   }

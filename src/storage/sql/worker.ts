@@ -26,6 +26,9 @@ const EPOCH_MS = (column: string) => `(extract(epoch from j.${column}) * 1000)::
  * claim touches about @limit index entries per queue however many jobs are ready; a
  * `queue = any(...)` filter would instead read and sort every ready row on each claim.
  * Rows locked by one queue's scan but cut by the outer limit are unlocked at commit.
+ * It returns only what the row does not already imply: a claimed row is `active`, locked by
+ * @worker until started_at + @lock_seconds, with no finish or purge time, and Storage fills
+ * those in (a claim returns hundreds of rows; every column is parsed for each).
  * The claim commits without waiting for its WAL flush (see ASYNC_COMMIT). The claimed rows
  * are updated through an id array, so the planner reads them by primary key whatever it
  * guesses about how many a claim returns (a hash join over a seq scan of jobs, otherwise).
@@ -64,11 +67,9 @@ export const claimJobs = defineQuery<{
          wait = case when j.status = 'waiting' then j.wait - 'poke' end
     from (select ${ASYNC_COMMIT}) as async_commit
    where j.id = any(array(select id from next))
-  returning j.id, j.queue, j.status, j.data, j.output, j.error, j.priority, j.attempts, j.max_attempts,
-            j.parent_id, j.root_id, j.locked_by, j.retention, j.wait, j.lock_token, j.purge_after, j.finished_at,
-            ${EPOCH_MS('run_at')}, ${EPOCH_MS('expire_at')}, ${EPOCH_MS('created_at')},
-            ${EPOCH_MS('started_at')}, ${EPOCH_MS('locked_until')},
-            (extract(epoch from (now() - j.run_at)) * 1000)::float8 as pickup_ms`,
+  returning j.id, j.queue, j.data, j.output, j.error, j.priority, j.attempts, j.max_attempts, j.parent_id,
+            j.root_id, j.retention, j.wait, j.lock_token, ${EPOCH_MS('run_at')}, ${EPOCH_MS('expire_at')},
+            ${EPOCH_MS('created_at')}, ${EPOCH_MS('started_at')}`,
 );
 
 /**
