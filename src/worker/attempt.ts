@@ -2,6 +2,7 @@ import type { EngineCore } from '../engine-core.js';
 import { JobTimeoutError } from '../errors.js';
 import { toJsonText } from '../options/json.js';
 import { backoffSeconds, type ResolvedQueue } from '../queues/queue-options.js';
+import type { Queryable } from '../storage/driver/driver.js';
 import type { Job } from '../storage/rows.js';
 import type { ClaimedJob } from '../storage/storage.js';
 import { LostOwnership, Suspension } from '../workflow/suspend.js';
@@ -96,61 +97,31 @@ export async function runAttempt(
   finish: FinishBuffer,
   host: AttemptHost,
 ): Promise<void> {
+  // No closure in this function captures its variables: one made here would put them all in
+  // a heap context allocated for every job. Closures live in the helpers below.
   const { job, token } = claimed;
   const attempt = new Attempt(job, token, queue.timeoutSeconds);
   host.register(attempt);
-  const timer =
-    queue.timeoutSeconds === undefined
-      ? null
-      : setTimeout(() => attempt.abort('timeout'), queue.timeoutSeconds * 1000);
-  const started = performance.now();
-  const ctx = new WorkflowContext({
-    workflow: core.workflow,
-    registry: core.registry,
-    engineRetention: core.engineRetention,
-    queue,
-    job,
-    token,
-    attempt,
-  });
+  const timer = queue.timeoutSeconds === undefined ? null : abortOnTimeout(attempt, queue.timeoutSeconds);
   try {
-    if (core.events.listenerCount('job:started') > 0) {
-      core.events.emit('job:started', {
-        id: job.id,
-        queue: job.queue,
-        attempt: job.attempts,
-        pickupLatencyMs: claimed.pickupLatencyMs,
-      });
-    }
-    let result: { ok: true; value: unknown } | { ok: false; error: unknown };
-    try {
-      const handler = queue.handler as NonNullable<ResolvedQueue['handler']>;
-      const value = handler(job, ctx);
-      let outcome: Outcome;
-      if (isThenable(value)) {
-        // Settled by the handler or by an abort, whichever comes first.
-        outcome = await new Promise<Outcome>((resolve) => {
-          attempt.onAbort = (reason) => resolve({ aborted: reason });
-          value.then(
-            (v) => resolve({ ok: true, value: v }),
-            (error) => resolve({ ok: false, error }),
-          );
-        });
-      } else {
-        // Returned synchronously, so no abort can have come meanwhile (aborts arrive from
-        // timers and notifications). Still yield once: the slot must not free, and the next
-        // job start, inside the caller's own call.
-        outcome = { ok: true, value };
-        await undefined;
-      }
-      if ('aborted' in outcome) {
-        if (outcome.aborted === 'timeout') result = { ok: false, error: attempt.abortError };
-        else return reportLost(core, job.id, job.queue, outcome.aborted);
-      } else {
-        result = outcome;
-      }
-    } catch (error) {
-      result = { ok: false, error };
+    const started = performance.now();
+    const ctx = new WorkflowContext({
+      workflow: core.workflow,
+      registry: core.registry,
+      engineRetention: core.engineRetention,
+      queue,
+      job,
+      token,
+      attempt,
+    });
+    if (core.events.listenerCount('job:started') > 0) emitStarted(core, claimed);
+    const outcome = await runHandler(queue, job, ctx, attempt);
+    let result: Result;
+    if ('aborted' in outcome) {
+      if (outcome.aborted !== 'timeout') return reportLost(core, job.id, job.queue, outcome.aborted);
+      result = { ok: false, error: attempt.abortError };
+    } else {
+      result = outcome;
     }
     host.settled(attempt);
     const { abortedBy } = attempt;
@@ -169,23 +140,11 @@ export async function runAttempt(
         // Most handlers return nothing: skip the checks (and their allocations) for that.
         outputText = result.value == null ? 'null' : toJsonText(result.value, 'output');
       } catch (error) {
-        result = { ok: false, error };
         return await fail(core, finish, claimed, queue, error, durationMs);
       }
       if (ctx.completionHook) {
-        const hook = ctx.completionHook;
         try {
-          const owned = await core.storage.driver.transaction(async (tx) => {
-            const ok = await core.storage.completeOne(
-              tx,
-              job.id,
-              token,
-              outputText,
-              queue.deleteCheckpointsOnComplete,
-            );
-            if (ok) await hook(tx);
-            return ok;
-          });
+          const owned = await completeInTransaction(core, claimed, queue, outputText, ctx.completionHook);
           if (!owned) return reportLost(core, job.id, job.queue, 'lost');
         } catch (error) {
           return await fail(core, finish, claimed, queue, error, durationMs);
@@ -207,16 +166,7 @@ export async function runAttempt(
     }
 
     const error = result.error;
-    if (error instanceof Suspension) {
-      const kept = await core.storage.suspendJob(job.id, token, error.wait, error.wakeAt);
-      if (!kept) return reportLost(core, job.id, job.queue, 'lost');
-      core.events.emit('job:suspended', {
-        id: job.id,
-        queue: job.queue,
-        reason: error.wait.kind as 'sleep' | 'signal' | 'child',
-      });
-      return;
-    }
+    if (error instanceof Suspension) return await suspend(core, claimed, error);
     if (error instanceof LostOwnership) return reportLost(core, job.id, job.queue, 'lost');
     await fail(core, finish, claimed, queue, error, durationMs);
   } catch (error) {
@@ -228,6 +178,77 @@ export async function runAttempt(
     if (timer) clearTimeout(timer);
     host.finished(attempt);
   }
+}
+
+function abortOnTimeout(attempt: Attempt, seconds: number): NodeJS.Timeout {
+  return setTimeout(() => attempt.abort('timeout'), seconds * 1000);
+}
+
+function emitStarted(core: EngineCore, claimed: ClaimedJob): void {
+  core.events.emit('job:started', {
+    id: claimed.job.id,
+    queue: claimed.job.queue,
+    attempt: claimed.job.attempts,
+    pickupLatencyMs: claimed.pickupLatencyMs,
+  });
+}
+
+/**
+ * Call the handler. A promise it returns races the attempt's abort; a value it returns
+ * synchronously needs no race (aborts arrive from timers and notifications, never during
+ * synchronous code), and a synchronous throw is its outcome.
+ */
+function runHandler(
+  queue: ResolvedQueue,
+  job: Job,
+  ctx: WorkflowContext,
+  attempt: Attempt,
+): Outcome | Promise<Outcome> {
+  let value: unknown;
+  try {
+    value = (queue.handler as NonNullable<ResolvedQueue['handler']>)(job, ctx);
+  } catch (error) {
+    return { ok: false, error };
+  }
+  if (!isThenable(value)) return { ok: true, value };
+  return new Promise<Outcome>((resolve) => {
+    attempt.onAbort = (reason) => resolve({ aborted: reason });
+    value.then(
+      (v) => resolve({ ok: true, value: v }),
+      (error) => resolve({ ok: false, error }),
+    );
+  });
+}
+
+/** Complete inside a transaction the handler's completion hook shares; false when the job was lost. */
+function completeInTransaction(
+  core: EngineCore,
+  { job, token }: ClaimedJob,
+  queue: ResolvedQueue,
+  outputText: string,
+  hook: (tx: Queryable) => Promise<void> | void,
+): Promise<boolean> {
+  return core.storage.driver.transaction(async (tx) => {
+    const ok = await core.storage.completeOne(
+      tx,
+      job.id,
+      token,
+      outputText,
+      queue.deleteCheckpointsOnComplete,
+    );
+    if (ok) await hook(tx);
+    return ok;
+  });
+}
+
+async function suspend(core: EngineCore, { job, token }: ClaimedJob, suspension: Suspension): Promise<void> {
+  const kept = await core.storage.suspendJob(job.id, token, suspension.wait, suspension.wakeAt);
+  if (!kept) return reportLost(core, job.id, job.queue, 'lost');
+  core.events.emit('job:suspended', {
+    id: job.id,
+    queue: job.queue,
+    reason: suspension.wait.kind as 'sleep' | 'signal' | 'child',
+  });
 }
 
 async function fail(
@@ -258,7 +279,8 @@ async function fail(
   });
 }
 
-type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown } | { aborted: AbortReason };
+type Result = { ok: true; value: unknown } | { ok: false; error: unknown };
+type Outcome = Result | { aborted: AbortReason };
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
