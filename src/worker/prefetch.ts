@@ -3,7 +3,7 @@ const ROUND_TRIPS_AHEAD = 4;
 /** Length of one rate sample. */
 const WINDOW_MS = 50;
 /** The most an adaptive buffer holds. */
-export const AUTO_PREFETCH_MAX = 500;
+export const AUTO_PREFETCH_MAX = 1000;
 
 /**
  * Sizes the prefetch buffer: the jobs a worker claims beyond its free slots so that its

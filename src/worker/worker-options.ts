@@ -31,7 +31,7 @@ export interface WorkerOptions {
   /**
    * Jobs held claimed beyond the free slots, so fast jobs never wait on a claim round trip.
    * 'auto' (default) holds about four claim round trips of work at the current rate, up to
-   * 500, and none for slow jobs; a number holds that many; 0 claims only for free slots.
+   * 1000, and none for slow jobs; a number holds that many; 0 claims only for free slots.
    * Held jobs are covered by heartbeats and released on stop.
    */
   prefetch?: number | 'auto';
