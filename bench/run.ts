@@ -109,7 +109,7 @@ const FIGURES: FigureSpec[] = [
     key: 'sweep',
     title: `retention: remove ${formatNumber(SWEEP_ROWS)} due finished rows`,
     child: 'sweep',
-    subjects: ['tidemark', 'raw-delete', 'pg-boss'],
+    subjects: ['tidemark', 'raw-delete', 'pg-boss', 'pg-boss-removal'],
     values: [{ name: 'rowsPerSecond', unit: 'rows/s' }],
     reference: 'tidemark',
   },
@@ -239,6 +239,10 @@ for (const figure of selected) {
 const labels = new Map(allSubjects().map((s) => [s.key, s.label]));
 labels.set('raw-delete', 'raw batched DELETE (1000 rows per statement, same table)');
 labels.set('pg-boss:sweep', 'pg-boss 10 maintain() (archives completed jobs out of its job table)');
+labels.set(
+  'pg-boss-removal',
+  'pg-boss 10 removal from the database (maintain() archives, a later maintain() deletes the archived rows; both timed)',
+);
 const medianOf = (samples: Samples, subject: string, value: string) =>
   median((samples.get(subject) ?? []).map((r) => r[value]).filter((v) => Number.isFinite(v)));
 

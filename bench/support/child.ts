@@ -16,7 +16,13 @@ import {
   singleEnqueue,
   workForParent,
 } from './figures.js';
-import { pgBossMaintain, rawBatchedDelete, tidemarkSweep, withHistory } from './retention-figures.js';
+import {
+  pgBossMaintain,
+  pgBossRemoval,
+  rawBatchedDelete,
+  tidemarkSweep,
+  withHistory,
+} from './retention-figures.js';
 
 const [figure, key, descriptor] = process.argv.slice(2);
 
@@ -44,6 +50,7 @@ async function measure(): Promise<Figures> {
       if (key === 'tidemark') return tidemarkSweep();
       if (key === 'raw-delete') return rawBatchedDelete();
       if (key === 'pg-boss') return pgBossMaintain();
+      if (key === 'pg-boss-removal') return pgBossRemoval();
       throw new Error(`no sweep for ${key}`);
     default:
       throw new Error(`unknown figure ${figure}`);

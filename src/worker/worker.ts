@@ -23,7 +23,7 @@ type State = 'idle' | 'running' | 'stopping';
  * Wakes on NOTIFY and polls as a backstop; heartbeats keep its claims (running and
  * buffered) alive; periodic services (maintenance tick, sweeps) run beside it.
  */
-export class Worker implements AttemptHost {
+export class Worker {
   readonly id: string;
   private state: State = 'idle';
   private readonly logger: Logger;
@@ -34,6 +34,12 @@ export class Worker implements AttemptHost {
   private inflight = 0;
   /** Resolves stop()'s wait once `inflight` reaches 0. */
   private onIdle: (() => void) | null = null;
+  /** What attempts report to: made once, so a job costs no closures. */
+  private readonly host: AttemptHost = {
+    register: (attempt) => this.running.set(attempt.id, attempt),
+    settled: (attempt) => this.attemptSettled(attempt),
+    finished: (attempt) => this.attemptFinished(attempt),
+  };
   /** Claimed jobs waiting for a free slot, in claim order. */
   private readonly buffer = new JobBuffer();
   private readonly prefetch: PrefetchSizer;
@@ -321,19 +327,14 @@ export class Worker implements AttemptHost {
     const queue = this.core.registry.localQueue(claimed.job.queue) as ResolvedQueue;
     this.prefetch.started();
     this.inflight++;
-    void runAttempt(this.core, claimed, queue, this.finish, this);
-  }
-
-  /** AttemptHost: an attempt started. */
-  register(attempt: RunningAttempt): void {
-    this.running.set(attempt.id, attempt);
+    void runAttempt(this.core, claimed, queue, this.finish, this.host);
   }
 
   /**
-   * AttemptHost: the handler settled. The slot frees now, not when the outcome is written:
+   * An attempt's handler settled. The slot frees now, not when the outcome is written:
    * outcomes are written in batches behind it, and stop() still waits for those writes.
    */
-  settled(attempt: RunningAttempt): void {
+  private attemptSettled(attempt: RunningAttempt): void {
     if (attempt.slotFree) return;
     attempt.slotFree = true;
     if (this.running.get(attempt.id) === attempt) this.running.delete(attempt.id);
@@ -346,9 +347,9 @@ export class Worker implements AttemptHost {
     if ((this.waitingForRoom && this.wanted() > 0) || capped) this.wakeLoop?.();
   }
 
-  /** AttemptHost: the attempt is over, its outcome written or given up. */
-  finished(attempt: RunningAttempt): void {
-    this.settled(attempt);
+  /** An attempt is over, its outcome written or given up. */
+  private attemptFinished(attempt: RunningAttempt): void {
+    this.attemptSettled(attempt);
     this.inflight--;
     if (this.inflight === 0) this.onIdle?.();
   }
