@@ -307,6 +307,7 @@ lines.push(
 );
 lines.push(
   '- pg-boss maintain(): 200,000 completed jobs, completed 2 days ago (past archiveCompletedAfterSeconds 12 h)',
+  '- pg-boss removal: the same maintain(), then the archive aged past deleteAfterSeconds (7 days; untimed, vacuumed and checkpointed) and a second maintain() that deletes it',
 );
 lines.push('- every run: its own process, a fresh schema (Redis: a fresh key prefix), CHECKPOINT before it');
 for (const note of notes) lines.push(`- ${note}`);

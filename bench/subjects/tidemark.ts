@@ -45,7 +45,7 @@ export function tidemarkSubject(target: 'pg' | 'pglite'): Subject {
     key: target === 'pg' ? 'tidemark' : 'tidemark-pglite',
     label: target === 'pg' ? 'Tidemark' : 'Tidemark (PGlite memory://)',
     settings:
-      'defaults (retention on, prefetch adaptive up to 500, poll 1 s + LISTEN/NOTIFY); concurrency 10',
+      'defaults (retention on, prefetch adaptive up to 1,000, poll 1 s + LISTEN/NOTIFY); concurrency 10',
     open: () => session(freshName('bench_tm'), true),
     attach: (schema) => session(schema, false),
   };
