@@ -254,9 +254,10 @@ export class Storage {
     return rows.length > 0;
   }
 
+  /** Extend the locks of these attempts; returns the lock tokens still held. */
   async extendLocks(ids: string[], tokens: string[], lockSeconds: number): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
-    const rows = await this.run<Parameters<typeof worker.extendLocks.values>[0], { id: string }>(
+    const rows = await this.run<Parameters<typeof worker.extendLocks.values>[0], { token: string }>(
       worker.extendLocks,
       {
         ids,
@@ -264,7 +265,7 @@ export class Storage {
         lock_seconds: lockSeconds,
       },
     );
-    return new Set(rows.map((r) => String(r.id)));
+    return new Set(rows.map((r) => r.token));
   }
 
   async suspendJob(

@@ -27,6 +27,10 @@ export class Worker {
   readonly id: string;
   private state: State = 'idle';
   private readonly logger: Logger;
+  /**
+   * Running attempts by lock token, not job id: a worker can reclaim its own stalled job
+   * while the old attempt still runs, and both hold a slot until they settle.
+   */
   private readonly running = new Map<string, RunningAttempt>();
   /** Running plus buffered attempts per queue, so a queue's cap also bounds what it prefetches. */
   private readonly heldPerQueue = new Map<string, number>();
@@ -36,7 +40,7 @@ export class Worker {
   private onIdle: (() => void) | null = null;
   /** What attempts report to: made once, so a job costs no closures. */
   private readonly host: AttemptHost = {
-    register: (attempt) => this.running.set(attempt.id, attempt),
+    register: (attempt) => this.running.set(attempt.token, attempt),
     settled: (attempt) => this.attemptSettled(attempt),
     finished: (attempt) => this.attemptFinished(attempt),
   };
@@ -196,7 +200,7 @@ export class Worker {
   private onNotification(payload: string): void {
     if (payload.startsWith('c:')) {
       const id = payload.slice(2);
-      this.running.get(id)?.abort('lost');
+      for (const attempt of this.running.values()) if (attempt.id === id) attempt.abort('lost');
       const dropped = this.buffer.take(id);
       if (dropped) {
         // Cancelled before it started: drop it; its row already says cancelled.
@@ -337,7 +341,7 @@ export class Worker {
   private attemptSettled(attempt: RunningAttempt): void {
     if (attempt.slotFree) return;
     attempt.slotFree = true;
-    if (this.running.get(attempt.id) === attempt) this.running.delete(attempt.id);
+    this.running.delete(attempt.token);
     this.holdRelease(attempt.queue);
     if (this.state === 'running') this.dispatch();
     // A loop waiting for room claims again once the buffer runs low. A loop that found
@@ -366,7 +370,7 @@ export class Worker {
       );
       for (const attempt of attempts) {
         // Only abort attempts that were running before the heartbeat and still are.
-        if (!kept.has(attempt.id) && this.running.get(attempt.id) === attempt) attempt.abort('lost');
+        if (!kept.has(attempt.token) && this.running.get(attempt.token) === attempt) attempt.abort('lost');
       }
     } catch (error) {
       this.core.events.emit('error', { scope: 'worker.heartbeat', error });

@@ -80,6 +80,7 @@ describeEachDriver('a worker that lost its lock', ({ open }) => {
     const tm = await open();
     const firstFinish = deferred<string>();
     const firstStarted = deferred();
+    const secondFinish = deferred();
     let calls = 0;
     tm.createQueue({
       name: 'q',
@@ -89,6 +90,7 @@ describeEachDriver('a worker that lost its lock', ({ open }) => {
           firstStarted.resolve();
           return firstFinish.promise;
         }
+        await secondFinish.promise;
         return 'second attempt';
       },
     });
@@ -96,7 +98,8 @@ describeEachDriver('a worker that lost its lock', ({ open }) => {
     tm.on('job:lost', (e) => lost.push(e.id));
     const { id } = await tm.addJob({ queue: 'q' });
     // Heartbeats every 10 s: the lock lapses (backdated below) before the next one.
-    await fastWorker(tm, { lockSeconds: 30, shutdownTimeoutSeconds: 0.1 }).start();
+    const worker = fastWorker(tm, { lockSeconds: 30, shutdownTimeoutSeconds: 0.1 });
+    await worker.start();
     await firstStarted.promise;
     // Backdate the lock until the tick has recovered the job (a heartbeat may extend it once).
     await waitFor('the tick to recover the job', async () => {
@@ -108,6 +111,9 @@ describeEachDriver('a worker that lost its lock', ({ open }) => {
       );
       return calls === 2;
     });
+    // The same worker runs both attempts of the job: both hold a slot until they settle.
+    assert.equal(worker.activeCount, 2);
+    secondFinish.resolve();
     assert.equal(await tm.result(id), 'second attempt');
     firstFinish.resolve('first attempt, too late');
     // The first attempt's finishing write matches no token.

@@ -147,7 +147,7 @@ export const completeOne = defineQuery<{
   select id::text as id from finished`,
 );
 
-/** Extend the locks of running (and prefetched) attempts; returns the ones still owned. Commits without waiting for the WAL flush. */
+/** Extend the locks of running (and prefetched) attempts; returns the lock tokens still held. Commits without waiting for the WAL flush. */
 export const extendLocks = defineQuery<{ ids: string[]; tokens: string[]; lock_seconds: number }>(
   'extendLocks',
   /* sql */ `
@@ -155,7 +155,7 @@ export const extendLocks = defineQuery<{ ids: string[]; tokens: string[]; lock_s
      set locked_until = now() + @lock_seconds * interval '1 second'
     from (select ${ASYNC_COMMIT}) as async_commit
    where id = any(@ids::bigint[]) and lock_token = any(@tokens::uuid[]) and ${STILL_ACTIVE('')}
-  returning id::text as id`,
+  returning lock_token::text as token`,
 );
 
 /**
