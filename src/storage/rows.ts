@@ -73,33 +73,16 @@ export function toJob(row: JobRow): Job {
 }
 
 /**
- * A row the claim just made `active` (see claimJobs): what the claim implies is filled in
- * here rather than returned by the database for every row.
+ * A row the claim just made `active` (see claimJobs): the claim does not return what it
+ * implies, so its status, owner and lock expiry are filled in here (its finish and purge
+ * times are absent, so null).
  */
 export function toClaimedJob(row: JobRow, workerId: string, lockSeconds: number): Job {
-  const startedMs = row.started_at as number;
-  return {
-    id: String(row.id),
-    queue: row.queue as string,
-    status: 'active',
-    data: row.data,
-    output: (row.output ?? null) as unknown,
-    error: (row.error ?? null) as JobError | null,
-    attempts: Number(row.attempts),
-    maxAttempts: Number(row.max_attempts),
-    priority: Number(row.priority),
-    runAt: toDate(row.run_at) as Date,
-    expireAt: toDate(row.expire_at),
-    createdAt: toDate(row.created_at) as Date,
-    startedAt: new Date(startedMs),
-    finishedAt: null,
-    parentId: row.parent_id == null ? null : String(row.parent_id),
-    rootId: row.root_id == null ? null : String(row.root_id),
-    lockedBy: workerId,
-    lockedUntil: new Date(startedMs + lockSeconds * 1000),
-    retention: (row.retention ?? {}) as FrozenRetention,
-    purgeAfter: null,
-  };
+  const job = toJob(row);
+  job.status = 'active';
+  job.lockedBy = workerId;
+  job.lockedUntil = new Date((row.started_at as number) + lockSeconds * 1000);
+  return job;
 }
 
 /** Timestamps arrive as Date on both drivers; `infinity` arrives as a string or Infinity. */
