@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { afterEach, describe, test } from 'node:test';
+import { test } from 'node:test';
 import { silentLogger, type Tidemark } from '../../src/index.js';
 import * as sql from '../../src/storage/sql/retention.js';
-import { dropSchema, openOn, rawQuery, TEST_DRIVERS } from '../support/databases.js';
+import { rawQuery } from '../support/databases.js';
+import { describePostgresOnly } from '../support/each-driver.js';
 import { fastWorker } from '../support/jobs.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -10,97 +11,83 @@ import { waitFor } from '../support/wait-for.js';
  * Scale on PostgreSQL: the plan of the sweep's delete, and a 100,000-row sweep beside a
  * busy worker. (PGlite runs the same SQL but is one session: nothing runs beside a sweep.)
  */
-if (TEST_DRIVERS.includes('pg')) {
-  describe('retention at scale [pg]', () => {
-    const opened: Tidemark[] = [];
-    afterEach(async () => {
-      for (const tm of opened.splice(0)) {
-        await tm.close();
-        await dropSchema('pg', tm.schema);
-      }
-    });
+describePostgresOnly('retention at scale', ({ open }) => {
+  const engine = () => open({ logger: silentLogger });
 
-    async function engine(): Promise<Tidemark> {
-      const tm = await openOn('pg', { logger: silentLogger });
-      opened.push(tm);
-      return tm;
-    }
-
-    /** `due` finished single-job trees past their purge time, plus `other` rows that are not due. */
-    async function fill(tm: Tidemark, due: number, other = 0): Promise<void> {
-      const s = `"${tm.schema}"`;
-      await rawQuery(
-        tm,
-        `insert into ${s}.jobs (queue, status, data, finished_at, purge_after, retention)
+  /** `due` finished single-job trees past their purge time, plus `other` rows that are not due. */
+  async function fill(tm: Tidemark, due: number, other = 0): Promise<void> {
+    const s = `"${tm.schema}"`;
+    await rawQuery(
+      tm,
+      `insert into ${s}.jobs (queue, status, data, finished_at, purge_after, retention)
          select 'bulk', 'completed', jsonb_build_object('n', g), now() - interval '40 days',
                 now() - interval '10 days' + g * interval '1 millisecond', '{"completed": 2592000}'
            from generate_series(1, $1::int) g`,
-        [due],
-      );
-      await rawQuery(
-        tm,
-        `insert into ${s}.jobs (queue, status, data, finished_at, purge_after)
+      [due],
+    );
+    await rawQuery(
+      tm,
+      `insert into ${s}.jobs (queue, status, data, finished_at, purge_after)
          select 'bulk', case when g % 2 = 0 then 'pending' else 'completed' end, '{}',
                 case when g % 2 = 0 then null else now() end,
                 case when g % 4 = 1 then now() + interval '30 days' end
            from generate_series(1, $1::int) g`,
-        [other],
-      );
-      await rawQuery(tm, `analyze ${s}.jobs`);
-    }
+      [other],
+    );
+    await rawQuery(tm, `analyze ${s}.jobs`);
+  }
 
-    async function plan(tm: Tidemark, text: string, values: unknown[]): Promise<string> {
-      const rows = await rawQuery<{ 'QUERY PLAN': string }>(tm, `explain ${text}`, values);
-      return rows.map((r) => r['QUERY PLAN']).join('\n');
-    }
+  async function plan(tm: Tidemark, text: string, values: unknown[]): Promise<string> {
+    const rows = await rawQuery<{ 'QUERY PLAN': string }>(tm, `explain ${text}`, values);
+    return rows.map((r) => r['QUERY PLAN']).join('\n');
+  }
 
-    test('the sweep reads the purge_after index and deletes by primary key, with no scan of jobs', async () => {
-      const tm = await engine();
-      await fill(tm, 5_000, 20_000);
-      const params = { batch_size: 1_000, ...sql.CURSOR_START };
-      const text = await plan(tm, sql.deleteDueTrees.text(tm.schema), sql.deleteDueTrees.values(params));
-      assert.match(text, /Index (Only )?Scan using jobs_purge_after_idx on jobs r\b/);
-      assert.match(text, /Index Scan using jobs_pkey on jobs j/);
-      assert.doesNotMatch(text, /Seq Scan on jobs/, text);
-      const purge = { queue: null, statuses: ['completed'], older_than_seconds: 0, ...params };
-      const purgeText = await plan(tm, sql.purgeFinished.text(tm.schema), sql.purgeFinished.values(purge));
-      assert.match(purgeText, /Index (Only )?Scan using jobs_finished_idx on jobs r\b/);
-      assert.doesNotMatch(purgeText, /Seq Scan on jobs/, purgeText);
-    });
-
-    test('a sweep of 100,000 due rows leaves a busy worker completing jobs throughout', async () => {
-      const tm = await engine();
-      await fill(tm, 100_000);
-      let chaining = true;
-      tm.createQueue({
-        name: 'live',
-        handler: async () => {
-          // Each job adds the next, so the worker always has work while the sweep runs.
-          if (chaining) await tm.addJob({ queue: 'live' });
-          return 'ok';
-        },
-      });
-      let completed = 0;
-      tm.on('job:completed', () => completed++);
-      const worker = fastWorker(tm, { concurrency: 4 });
-      await tm.addJobs(Array.from({ length: 4 }, () => ({ queue: 'live' })));
-      await worker.start();
-      await waitFor('the worker to be busy', () => completed >= 20);
-      const before = completed;
-      const result = await tm.sweep();
-      const during = completed - before;
-      chaining = false;
-      await worker.stop();
-      assert.equal(result.error, undefined);
-      assert.equal(result.jobs, 100_000);
-      assert.ok(during > 0, 'no job completed while the sweep ran');
-      const [left] = await rawQuery<{ n: number }>(
-        tm,
-        `select count(*)::int as n from "${tm.schema}".jobs where queue = 'bulk'`,
-      );
-      assert.equal(left.n, 0);
-      const [record] = await tm.listSweeps(1);
-      assert.equal(record.batches, 101);
-    });
+  test('the sweep reads the purge_after index and deletes by primary key, with no scan of jobs', async () => {
+    const tm = await engine();
+    await fill(tm, 5_000, 20_000);
+    const params = { batch_size: 1_000, ...sql.CURSOR_START };
+    const text = await plan(tm, sql.deleteDueTrees.text(tm.schema), sql.deleteDueTrees.values(params));
+    assert.match(text, /Index (Only )?Scan using jobs_purge_after_idx on jobs r\b/);
+    assert.match(text, /Index Scan using jobs_pkey on jobs j/);
+    assert.doesNotMatch(text, /Seq Scan on jobs/, text);
+    const purge = { queue: null, statuses: ['completed'], older_than_seconds: 0, ...params };
+    const purgeText = await plan(tm, sql.purgeFinished.text(tm.schema), sql.purgeFinished.values(purge));
+    assert.match(purgeText, /Index (Only )?Scan using jobs_finished_idx on jobs r\b/);
+    assert.doesNotMatch(purgeText, /Seq Scan on jobs/, purgeText);
   });
-}
+
+  test('a sweep of 100,000 due rows leaves a busy worker completing jobs throughout', async () => {
+    const tm = await engine();
+    await fill(tm, 100_000);
+    let chaining = true;
+    tm.createQueue({
+      name: 'live',
+      handler: async () => {
+        // Each job adds the next, so the worker always has work while the sweep runs.
+        if (chaining) await tm.addJob({ queue: 'live' });
+        return 'ok';
+      },
+    });
+    let completed = 0;
+    tm.on('job:completed', () => completed++);
+    const worker = fastWorker(tm, { concurrency: 4 });
+    await tm.addJobs(Array.from({ length: 4 }, () => ({ queue: 'live' })));
+    await worker.start();
+    await waitFor('the worker to be busy', () => completed >= 20);
+    const before = completed;
+    const result = await tm.sweep();
+    const during = completed - before;
+    chaining = false;
+    await worker.stop();
+    assert.equal(result.error, undefined);
+    assert.equal(result.jobs, 100_000);
+    assert.ok(during > 0, 'no job completed while the sweep ran');
+    const [left] = await rawQuery<{ n: number }>(
+      tm,
+      `select count(*)::int as n from "${tm.schema}".jobs where queue = 'bulk'`,
+    );
+    assert.equal(left.n, 0);
+    const [record] = await tm.listSweeps(1);
+    assert.equal(record.batches, 101);
+  });
+});

@@ -10,25 +10,35 @@ export interface DriverContext {
 
 /** One `describe` per driver in TIDEMARK_TEST_DRIVERS, with an `open` that cleans up after each test. */
 export function describeEachDriver(title: string, body: (ctx: DriverContext) => void): void {
-  for (const kind of TEST_DRIVERS) {
-    describe(`${title} [${kind}]`, () => {
-      const opened: Tidemark[] = [];
-      afterEach(async () => {
-        const engines = opened.splice(0);
-        for (const tm of engines) {
-          await tm.close();
-          await dropSchema(kind, tm.schema);
-        }
-      });
-      body({
-        kind,
-        async open(options) {
-          const tm = await openOn(kind, options);
-          opened.push(tm);
-          return tm;
-        },
-      });
-    });
-  }
+  for (const kind of TEST_DRIVERS) describeOn(kind, title, body);
   after(closeSharedPglite);
+}
+
+/**
+ * The same for suites that need PostgreSQL itself (a second session, plans, scale): one
+ * `describe` when PostgreSQL is among TIDEMARK_TEST_DRIVERS, none otherwise.
+ */
+export function describePostgresOnly(title: string, body: (ctx: DriverContext) => void): void {
+  if (TEST_DRIVERS.includes('pg')) describeOn('pg', title, body);
+}
+
+function describeOn(kind: DriverKind, title: string, body: (ctx: DriverContext) => void): void {
+  describe(`${title} [${kind}]`, () => {
+    const opened: Tidemark[] = [];
+    afterEach(async () => {
+      const engines = opened.splice(0);
+      for (const tm of engines) {
+        await tm.close();
+        await dropSchema(kind, tm.schema);
+      }
+    });
+    body({
+      kind,
+      async open(options) {
+        const tm = await openOn(kind, options);
+        opened.push(tm);
+        return tm;
+      },
+    });
+  });
 }

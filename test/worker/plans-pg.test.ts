@@ -1,127 +1,114 @@
 import assert from 'node:assert/strict';
-import { afterEach, describe, test } from 'node:test';
+import { test } from 'node:test';
 import { silentLogger, type Tidemark } from '../../src/index.js';
 import * as sql from '../../src/storage/sql/worker.js';
 import * as workflowSql from '../../src/storage/sql/workflow.js';
-import { dropSchema, openOn, rawQuery, TEST_DRIVERS } from '../support/databases.js';
+import { rawQuery } from '../support/databases.js';
+import { describePostgresOnly } from '../support/each-driver.js';
 
 /**
  * The worker's hot statements on PostgreSQL keep their cost proportional to their own batch,
  * not to how many jobs other workers are running.
  */
-if (TEST_DRIVERS.includes('pg')) {
-  describe('worker statement plans [pg]', () => {
-    const opened: Tidemark[] = [];
-    afterEach(async () => {
-      for (const tm of opened.splice(0)) {
-        await tm.close();
-        await dropSchema('pg', tm.schema);
-      }
-    });
+describePostgresOnly('worker statement plans', ({ open }) => {
+  const engine = () => open({ logger: silentLogger });
 
-    async function engine(): Promise<Tidemark> {
-      const tm = await openOn('pg', { logger: silentLogger });
-      opened.push(tm);
-      return tm;
-    }
-
-    /** 20,000 attempts running that the statistics do not show; returns their ids and tokens. */
-    async function busyCluster(tm: Tidemark): Promise<{ id: string; token: string }[]> {
-      const s = `"${tm.schema}"`;
-      // Statistics taken while the jobs were pending, as after a bulk add; then workers claim
-      // them all, so many attempts run that the statistics do not show.
-      await rawQuery(tm, `insert into ${s}.jobs (queue) select 'busy' from generate_series(1, 20000)`);
-      await rawQuery(tm, `analyze ${s}.jobs`);
-      return rawQuery<{ id: string; token: string }>(
-        tm,
-        `update ${s}.jobs
+  /** 20,000 attempts running that the statistics do not show; returns their ids and tokens. */
+  async function busyCluster(tm: Tidemark): Promise<{ id: string; token: string }[]> {
+    const s = `"${tm.schema}"`;
+    // Statistics taken while the jobs were pending, as after a bulk add; then workers claim
+    // them all, so many attempts run that the statistics do not show.
+    await rawQuery(tm, `insert into ${s}.jobs (queue) select 'busy' from generate_series(1, 20000)`);
+    await rawQuery(tm, `analyze ${s}.jobs`);
+    return rawQuery<{ id: string; token: string }>(
+      tm,
+      `update ${s}.jobs
             set status = 'active', attempts = 1, lock_token = gen_random_uuid(), locked_by = 'w',
                 locked_until = now() + interval '1 minute', started_at = now()
          returning id::text as id, lock_token::text as token`,
-      );
-    }
+    );
+  }
 
-    async function plan(tm: Tidemark, text: string, values: unknown[]): Promise<string> {
-      const rows = await rawQuery<{ 'QUERY PLAN': string }>(tm, `explain ${text}`, values);
-      return rows.map((r) => r['QUERY PLAN']).join('\n');
-    }
+  async function plan(tm: Tidemark, text: string, values: unknown[]): Promise<string> {
+    const rows = await rawQuery<{ 'QUERY PLAN': string }>(tm, `explain ${text}`, values);
+    return rows.map((r) => r['QUERY PLAN']).join('\n');
+  }
 
-    function assertByPrimaryKey(text: string): void {
-      assert.match(text, /jobs_pkey/, text);
-      assert.doesNotMatch(text, /jobs_stalled_idx|Seq Scan on jobs/, text);
-    }
+  function assertByPrimaryKey(text: string): void {
+    assert.match(text, /jobs_pkey/, text);
+    assert.doesNotMatch(text, /jobs_stalled_idx|Seq Scan on jobs/, text);
+  }
 
-    test('a batch of outcomes reads its jobs by primary key, not every active job', async () => {
-      const tm = await engine();
-      const active = await busyCluster(tm);
-      const outcomes = active.slice(0, 200).map((row) => ({
-        id: row.id,
-        token: row.token,
-        ok: true,
-        output: null,
-        error: null,
-        retry_delay: null,
-        drop_checkpoints: false,
-      }));
-      const outcomesJson = JSON.stringify(outcomes);
-      assertByPrimaryKey(
-        await plan(
-          tm,
-          sql.finishAttempts.text(tm.schema),
-          sql.finishAttempts.values({ outcomes: outcomesJson }),
-        ),
-      );
-    });
-
-    test('heartbeats, releases, suspensions and checkpoints read their jobs by primary key', async () => {
-      const tm = await engine();
-      const active = await busyCluster(tm);
-      const ids = active.slice(0, 200).map((a) => a.id);
-      const tokens = active.slice(0, 200).map((a) => a.token);
-      assertByPrimaryKey(
-        await plan(
-          tm,
-          sql.extendLocks.text(tm.schema),
-          sql.extendLocks.values({ ids, tokens, lock_seconds: 30 }),
-        ),
-      );
-      assertByPrimaryKey(
-        await plan(tm, sql.releaseJobs.text(tm.schema), sql.releaseJobs.values({ ids, tokens })),
-      );
-      const one = { id: ids[0], token: tokens[0] };
-      assertByPrimaryKey(
-        await plan(
-          tm,
-          sql.suspendJob.text(tm.schema),
-          sql.suspendJob.values({ ...one, wait: '{"kind":"sleep"}', wake_at: null }),
-        ),
-      );
-      assertByPrimaryKey(
-        await plan(
-          tm,
-          sql.completeOne.text(tm.schema),
-          sql.completeOne.values({ ...one, output: null, drop_checkpoints: false }),
-        ),
-      );
-      assertByPrimaryKey(
-        await plan(
-          tm,
-          workflowSql.saveCheckpoint.text(tm.schema),
-          workflowSql.saveCheckpoint.values({ ...one, name: 'step', kind: 'step', output: 'null' }),
-        ),
-      );
-    });
-
-    test('a claim reads ready jobs in order from the claim index and updates them by primary key', async () => {
-      const tm = await engine();
-      // A small table: a guess of many claimed rows made a seq scan of jobs look cheap.
-      await rawQuery(tm, `insert into "${tm.schema}".jobs (queue) select 'q' from generate_series(1, 5000)`);
-      await rawQuery(tm, `analyze "${tm.schema}".jobs`);
-      const params = { queues: ['q', 'r'], limit: 200, worker: 'w', lock_seconds: 30 };
-      const text = await plan(tm, sql.claimJobs.text(tm.schema), sql.claimJobs.values(params));
-      assert.match(text, /Index Scan using jobs_claim_idx on jobs/, text);
-      assert.match(text, /jobs_pkey on jobs j/, text);
-      assert.doesNotMatch(text, /Seq Scan on jobs/, text);
-    });
+  test('a batch of outcomes reads its jobs by primary key, not every active job', async () => {
+    const tm = await engine();
+    const active = await busyCluster(tm);
+    const outcomes = active.slice(0, 200).map((row) => ({
+      id: row.id,
+      token: row.token,
+      ok: true,
+      output: null,
+      error: null,
+      retry_delay: null,
+      drop_checkpoints: false,
+    }));
+    const outcomesJson = JSON.stringify(outcomes);
+    assertByPrimaryKey(
+      await plan(
+        tm,
+        sql.finishAttempts.text(tm.schema),
+        sql.finishAttempts.values({ outcomes: outcomesJson }),
+      ),
+    );
   });
-}
+
+  test('heartbeats, releases, suspensions and checkpoints read their jobs by primary key', async () => {
+    const tm = await engine();
+    const active = await busyCluster(tm);
+    const ids = active.slice(0, 200).map((a) => a.id);
+    const tokens = active.slice(0, 200).map((a) => a.token);
+    assertByPrimaryKey(
+      await plan(
+        tm,
+        sql.extendLocks.text(tm.schema),
+        sql.extendLocks.values({ ids, tokens, lock_seconds: 30 }),
+      ),
+    );
+    assertByPrimaryKey(
+      await plan(tm, sql.releaseJobs.text(tm.schema), sql.releaseJobs.values({ ids, tokens })),
+    );
+    const one = { id: ids[0], token: tokens[0] };
+    assertByPrimaryKey(
+      await plan(
+        tm,
+        sql.suspendJob.text(tm.schema),
+        sql.suspendJob.values({ ...one, wait: '{"kind":"sleep"}', wake_at: null }),
+      ),
+    );
+    assertByPrimaryKey(
+      await plan(
+        tm,
+        sql.completeOne.text(tm.schema),
+        sql.completeOne.values({ ...one, output: null, drop_checkpoints: false }),
+      ),
+    );
+    assertByPrimaryKey(
+      await plan(
+        tm,
+        workflowSql.saveCheckpoint.text(tm.schema),
+        workflowSql.saveCheckpoint.values({ ...one, name: 'step', kind: 'step', output: 'null' }),
+      ),
+    );
+  });
+
+  test('a claim reads ready jobs in order from the claim index and updates them by primary key', async () => {
+    const tm = await engine();
+    // A small table: a guess of many claimed rows made a seq scan of jobs look cheap.
+    await rawQuery(tm, `insert into "${tm.schema}".jobs (queue) select 'q' from generate_series(1, 5000)`);
+    await rawQuery(tm, `analyze "${tm.schema}".jobs`);
+    const params = { queues: ['q', 'r'], limit: 200, worker: 'w', lock_seconds: 30 };
+    const text = await plan(tm, sql.claimJobs.text(tm.schema), sql.claimJobs.values(params));
+    assert.match(text, /Index Scan using jobs_claim_idx on jobs/, text);
+    assert.match(text, /jobs_pkey on jobs j/, text);
+    assert.doesNotMatch(text, /Seq Scan on jobs/, text);
+  });
+});
