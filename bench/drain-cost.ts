@@ -1,0 +1,69 @@
+/**
+ * Where a drain's CPU goes: drain N no-op jobs (default 20,000) with one worker at
+ * concurrency 10 on PostgreSQL and print the rate, the worker's CPU, the PostgreSQL server
+ * processes' CPU (read from /proc, so Linux only, same machine) and the bytes the worker
+ * allocated per job (V8's sampling heap profiler, counting collected objects too).
+ *   npx tsx bench/drain-cost.ts [jobs]
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { formatNumber } from './support/stats.js';
+import { openTidemark, tidemarkBulkAdd, tidemarkDrain } from './support/tidemark-subject.js';
+
+const jobs = Number(process.argv[2] ?? 20_000);
+
+/** CPU milliseconds used so far by every process named postgres. */
+function postgresCpuMs(): number {
+  let ticks = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (!stat.includes('(postgres)')) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // The process ended while we read it.
+    }
+  }
+  return ticks * 10;
+}
+
+interface SamplingNode {
+  selfSize: number;
+  children: SamplingNode[];
+}
+const totalSize = (node: SamplingNode): number =>
+  node.children.reduce((sum, child) => sum + totalSize(child), node.selfSize);
+
+const { tm, dispose } = await openTidemark('pg');
+try {
+  tm.createQueue({ name: 'noop' });
+  await tm.listQueues();
+  await tidemarkBulkAdd(tm, 'noop', jobs);
+  const session = new Session();
+  session.connect();
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: 4096,
+    includeObjectsCollectedByMinorGC: true,
+    includeObjectsCollectedByMajorGC: true,
+  } as never);
+  const postgresBefore = postgresCpuMs();
+  const workerBefore = process.cpuUsage();
+  const rate = await tidemarkDrain(tm, 'noop', jobs, 10);
+  const worker = process.cpuUsage(workerBefore);
+  const postgres = postgresCpuMs() - postgresBefore;
+  const { profile } = (await session.post('HeapProfiler.stopSampling')) as {
+    profile: { head: SamplingNode };
+  };
+  session.disconnect();
+  const workerMs = (worker.user + worker.system) / 1000;
+  console.log(`drain ${formatNumber(jobs)} no-op jobs: ${formatNumber(rate)} jobs/s`);
+  console.log(`worker CPU ${formatNumber(workerMs)} ms (${((workerMs * 1000) / jobs).toFixed(1)} us a job)`);
+  console.log(
+    `postgres CPU ${formatNumber(postgres)} ms (${((postgres * 1000) / jobs).toFixed(1)} us a job)`,
+  );
+  console.log(`worker allocations ${formatNumber(totalSize(profile.head) / jobs)} bytes a job`);
+} finally {
+  await dispose();
+}
