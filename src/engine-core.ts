@@ -1,9 +1,10 @@
 import type { TypedEmitter } from './events.js';
 import type { Logger } from './log/logger.js';
+import type { OnceLogger } from './log/once.js';
 import type { QueueRegistry } from './queues/queue-registry.js';
 import type { ArchiveHook } from './retention/archive.js';
 import type { FrozenRetention } from './storage/rows.js';
-import type { Storage } from './storage/storage.js';
+import type { InsertDefaults, Storage } from './storage/storage.js';
 import type { WorkflowStorage } from './storage/workflow-storage.js';
 
 /** What the engine's parts share: one storage, one registry, one logger, one event stream. */
@@ -15,7 +16,11 @@ export interface EngineCore {
   engineRetention: FrozenRetention;
   /** Whether the engine's own retention option is `false`. */
   retentionDisabled: boolean;
+  /** What a job gets when neither it nor its queue sets retention or attempts. */
+  insertDefaults: InsertDefaults;
   logger: Logger;
+  /** The same logger, for notes said once per engine (a clamped batch size, a policy's gaps). */
+  once: OnceLogger;
   events: TypedEmitter;
   archive?: ArchiveHook;
 }

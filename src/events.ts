@@ -25,8 +25,10 @@ export interface TidemarkEvents {
     durationMs: number;
     batches: number;
     error?: string;
+    /** Retention was paused cluster-wide: nothing (more) was deleted. */
+    paused?: boolean;
   };
-  'unique-lock-sweep:finished': { uniqueLocks: number; durationMs: number; error?: string };
+  'unique-lock-sweep:finished': { uniqueLocks: number; durationMs: number; error?: string; paused?: boolean };
   /** A background loop failed; it goes on at its next interval. */
   error: { scope: string; error: unknown };
 }

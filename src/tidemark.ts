@@ -6,8 +6,6 @@ import {
   InvalidJobStateError,
   InvalidOptionError,
   JobFailedError,
-  JobHasChildrenError,
-  JobInFlightError,
   JobNotFoundError,
   QueueNotFoundError,
   ScheduleNotFoundError,
@@ -15,12 +13,16 @@ import {
 import { type TidemarkEventName, type TidemarkEvents, TypedEmitter } from './events.js';
 import { isFinished } from './job-status.js';
 import { insertResolvedJobs } from './jobs/add-jobs.js';
+import { deleteJob, deleteWorkflowSubtree } from './jobs/delete-jobs.js';
 import { type AddJobInput, type AddJobResult, resolveAddJob } from './jobs/job-options.js';
-import { consoleLogger, type Logger } from './log/logger.js';
+import { defaultLogger, type Logger } from './log/logger.js';
+import { OnceLogger } from './log/once.js';
 import { type InstrumentOptions, instrumentEngine } from './metrics/instrument.js';
 import type { MeterLike } from './metrics/meter.js';
+import { checkBatchSize } from './options/batch-size.js';
 import {
   checkBoolean,
+  checkId,
   checkInteger,
   checkKnownKeys,
   checkObject,
@@ -29,10 +31,35 @@ import {
 } from './options/check.js';
 import { toJsonText } from './options/json.js';
 import { checkOpenScalars } from './options/open-options.js';
-import { type QueueOptions, type ResolvedQueue, resolveQueueOptions } from './queues/queue-options.js';
+import {
+  DEFAULT_MAX_ATTEMPTS,
+  type QueueOptions,
+  type ResolvedQueue,
+  resolveQueueOptions,
+} from './queues/queue-options.js';
 import { QueueRegistry } from './queues/queue-registry.js';
+import {
+  type ApplyRetentionOptions,
+  type ApplyRetentionResult,
+  applyRetention,
+} from './retention/apply-retention.js';
 import type { ArchiveHook } from './retention/archive.js';
+import {
+  type HoldJobsOptions,
+  type HoldRecord,
+  type HoldResult,
+  holdJobs,
+  releaseHold,
+} from './retention/holds.js';
+import {
+  type PauseRetentionOptions,
+  pauseRetention,
+  type RetentionStatus,
+  resumeRetention,
+  retentionStatus,
+} from './retention/pause.js';
 import { freezeRetention, Retention, type RetentionPolicy } from './retention/policy.js';
+import { notePolicy } from './retention/policy-notes.js';
 import { type RemoveJobsOptions, removeJobs } from './retention/remove-jobs.js';
 import type { SweepOutcome, SweepPreview, SweepRecord } from './retention/sweep-types.js';
 import { previewSweep, sweepRetention } from './retention/sweeper.js';
@@ -77,6 +104,8 @@ export interface JobDetail {
   checkpoints: CheckpointRow[];
   signals: SignalRow[];
   children: Job[];
+  /** Retention holds that keep this job's tree (see `tm.holdJobs`). */
+  holds: HoldRecord[];
 }
 
 /** Options of `tm.schedule`. */
@@ -88,8 +117,6 @@ export interface ScheduleOptions {
   /** IANA time zone; default UTC. */
   timezone?: string;
 }
-
-const ID_PATTERN = /^[1-9][0-9]{0,18}$/;
 
 /** The Tidemark engine: queues, jobs, workflows, schedules and retention on one database. */
 export class Tidemark {
@@ -128,7 +155,9 @@ export class Tidemark {
     if (options.archive !== undefined && typeof options.archive !== 'function') {
       throw new InvalidOptionError('archive', 'a function (batch, tx) => void', options.archive);
     }
-    const logger = options.logger ?? consoleLogger('warn');
+    const logger = options.logger ?? defaultLogger();
+    const once = new OnceLogger(logger);
+    if (options.retention !== undefined) notePolicy(once, options.retention, 'engine');
     const events = new TypedEmitter();
     const driver = await createDriver(options.database ?? './.tidemark', {
       strictDurability: options.strictDurability,
@@ -151,7 +180,9 @@ export class Tidemark {
       registry: new QueueRegistry(storage),
       engineRetention,
       retentionDisabled,
+      insertDefaults: { retention: engineRetention, maxAttempts: DEFAULT_MAX_ATTEMPTS },
       logger,
+      once,
       events,
       archive: options.archive,
     };
@@ -182,6 +213,7 @@ export class Tidemark {
   createQueue<Data = unknown, Output = unknown>(options: QueueOptions<Data, Output>): ResolvedQueue {
     this.assertOpen();
     const queue = resolveQueueOptions(options);
+    if (options.retention !== undefined) notePolicy(this.core.once, options.retention, `queue ${queue.name}`);
     this.core.registry.define(queue);
     return queue;
   }
@@ -228,19 +260,17 @@ export class Tidemark {
   ): Promise<AddJobResult[]> {
     if (!Array.isArray(inputs)) throw new InvalidOptionError('jobs', 'an array of jobs', inputs);
     const adds = inputs.map((input, i) => resolveAddJob(input, inputs.length === 1 ? '' : `jobs[${i}]`));
+    for (let i = 0; i < adds.length; i++) {
+      if (adds[i].jobRetention)
+        notePolicy(this.core.once, inputs[i].retention, `queue ${adds[i].queue}, job`);
+    }
     const on = options?.tx === undefined ? undefined : wrapCallerTransaction(options.tx);
     // Inside a caller's transaction, touch the database only through it: on PGlite a queue
     // definition still being stored would wait for that transaction, which waits for us.
     if (on) this.assertOpen();
     else await this.ready();
     if (adds.length === 0) return [];
-    const results = await insertResolvedJobs(
-      this.core.storage,
-      this.core.registry,
-      this.core.engineRetention,
-      adds,
-      on,
-    );
+    const results = await insertResolvedJobs(this.core, adds, on);
     const perQueue = new Map<string, number>();
     results.forEach((r, i) => {
       if (!r.deduplicated) perQueue.set(adds[i].queue, (perQueue.get(adds[i].queue) ?? 0) + 1);
@@ -345,40 +375,27 @@ export class Tidemark {
 
   /**
    * Delete a finished job now, with its checkpoints, signals, fires and unique locks.
-   * Refuses an in-flight job (cancel first) and a job with children (use deleteWorkflowSubtree).
+   * Refuses a job in flight (cancel first), a job with children (use deleteWorkflowSubtree),
+   * a job whose ancestor is in flight (AncestorInFlightError) and a held job (JobHeldError).
+   * Not stopped by `pauseRetention`: an explicit delete of one job is not a bulk removal.
    */
   async deleteJob(id: string): Promise<void> {
     const jobId = checkId(id);
     await this.ready();
-    const tree = await this.core.storage.subtreeStatuses(jobId);
-    const self = tree.find((node) => node.depth === 0);
-    if (!self) throw new JobNotFoundError(jobId);
-    if (!isFinished(self.status)) throw new JobInFlightError(jobId, self.status);
-    if (tree.length > 1) throw new JobHasChildrenError(jobId);
-    if ((await this.core.storage.deleteSubtree(jobId)) === 0) {
-      const job = await this.mustGet(jobId);
-      throw new JobInFlightError(jobId, job.status);
-    }
+    await deleteJob(this.core, jobId);
   }
 
-  /** Delete a finished job and all its descendants; refuses when any of them is in flight. */
+  /** Delete a finished job and all its descendants, on the same conditions as deleteJob. */
   async deleteWorkflowSubtree(id: string): Promise<number> {
     const jobId = checkId(id);
     await this.ready();
-    const tree = await this.core.storage.subtreeStatuses(jobId);
-    if (tree.length === 0) throw new JobNotFoundError(jobId);
-    const busy = tree.find((node) => !isFinished(node.status));
-    if (busy) throw new JobInFlightError(busy.id, busy.status);
-    const deleted = await this.core.storage.deleteSubtree(jobId);
-    if (deleted === 0) {
-      const again = await this.core.storage.subtreeStatuses(jobId);
-      const inFlight = again.find((node) => !isFinished(node.status));
-      if (inFlight) throw new JobInFlightError(inFlight.id, inFlight.status);
-    }
-    return deleted;
+    return deleteWorkflowSubtree(this.core, jobId);
   }
 
-  /** Manual purge: finished jobs older than a flat cutoff, whole trees only, pins kept. */
+  /**
+   * Manual purge: finished jobs older than a flat cutoff, whole trees only, pins and holds
+   * kept. Refused with RetentionPausedError while retention is paused (a dry run still counts).
+   */
   async removeJobs(options: RemoveJobsOptions = {}): Promise<number> {
     this.assertOpen();
     await this.ready();
@@ -406,12 +423,13 @@ export class Tidemark {
     await this.ready();
     const job = await this.core.storage.getJob(jobId);
     if (!job) return null;
-    const [checkpoints, signals, children] = await Promise.all([
+    const [checkpoints, signals, children, holds] = await Promise.all([
       this.core.workflow.listCheckpoints(jobId),
       this.core.workflow.listSignals(jobId),
       this.core.storage.listChildren(jobId),
+      this.core.storage.controls.holdsOfJob(jobId),
     ]);
-    return { job, checkpoints, signals, children };
+    return { job, checkpoints, signals, children, holds };
   }
 
   // schedules
@@ -463,8 +481,10 @@ export class Tidemark {
    * for example a throwing archive hook; earlier batches stay deleted).
    *
    * With `{ dryRun: true }` it deletes nothing and resolves to what a pass would delete
-   * now, per queue and status. Throws RetentionUnsupportedError on a storage without the
-   * retention capability.
+   * now, per queue and status. While retention is paused it deletes nothing and resolves
+   * with `paused: true`. `batchSize` runs from 1 to 10000 (larger values are clamped, with
+   * one warning). Throws RetentionUnsupportedError on a storage without the retention
+   * capability.
    */
   sweep(options?: { dryRun?: false; batchSize?: number }): Promise<SweepOutcome>;
   sweep(options: { dryRun: true }): Promise<SweepPreview>;
@@ -473,9 +493,12 @@ export class Tidemark {
     const input = checkObject(options, 'options');
     checkKnownKeys(input, '', ['dryRun', 'batchSize']);
     const dryRun = input.dryRun === undefined ? false : checkBoolean(input.dryRun, 'dryRun');
-    const batchSize =
-      input.batchSize === undefined ? DEFAULT_SWEEP.batchSize : resolveBatch(input.batchSize as number);
+    const { batchSize, warning } =
+      input.batchSize === undefined
+        ? { batchSize: DEFAULT_SWEEP.batchSize }
+        : checkBatchSize(input.batchSize, 'batchSize');
     await this.ready();
+    if (warning) this.core.once.warn(warning, warning);
     if (dryRun) return previewSweep(this.core);
     const result = await sweepRetention(this.core, { batchSize, includeUniqueLocks: true });
     return {
@@ -483,8 +506,64 @@ export class Tidemark {
       signals: result.signals,
       uniqueLocks: result.uniqueLocks,
       byQueue: result.byQueue,
+      ...(result.paused ? { paused: true } : {}),
       ...(result.error === undefined ? {} : { error: result.error }),
     };
+  }
+
+  /**
+   * Stop all deletion, cluster-wide and durably, until `resumeRetention()`: no sweep on any
+   * node or engine deletes anything, and bulk removal (`removeJobs`, the dashboard's and the
+   * CLI's purge) is refused with RetentionPausedError. `deleteJob` of a named job still
+   * works. Resolves once every deletion that was running has finished.
+   */
+  async pauseRetention(options: PauseRetentionOptions): Promise<RetentionStatus> {
+    await this.ready();
+    return pauseRetention(this.core, options);
+  }
+
+  /** Let sweeps and bulk removal delete again. */
+  async resumeRetention(): Promise<RetentionStatus> {
+    await this.ready();
+    return resumeRetention(this.core);
+  }
+
+  /** The cluster-wide pause switch (`{ paused, reason, since, pausedBy }`) and how many holds there are. */
+  async retentionStatus(): Promise<RetentionStatus> {
+    await this.ready();
+    return retentionStatus(this.core);
+  }
+
+  /**
+   * Keep jobs (by id, or a whole queue, now and later), with the trees they belong to,
+   * through every sweep and bulk removal until `releaseHold(holdId)`. `deleteJob` of a
+   * held job is refused with JobHeldError.
+   */
+  async holdJobs(options: HoldJobsOptions): Promise<HoldResult> {
+    await this.ready();
+    return holdJobs(this.core, options);
+  }
+
+  async releaseHold(holdId: string): Promise<void> {
+    await this.ready();
+    await releaseHold(this.core, holdId);
+  }
+
+  /** Every retention hold in place, oldest first. */
+  async listHolds(): Promise<HoldRecord[]> {
+    await this.ready();
+    return this.core.storage.controls.listHolds();
+  }
+
+  /**
+   * Re-freeze the retention windows of a queue's jobs already in the database: the
+   * queue's stored policy, or `policy` (`false` keeps them forever). Finished jobs get
+   * their purge time again from when they finished; jobs in flight carry the new windows
+   * when they finish. Bounded batches; safe to run again. `dryRun` counts first.
+   */
+  async applyRetention(options: ApplyRetentionOptions): Promise<ApplyRetentionResult> {
+    await this.ready();
+    return applyRetention(this.core, options);
   }
 
   /**
@@ -568,22 +647,4 @@ export class Tidemark {
     if (!job) throw new JobNotFoundError(id);
     return job;
   }
-}
-
-/** The largest bigint: a longer-looking id would reach the database as an out-of-range error. */
-const MAX_ID = 9_223_372_036_854_775_807n;
-
-function checkId(id: unknown, field = 'id'): string {
-  const text = typeof id === 'number' && Number.isSafeInteger(id) ? String(id) : id;
-  if (typeof text !== 'string' || !ID_PATTERN.test(text) || BigInt(text) > MAX_ID) {
-    throw new InvalidOptionError(field, 'a job id', id);
-  }
-  return text;
-}
-
-function resolveBatch(value: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    throw new InvalidOptionError('batchSize', 'an integer from 1 to 10000', value);
-  }
-  return Math.min(value, 10_000);
 }

@@ -1,7 +1,6 @@
-import type { QueueRegistry } from '../queues/queue-registry.js';
+import type { EngineCore } from '../engine-core.js';
 import type { Queryable } from '../storage/driver/driver.js';
-import type { FrozenRetention } from '../storage/rows.js';
-import type { InsertRow, Storage } from '../storage/storage.js';
+import type { InsertDefaults, InsertRow, Storage } from '../storage/storage.js';
 import type { AddJobResult, ResolvedAdd } from './job-options.js';
 
 /** Where a job sits in a workflow tree (for children created by `ctx.runChild`). */
@@ -16,17 +15,16 @@ export interface TreePlacement {
  * those with a time-windowed lock (idempotencyKey, uniqueFor) one statement each.
  */
 export async function insertResolvedJobs(
-  storage: Storage,
-  registry: QueueRegistry,
-  engineRetention: FrozenRetention,
+  core: EngineCore,
   adds: ResolvedAdd[],
   on?: Queryable,
   placement?: TreePlacement,
 ): Promise<AddJobResult[]> {
+  const { storage, registry, insertDefaults } = core;
   // Every queue is resolved before the first write, so an unknown queue writes nothing.
   const rows: InsertRow[] = [];
   for (const add of adds) {
-    const queue = await registry.get(add.queue, on);
+    const queue = await registry.insertOptions(add.queue, core.engineRetention, on);
     rows.push({
       queue: add.queue,
       dataText: add.dataText,
@@ -35,7 +33,7 @@ export async function insertResolvedJobs(
       run_at: add.runAt?.toISOString(),
       delay_seconds: add.delaySeconds,
       expire_in_seconds: add.expireInSeconds,
-      retention: add.jobRetention ?? queue.retention ?? engineRetention,
+      retention: add.jobRetention ?? queue.retention,
       unique_key: add.uniqueKey,
       parent_id: placement?.parentId,
       root_id: placement?.rootId,
@@ -50,11 +48,12 @@ export async function insertResolvedJobs(
       batch.push(i);
       continue;
     }
-    results[i] = await insertWithLock(storage, rows[i], lock.scope, lock.ttlSeconds, on);
+    results[i] = await insertWithLock(storage, rows[i], lock.scope, lock.ttlSeconds, insertDefaults, on);
   }
   if (batch.length > 0) {
     const inserted = await storage.insertJobs(
       batch.map((i) => rows[i]),
+      insertDefaults,
       on,
     );
     for (let k = 0; k < batch.length; k++) {
@@ -65,15 +64,22 @@ export async function insertResolvedJobs(
       }
       const holder = await storage.findUniqueHolder(rows[i].queue, rows[i].unique_key as string, on);
       // The holder can finish between the conflict and this read; insert again in that case.
-      results[i] = holder ? { id: holder, deduplicated: true } : await retryOne(storage, rows[i], on);
+      results[i] = holder
+        ? { id: holder, deduplicated: true }
+        : await retryOne(storage, rows[i], insertDefaults, on);
     }
   }
   return results;
 }
 
-async function retryOne(storage: Storage, row: InsertRow, on?: Queryable): Promise<AddJobResult> {
+async function retryOne(
+  storage: Storage,
+  row: InsertRow,
+  defaults: InsertDefaults,
+  on?: Queryable,
+): Promise<AddJobResult> {
   for (let attempt = 0; attempt < 5; attempt++) {
-    const [result] = await storage.insertJobs([row], on);
+    const [result] = await storage.insertJobs([row], defaults, on);
     if (result.inserted) return { id: result.id, deduplicated: false };
     const holder = await storage.findUniqueHolder(row.queue, row.unique_key as string, on);
     if (holder) return { id: holder, deduplicated: true };
@@ -86,12 +92,13 @@ async function insertWithLock(
   row: InsertRow,
   scope: string,
   ttlSeconds: number,
+  defaults: InsertDefaults,
   on?: Queryable,
 ): Promise<AddJobResult> {
   // A live lock wins; an expired one is replaced by the insert. The loop covers a lock
   // that expires or is released between the two statements.
   for (let attempt = 0; attempt < 5; attempt++) {
-    const id = await storage.insertJobWithLock(row, scope, ttlSeconds, on);
+    const id = await storage.insertJobWithLock(row, scope, ttlSeconds, defaults, on);
     if (id) return { id, deduplicated: false };
     const holder = await storage.findLockHolder(scope, on);
     if (holder) return { id: holder, deduplicated: true };

@@ -1,3 +1,5 @@
+import { announcements } from './messages.js';
+
 /** A structured logger. Pass your own (pino, winston, console wrappers) to `Tidemark.open({ logger })`. */
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
@@ -12,12 +14,16 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
 /**
- * A one-line-per-record logger on stderr. The library default is level `warn`, so a
- * library user hears only about things that need attention.
+ * A one-line-per-record logger on stderr, printing records at `level` and above, and the
+ * info records named in `alsoShow`.
  */
-export function consoleLogger(level: LogLevel = 'warn', base: Record<string, unknown> = {}): Logger {
+export function consoleLogger(
+  level: LogLevel = 'warn',
+  base: Record<string, unknown> = {},
+  alsoShow: ReadonlySet<string> = NOTHING,
+): Logger {
   const write = (at: LogLevel, message: string, fields?: Record<string, unknown>) => {
-    if (ORDER[at] < ORDER[level]) return;
+    if (ORDER[at] < ORDER[level] && !(at === 'info' && alsoShow.has(message))) return;
     const all = { ...base, ...fields };
     const rest = Object.entries(all)
       .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
@@ -29,8 +35,18 @@ export function consoleLogger(level: LogLevel = 'warn', base: Record<string, unk
     info: (m, f) => write('info', m, f),
     warn: (m, f) => write('warn', m, f),
     error: (m, f) => write('error', m, f),
-    child: (fields) => consoleLogger(level, { ...base, ...fields }),
+    child: (fields) => consoleLogger(level, { ...base, ...fields }, alsoShow),
   };
+}
+
+const NOTHING: ReadonlySet<string> = new Set();
+
+/**
+ * The logger of an engine opened without one: warnings and errors, plus each worker's
+ * retention line, so an application says what it will delete without asking for info logs.
+ */
+export function defaultLogger(): Logger {
+  return consoleLogger('warn', {}, announcements);
 }
 
 /** A logger that drops everything. */

@@ -1,5 +1,6 @@
 import { QueueNotFoundError } from '../errors.js';
 import type { Queryable } from '../storage/driver/driver.js';
+import type { FrozenRetention } from '../storage/rows.js';
 import type { Storage } from '../storage/storage.js';
 import { DEFAULT_BACKOFF, DEFAULT_MAX_ATTEMPTS, type ResolvedQueue, storedOptions } from './queue-options.js';
 
@@ -42,6 +43,24 @@ export class QueueRegistry {
 
   localNames(): string[] {
     return [...this.local.keys()];
+  }
+
+  /**
+   * The options a job added now takes from its queue. A queue defined in this process gives
+   * its own (its policy, else `engineRetention`). For any other queue both are left out:
+   * the insert statement reads the options stored for it at that moment, so a change made
+   * by the queue's owner is never hidden behind a cache (see sql/stored-queue.ts).
+   * QueueNotFoundError, before anything is written, when the queue exists nowhere.
+   */
+  async insertOptions(
+    name: string,
+    engineRetention: FrozenRetention,
+    on?: Queryable,
+  ): Promise<{ maxAttempts?: number; retention?: FrozenRetention }> {
+    const local = this.local.get(name);
+    if (local) return { maxAttempts: local.maxAttempts, retention: local.retention ?? engineRetention };
+    await this.get(name, on);
+    return {};
   }
 
   /**

@@ -1,41 +1,109 @@
 import type { EngineCore } from '../engine-core.js';
 import type { Logger } from '../log/logger.js';
 import { messages } from '../log/messages.js';
+import type { FrozenRetention } from '../storage/rows.js';
 import type { ResolvedSweep } from '../worker/worker-options.js';
+
+/** Queues named in the startup line at most; more are counted. */
+const QUEUES_SHOWN = 20;
+/** Jobs with a deletion window are counted up to this many for the `retention: false` line. */
+const WINDOW_COUNT_CAP = 1_000_000;
 
 /**
  * The startup line, once per worker: what retention will delete and when, or one warning
- * that it will not. A fleet of N workers logs it N times, one per node, so every node's
- * log shows the policy in force.
+ * that it will not, or that the cluster-wide pause stops it. A fleet of N workers logs it
+ * N times, one per node, so every node's log shows the policy in force. Read from the
+ * database: the pause switch, and the queues whose stored policy differs from the engine's.
  */
-export function announceRetention(core: EngineCore, sweep: ResolvedSweep | false, logger: Logger): void {
+export async function announceRetention(
+  core: EngineCore,
+  sweep: ResolvedSweep | false,
+  logger: Logger,
+): Promise<void> {
   if (!core.storage.hasRetention) {
     logger.warn(messages.retentionUnsupported);
     return;
   }
-  if (sweep === false) {
-    logger.warn(messages.retentionDisabled, { reason: 'sweep: false on this worker' });
-    return;
-  }
-  if (core.retentionDisabled) {
-    // The sweep still runs for queues and jobs that set their own policy; say so.
-    logger.warn(messages.retentionDisabled, {
-      reason: 'retention: false on the engine',
-      stillSwept: 'jobs whose queue or job sets its own retention policy',
-      intervalSeconds: sweep.intervalSeconds,
-      batchSize: sweep.batchSize,
+  const [pause, queues] = await Promise.all([core.storage.controls.status(), core.storage.listQueues()]);
+  const ownPolicies = queuesWithOwnPolicy(queues, core.engineRetention);
+  if (pause.paused) {
+    logger.warn(messages.retentionPaused, {
+      reason: pause.reason,
+      since: pause.since?.toISOString() ?? null,
+      pausedBy: pause.pausedBy,
+      ...ownPolicies,
     });
     return;
   }
-  const w = core.engineRetention;
+  if (sweep === false) {
+    logger.warn(messages.retentionDisabled, {
+      reason: 'sweep: false on this worker',
+      hint: messages.retentionSweepOffHint,
+    });
+    return;
+  }
+  if (core.retentionDisabled) {
+    const withWindow = await core.storage.controls.countJobsWithWindow(WINDOW_COUNT_CAP + 1);
+    logger.warn(messages.retentionKeptByDefault, {
+      finishedJobsWithWindow: withWindow > WINDOW_COUNT_CAP ? `${WINDOW_COUNT_CAP}+` : withWindow,
+      ...ownPolicies,
+      intervalSeconds: sweep.intervalSeconds,
+      batchSize: sweep.batchSize,
+      hint: messages.retentionStopAllHint,
+    });
+    return;
+  }
   logger.info(messages.retentionEnabled, {
+    ...windowFields(core.engineRetention),
+    intervalSeconds: sweep.intervalSeconds,
+    batchSize: sweep.batchSize,
+    ...ownPolicies,
+    disableHint: messages.retentionDisableHint,
+  });
+}
+
+function windowFields(w: FrozenRetention) {
+  return {
     completedAfterSeconds: w.completed ?? null,
     failedAfterSeconds: w.failed ?? null,
     cancelledAfterSeconds: w.cancelled ?? null,
     expiredAfterSeconds: w.expired ?? null,
     consumedSignalsAfterSeconds: w.consumedSignals ?? null,
-    intervalSeconds: sweep.intervalSeconds,
-    batchSize: sweep.batchSize,
-    disableHint: messages.retentionDisableHint,
+  };
+}
+
+/**
+ * `{ queuesWithOwnPolicy: { name: windows } }` for the stored queues whose policy differs
+ * from the engine default (a window shown as null is kept forever); nothing when none does.
+ */
+function queuesWithOwnPolicy(
+  queues: { name: string; options: Record<string, unknown> }[],
+  engine: FrozenRetention,
+): Record<string, unknown> {
+  const own = queues.filter((q) => {
+    const stored = q.options.retention as FrozenRetention | undefined;
+    return stored !== undefined && !sameWindows(stored, engine);
   });
+  if (own.length === 0) return {};
+  const shown: Record<string, unknown> = {};
+  for (const q of own.slice(0, QUEUES_SHOWN)) {
+    const w = q.options.retention as FrozenRetention;
+    shown[q.name] = {
+      completed: w.completed ?? null,
+      failed: w.failed ?? null,
+      cancelled: w.cancelled ?? null,
+      expired: w.expired ?? null,
+      consumedSignals: w.consumedSignals ?? null,
+    };
+  }
+  return {
+    queuesWithOwnPolicy: shown,
+    ...(own.length > QUEUES_SHOWN ? { moreQueuesWithOwnPolicy: own.length - QUEUES_SHOWN } : {}),
+  };
+}
+
+const KEYS = ['completed', 'failed', 'cancelled', 'expired', 'consumedSignals'] as const;
+
+function sameWindows(a: FrozenRetention, b: FrozenRetention): boolean {
+  return KEYS.every((key) => (a[key] ?? null) === (b[key] ?? null));
 }

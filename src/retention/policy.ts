@@ -28,6 +28,8 @@ const DAY = 86_400;
 
 /** Ready-made policies. */
 export const Retention = Object.freeze({
+  /** Keep every finished job forever, on purpose (the same as `retention: false`). */
+  KEEP: Object.freeze({}) as Readonly<WindowRetentionPolicy>,
   /** The default: completed 30 days, failed/cancelled/expired 90 days, consumed signals 7 days. */
   STOCK: Object.freeze({
     completed: 30 * DAY,
@@ -123,4 +125,28 @@ function dropZeros(frozen: FrozenRetention): FrozenRetention {
   for (const key of Object.keys(frozen) as (keyof FrozenRetention)[])
     if (frozen[key] === 0) delete frozen[key];
   return frozen;
+}
+
+/**
+ * What a valid policy keeps forever without saying so. `omitted` lists the finished
+ * statuses it does not name at all: the trap of a policy written as `{ completed, failed }`,
+ * which keeps cancelled and expired jobs forever. A status given a window of 0 is kept on
+ * purpose and is not listed. `keepsAll` is a policy that keeps everything on purpose
+ * (`false`, `Retention.KEEP`, `{}`, or every status at 0).
+ */
+export function policyGaps(policy: unknown): { omitted: JobStatus[]; keepsAll: boolean } {
+  if (policy === false) return { omitted: [], keepsAll: true };
+  const input = policy as Record<string, unknown>;
+  let named: readonly string[];
+  if ('ttlSeconds' in input) {
+    named = input.ttlSeconds === 0 ? FINISHED_STATUSES : ((input.statuses as string[]) ?? FINISHED_STATUSES);
+  } else {
+    const keys = Object.keys(input);
+    named = keys.length === 0 ? FINISHED_STATUSES : FINISHED_STATUSES.filter((status) => status in input);
+  }
+  const omitted = FINISHED_STATUSES.filter((status) => !named.includes(status));
+  const frozen = freezeRetention(policy);
+  const keepsAll =
+    omitted.length === 0 && FINISHED_STATUSES.every((status) => !frozen[status as keyof FrozenRetention]);
+  return { omitted, keepsAll };
 }

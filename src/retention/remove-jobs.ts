@@ -1,14 +1,8 @@
 import type { EngineCore } from '../engine-core.js';
-import { InvalidOptionError } from '../errors.js';
+import { InvalidOptionError, RetentionPausedError } from '../errors.js';
 import { FINISHED_STATUSES } from '../job-status.js';
-import {
-  checkBoolean,
-  checkInteger,
-  checkKnownKeys,
-  checkObject,
-  checkSeconds,
-  checkString,
-} from '../options/check.js';
+import { checkBatchSize, DEFAULT_BATCH_SIZE } from '../options/batch-size.js';
+import { checkBoolean, checkKnownKeys, checkObject, checkSeconds, checkString } from '../options/check.js';
 import { FIRST_BATCH } from '../storage/retention-storage.js';
 import { reclaim, retentionOf } from './sweeper.js';
 
@@ -19,7 +13,7 @@ export interface RemoveJobsOptions {
   statuses?: string[];
   /** Only jobs finished at least this long ago. Default 0 (any finished job). */
   olderThanSeconds?: number;
-  /** Trees (a job with its descendants) per delete statement, 1..10000. Default 1000. */
+  /** Trees (a job with its descendants) per delete statement, 1..10000 (larger values are clamped). Default 1000. */
   batchSize?: number;
   /** Count what would be removed, delete nothing. */
   dryRun?: boolean;
@@ -32,6 +26,8 @@ interface ResolvedRemove {
   statuses: string[];
   older_than_seconds: number;
   batchSize: number;
+  /** Set when the batch size was clamped: say it once. */
+  batchWarning?: string;
 }
 
 export function resolveRemoveJobs(input: unknown): ResolvedRemove & { dryRun: boolean } {
@@ -56,25 +52,32 @@ export function resolveRemoveJobs(input: unknown): ResolvedRemove & { dryRun: bo
   if (options.onProgress !== undefined && typeof options.onProgress !== 'function') {
     throw new InvalidOptionError('onProgress', 'a function', options.onProgress);
   }
+  const batch =
+    options.batchSize === undefined
+      ? { batchSize: DEFAULT_BATCH_SIZE }
+      : checkBatchSize(options.batchSize, 'batchSize');
   return {
     queue: options.queue === undefined ? null : checkString(options.queue, 'queue'),
     statuses,
     older_than_seconds:
       options.olderThanSeconds === undefined ? 0 : checkSeconds(options.olderThanSeconds, 'olderThanSeconds'),
-    batchSize:
-      options.batchSize === undefined ? 1000 : checkInteger(options.batchSize, 'batchSize', 1, 10_000),
+    batchSize: batch.batchSize,
+    batchWarning: batch.warning,
     dryRun: options.dryRun === undefined ? false : checkBoolean(options.dryRun, 'dryRun'),
   };
 }
 
 /**
- * Loop bounded deletes, each its own statement (so its own transaction), walking the
- * finished_at index from a cursor until a batch comes back short; returns the total.
- * The call as a whole is not atomic: a failure keeps what earlier batches deleted.
+ * Loop bounded deletes, each its own transaction, walking the finished_at index from a
+ * cursor until a batch comes back short; returns the total. The call as a whole is not
+ * atomic: a failure keeps what earlier batches deleted. While retention is paused it is
+ * refused with RetentionPausedError (a dry run still counts); a pause placed while it
+ * runs stops it before its next batch, with the same error.
  */
 export async function removeJobs(core: EngineCore, input: RemoveJobsOptions = {}): Promise<number> {
-  const { batchSize, dryRun, queue, statuses, older_than_seconds } = resolveRemoveJobs(input);
+  const { batchSize, batchWarning, dryRun, queue, statuses, older_than_seconds } = resolveRemoveJobs(input);
   const retention = retentionOf(core, 'removeJobs');
+  if (batchWarning) core.once.warn(batchWarning, batchWarning);
   const filter = { queue, statuses, olderThanSeconds: older_than_seconds };
   if (dryRun) return retention.countPurgeable(filter);
   let total = 0;
@@ -87,6 +90,11 @@ export async function removeJobs(core: EngineCore, input: RemoveJobsOptions = {}
       if (batch.scanned < batchSize) return total;
       cursor = batch.next;
     }
+  } catch (error) {
+    if (error instanceof RetentionPausedError && total > 0) {
+      throw new RetentionPausedError(error.reason, error.since, total);
+    }
+    throw error;
   } finally {
     if (total > 0) await reclaim(core, retention);
   }

@@ -31,5 +31,6 @@ function turnResult(result: Awaited<ReturnType<typeof sweepRetention>>) {
     uniqueLocks: result.uniqueLocks,
     durationMs: Math.round(result.durationMs),
     error: result.error ?? null,
+    paused: result.paused === true,
   };
 }

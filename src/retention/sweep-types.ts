@@ -17,6 +17,8 @@ export interface SweepOutcome {
   byQueue: SweepBreakdown[];
   /** Set when a batch failed (for example the archive hook threw); earlier batches stay deleted. */
   error?: string;
+  /** Set when retention is paused cluster-wide: the pass deleted nothing (or stopped at the pause). */
+  paused?: boolean;
 }
 
 /** What `tm.sweep({ dryRun: true })` returns: what a full pass would delete now. Nothing is deleted. */
@@ -26,6 +28,8 @@ export interface SweepPreview {
   signals: number;
   uniqueLocks: number;
   byQueue: SweepBreakdown[];
+  /** Set while retention is paused: the counts say what would go once resumed. */
+  paused?: boolean;
 }
 
 /** One finished sweep, as `tm.listSweeps()` returns it (newest first). */
@@ -44,4 +48,6 @@ export interface SweepRecord {
   durationMs: number;
   /** Why the sweep stopped early, or null. */
   error: string | null;
+  /** Retention was paused cluster-wide: the sweep deleted nothing (or stopped at the pause). */
+  paused: boolean;
 }

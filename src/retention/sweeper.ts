@@ -1,5 +1,5 @@
 import type { EngineCore } from '../engine-core.js';
-import { RetentionUnsupportedError } from '../errors.js';
+import { RetentionPausedError, RetentionUnsupportedError } from '../errors.js';
 import { type BatchCursor, FIRST_BATCH, type RetentionCapability } from '../storage/retention-storage.js';
 import type { SweepBreakdown, SweepOutcome, SweepPreview, SweepRecord } from './sweep-types.js';
 
@@ -28,6 +28,8 @@ export function retentionOf(core: EngineCore, operation: string): RetentionCapab
  * signals past their window, then (optionally) expired unique locks. A failing batch stops
  * the pass: what earlier batches deleted stays deleted, the failing batch is kept whole,
  * and the error is reported in the result, the event, the log and the sweep history.
+ * While retention is paused cluster-wide the pass deletes nothing and says `paused`; a
+ * pause placed during a pass stops it before its next batch.
  */
 export async function sweepRetention(core: EngineCore, options: SweepRunOptions): Promise<SweepResult> {
   const retention = retentionOf(core, 'sweep');
@@ -39,6 +41,7 @@ export async function sweepRetention(core: EngineCore, options: SweepRunOptions)
   let uniqueLocks = 0;
   let batches = 0;
   let error: string | undefined;
+  let paused = false;
   try {
     let cursor: BatchCursor = FIRST_BATCH;
     for (;;) {
@@ -61,7 +64,8 @@ export async function sweepRetention(core: EngineCore, options: SweepRunOptions)
       uniqueLocks = await drain((n) => retention.deleteExpiredUniqueLocks(n), options.batchSize);
     }
   } catch (caught) {
-    error = caught instanceof Error ? caught.message : String(caught);
+    if (caught instanceof RetentionPausedError) paused = true;
+    else error = caught instanceof Error ? caught.message : String(caught);
   }
   if (jobs + signals + uniqueLocks > 0) await reclaim(core, retention);
   const result: SweepResult = {
@@ -73,6 +77,7 @@ export async function sweepRetention(core: EngineCore, options: SweepRunOptions)
     ),
     batches,
     durationMs: performance.now() - t0,
+    ...(paused ? { paused } : {}),
     ...(error === undefined ? {} : { error }),
   };
   await report(core, retention, 'retention', startedAt, result);
@@ -86,10 +91,12 @@ export async function sweepUniqueLocks(core: EngineCore, batchSize: number): Pro
   const t0 = performance.now();
   let uniqueLocks = 0;
   let error: string | undefined;
+  let paused = false;
   try {
     uniqueLocks = await drain((n) => retention.deleteExpiredUniqueLocks(n), batchSize);
   } catch (caught) {
-    error = caught instanceof Error ? caught.message : String(caught);
+    if (caught instanceof RetentionPausedError) paused = true;
+    else error = caught instanceof Error ? caught.message : String(caught);
   }
   const result: SweepResult = {
     jobs: 0,
@@ -98,21 +105,29 @@ export async function sweepUniqueLocks(core: EngineCore, batchSize: number): Pro
     byQueue: [],
     batches: 0,
     durationMs: performance.now() - t0,
+    ...(paused ? { paused } : {}),
     ...(error === undefined ? {} : { error }),
   };
   await report(core, retention, 'unique-locks', startedAt, result);
   return result;
 }
 
-/** What a full pass would delete now, per queue and status, deleting nothing. */
+/**
+ * What a full pass would delete now, per queue and status, deleting nothing. While
+ * retention is paused it says what would go once resumed, and `paused`.
+ */
 export async function previewSweep(core: EngineCore): Promise<SweepPreview> {
-  const preview = await retentionOf(core, 'sweep').preview();
+  const [preview, control] = await Promise.all([
+    retentionOf(core, 'sweep').preview(),
+    core.storage.controls.status(),
+  ]);
   return {
     dryRun: true,
     jobs: preview.byQueue.reduce((sum, r) => sum + r.count, 0),
     signals: preview.signals,
     uniqueLocks: preview.uniqueLocks,
     byQueue: preview.byQueue,
+    ...(control.paused ? { paused: true } : {}),
   };
 }
 
@@ -133,7 +148,7 @@ async function report(
   startedAt: Date,
   result: SweepResult,
 ): Promise<void> {
-  const { jobs, signals, uniqueLocks, byQueue, batches, durationMs, error } = result;
+  const { jobs, signals, uniqueLocks, byQueue, batches, durationMs, error, paused } = result;
   try {
     await retention.recordSweep({
       kind,
@@ -145,17 +160,39 @@ async function report(
       batches,
       durationMs,
       error: error ?? null,
+      paused: paused === true,
     });
   } catch (recordError) {
     core.logger.warn('could not record the sweep in its history', { kind, error: String(recordError) });
   }
-  const fields = { jobs, signals, uniqueLocks, batches, durationMs: Math.round(durationMs) };
+  const fields = {
+    jobs,
+    signals,
+    uniqueLocks,
+    batches,
+    durationMs: Math.round(durationMs),
+    ...(paused ? { paused } : {}),
+  };
   if (kind === 'retention') {
-    core.events.emit('sweep:finished', { jobs, signals, uniqueLocks, byQueue, batches, durationMs, error });
+    core.events.emit('sweep:finished', {
+      jobs,
+      signals,
+      uniqueLocks,
+      byQueue,
+      batches,
+      durationMs,
+      error,
+      ...(paused ? { paused } : {}),
+    });
     core.logger.debug('retention sweep finished', { ...fields, ...(error === undefined ? {} : { error }) });
   } else {
-    core.events.emit('unique-lock-sweep:finished', { uniqueLocks, durationMs, error });
-    core.logger.debug('unique-lock sweep finished', { uniqueLocks, durationMs: fields.durationMs });
+    core.events.emit('unique-lock-sweep:finished', {
+      uniqueLocks,
+      durationMs,
+      error,
+      ...(paused ? { paused } : {}),
+    });
+    core.logger.debug('unique-lock sweep finished', fields);
   }
   if (error !== undefined) {
     core.logger.error(

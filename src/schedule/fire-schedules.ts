@@ -1,6 +1,7 @@
 import type { EngineCore } from '../engine-core.js';
 import { QueueNotFoundError } from '../errors.js';
 import { listSchedules, recordScheduleFire } from '../storage/sql/schedules.js';
+import { defaultParams } from '../storage/storage.js';
 import { latestDueFire } from './cron.js';
 
 /**
@@ -18,9 +19,10 @@ export async function fireDueSchedules(core: EngineCore): Promise<number> {
     const after = (schedule.last_fire_at as Date | null) ?? now;
     const fireAt = latestDueFire(schedule.cron as string, schedule.timezone as string, after, now);
     if (!fireAt) continue;
-    let queue: Awaited<ReturnType<typeof core.registry.get>>;
+    const queue = schedule.queue as string;
+    let options: Awaited<ReturnType<typeof core.registry.insertOptions>>;
     try {
-      queue = await core.registry.get(schedule.queue as string);
+      options = await core.registry.insertOptions(queue, core.engineRetention);
     } catch (error) {
       if (!(error instanceof QueueNotFoundError)) throw error;
       core.logger.warn('schedule names a queue that does not exist; fire skipped', {
@@ -34,11 +36,12 @@ export async function fireDueSchedules(core: EngineCore): Promise<number> {
       {
         name,
         fire_at: fireAt,
-        queue: queue.name,
+        queue,
         data: JSON.stringify(schedule.data ?? null),
-        max_attempts: queue.maxAttempts,
-        retention: JSON.stringify(queue.retention ?? core.engineRetention),
+        max_attempts: options.maxAttempts ?? null,
+        retention: options.retention === undefined ? null : JSON.stringify(options.retention),
         channel: storage.channel,
+        ...defaultParams(core.insertDefaults),
       },
     );
     if (row?.id) created++;

@@ -40,6 +40,7 @@ export interface SweepToRecord {
   batches: number;
   durationMs: number;
   error: string | null;
+  paused: boolean;
 }
 
 /** How many sweep records of each kind the history keeps. */
@@ -48,10 +49,12 @@ const SWEEP_HISTORY = 500;
 /**
  * The retention capability of a storage: deleting due rows. It is optional (SPEC section
  * 7): a storage without it keeps working, and workers then log one warning and run no
- * sweep. Each method is one statement, or one transaction on the archive path.
+ * sweep. Each deleting method is one transaction: the retention gate (which throws
+ * RetentionPausedError while retention is paused, see RetentionControls.gated), then
+ * its statement, or on the archive path the lock, the hook and the delete.
  */
 export interface RetentionCapability {
-  /** Delete one batch of due trees (one statement). */
+  /** Delete one batch of due trees. */
   deleteDueBatch(batchSize: number, from: BatchCursor): Promise<DueBatch>;
   /** Lock one batch of due trees, hand it to `hook`, delete it: one transaction, all or nothing. */
   archiveDueBatch(batchSize: number, from: BatchCursor, hook: ArchiveHook): Promise<DueBatch>;
@@ -61,7 +64,7 @@ export interface RetentionCapability {
   deleteExpiredUniqueLocks(batchSize: number): Promise<number>;
   /** What a full pass would delete now. */
   preview(): Promise<{ byQueue: SweepBreakdown[]; signals: number; uniqueLocks: number }>;
-  /** One batch of a manual purge (one statement). */
+  /** One batch of a manual purge. */
   purgeBatch(
     filter: PurgeFilter,
     batchSize: number,
@@ -80,16 +83,19 @@ export class PostgresRetention implements RetentionCapability {
   constructor(private readonly storage: Storage) {}
 
   async deleteDueBatch(batchSize: number, from: BatchCursor): Promise<DueBatch> {
-    const [row] = await this.storage.run<sql.BatchParams, CursorRow & { counts: CountRow[] }>(
-      sql.deleteDueTrees,
-      cursorParams(batchSize, from),
+    const [row] = await this.storage.controls.gated((tx) =>
+      this.storage.run<sql.BatchParams, CursorRow & { counts: CountRow[] }>(
+        sql.deleteDueTrees,
+        cursorParams(batchSize, from),
+        tx,
+      ),
     );
     return { scanned: Number(row.scanned), next: nextCursor(row, from), deleted: toBreakdown(row.counts) };
   }
 
   async archiveDueBatch(batchSize: number, from: BatchCursor, hook: ArchiveHook): Promise<DueBatch> {
     const { storage } = this;
-    return storage.driver.transaction(async (tx) => {
+    return storage.controls.gated(async (tx) => {
       const [row] = await storage.run<sql.BatchParams, CursorRow & { ids: string[] }>(
         sql.lockDueTrees,
         cursorParams(batchSize, from),
@@ -110,11 +116,16 @@ export class PostgresRetention implements RetentionCapability {
   }
 
   async deleteConsumedSignals(batchSize: number): Promise<number> {
-    return (await this.storage.run(sql.deleteConsumedSignals, { batch_size: batchSize })).length;
+    return this.storage.controls.gated(
+      async (tx) => (await this.storage.run(sql.deleteConsumedSignals, { batch_size: batchSize }, tx)).length,
+    );
   }
 
   async deleteExpiredUniqueLocks(batchSize: number): Promise<number> {
-    return (await this.storage.run(sql.deleteExpiredUniqueLocks, { batch_size: batchSize })).length;
+    return this.storage.controls.gated(
+      async (tx) =>
+        (await this.storage.run(sql.deleteExpiredUniqueLocks, { batch_size: batchSize }, tx)).length,
+    );
   }
 
   async preview(): Promise<{ byQueue: SweepBreakdown[]; signals: number; uniqueLocks: number }> {
@@ -131,9 +142,12 @@ export class PostgresRetention implements RetentionCapability {
   }
 
   async purgeBatch(filter: PurgeFilter, batchSize: number, from: BatchCursor) {
-    const [row] = await this.storage.run<sql.PurgeParams & sql.BatchParams, CursorRow & { n: number }>(
-      sql.purgeFinished,
-      { ...purgeParams(filter), ...cursorParams(batchSize, from) },
+    const [row] = await this.storage.controls.gated((tx) =>
+      this.storage.run<sql.PurgeParams & sql.BatchParams, CursorRow & { n: number }>(
+        sql.purgeFinished,
+        { ...purgeParams(filter), ...cursorParams(batchSize, from) },
+        tx,
+      ),
     );
     return { scanned: Number(row.scanned), next: nextCursor(row, from), deleted: Number(row.n) };
   }
@@ -157,6 +171,7 @@ export class PostgresRetention implements RetentionCapability {
         byQueue: sweep.byQueue,
         batches: sweep.batches,
         durationMs: Math.round(sweep.durationMs),
+        ...(sweep.paused ? { paused: true } : {}),
       }),
       error: sweep.error,
       keep: SWEEP_HISTORY,
@@ -187,6 +202,7 @@ export async function listSweepRecords(
       byQueue?: SweepBreakdown[];
       batches?: number;
       durationMs?: number;
+      paused?: boolean;
     };
     return {
       id: String(r.id),
@@ -200,6 +216,7 @@ export async function listSweepRecords(
       batches: Number(detail.batches ?? 0),
       durationMs: Number(detail.durationMs ?? 0),
       error: (r.error ?? null) as string | null,
+      paused: detail.paused === true,
     };
   });
 }

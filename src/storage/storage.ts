@@ -1,4 +1,5 @@
 import type { Driver, Queryable } from './driver/driver.js';
+import { RetentionControls } from './retention-controls.js';
 import { PostgresRetention, type RetentionCapability } from './retention-storage.js';
 import { retryOnDeadlock } from './retry-deadlock.js';
 import { type FrozenRetention, type Job, type JobRow, toClaimedJob, toJob } from './rows.js';
@@ -8,6 +9,7 @@ import * as actions from './sql/job-actions.js';
 import * as jobs from './sql/jobs.js';
 import * as maintenance from './sql/maintenance.js';
 import * as queues from './sql/queues.js';
+import type { QueueDefaultParams } from './sql/stored-queue.js';
 import * as worker from './sql/worker.js';
 
 /** One row of an insert batch, already validated and resolved. */
@@ -16,15 +18,23 @@ export interface InsertRow {
   /** The job's data as JSON text (already validated), embedded as it is. */
   dataText: string;
   priority: number;
-  max_attempts: number;
+  /** Absent: the queue's stored option, read by the insert (the queue is not defined in this process). */
+  max_attempts?: number;
   run_at?: string;
   delay_seconds?: number;
   expire_in_seconds?: number;
-  retention: FrozenRetention;
+  /** Absent: the queue's stored policy, read by the insert, else `InsertDefaults.retention`. */
+  retention?: FrozenRetention;
   unique_key?: string;
   parent_id?: string;
   root_id?: string;
   parent_step?: string;
+}
+
+/** What a job gets when neither it, nor its queue as defined here or as stored, sets an option. */
+export interface InsertDefaults {
+  retention: FrozenRetention;
+  maxAttempts: number;
 }
 
 /** A claimed attempt: the job plus the token that proves ownership. */
@@ -56,6 +66,8 @@ export class Storage {
   readonly channel: string;
   /** The optional retention capability (deleting due rows); see RetentionCapability. */
   readonly retention?: RetentionCapability;
+  /** The pause switch, holds and explicit deletes, and the gate that orders them. */
+  readonly controls: RetentionControls;
 
   /**
    * @param hasRetention whether this storage offers the retention capability (deleting due
@@ -67,6 +79,7 @@ export class Storage {
     hasRetention = true,
   ) {
     this.channel = channelOf(schema);
+    this.controls = new RetentionControls(this);
     if (hasRetention) this.retention = new PostgresRetention(this);
   }
 
@@ -116,12 +129,17 @@ export class Storage {
   // jobs
 
   /** Insert a batch; returns, in input order, each row's id and whether it was inserted. */
-  async insertJobs(rows: InsertRow[], on?: Queryable): Promise<{ id: string; inserted: boolean }[]> {
+  async insertJobs(
+    rows: InsertRow[],
+    defaults: InsertDefaults,
+    on?: Queryable,
+  ): Promise<{ id: string; inserted: boolean }[]> {
     const policies: string[] = [];
     const byText = new Map<string, number>();
     // Rows of one batch usually share one retention object: serialise each object once.
     const byObject = new Map<object, number>();
-    const policyOf = (retention: FrozenRetention) => {
+    const policyOf = (retention: FrozenRetention | undefined) => {
+      if (retention === undefined) return null;
       let policy = byObject.get(retention);
       if (policy !== undefined) return policy;
       const text = JSON.stringify(retention);
@@ -137,10 +155,11 @@ export class Storage {
     const input = rows.map((row, idx) =>
       insertRowJson(row, `"idx":${idx},"policy":${policyOf(row.retention)},`),
     );
-    const params = {
+    const params: jobs.InsertJobsParams = {
       jobs: `[${input.join(',')}]`,
       policies: `[${policies.join(',')}]`,
       channel: this.channel,
+      ...defaultParams(defaults),
     };
     if (rows.some((row) => row.unique_key !== undefined)) {
       const result = await this.run<typeof params, { id: string; inserted: boolean }>(
@@ -173,15 +192,17 @@ export class Storage {
     row: InsertRow,
     scope: string,
     ttlSeconds: number,
+    defaults: InsertDefaults,
     on?: Queryable,
   ): Promise<string | null> {
     const rows = await this.run<Parameters<typeof jobs.insertJobWithLock.values>[0], { id: string }>(
       jobs.insertJobWithLock,
       {
-        job: insertRowJson(row, `"retention":${JSON.stringify(row.retention)},`),
+        job: insertRowJson(row, retentionField(row)),
         scope,
         ttl_seconds: ttlSeconds,
         channel: this.channel,
+        ...defaultParams(defaults),
       },
       on,
     );
@@ -319,18 +340,6 @@ export class Storage {
     return (await this.run(actions.resumeJob, { id, channel: this.channel })).length > 0;
   }
 
-  async subtreeStatuses(id: string): Promise<{ id: string; status: string; depth: number }[]> {
-    const rows = await this.run<{ id: string }, { id: string; status: string; depth: number }>(
-      actions.subtreeStatuses,
-      { id },
-    );
-    return rows.map((r) => ({ id: String(r.id), status: r.status, depth: Number(r.depth) }));
-  }
-
-  async deleteSubtree(id: string): Promise<number> {
-    return (await this.run(actions.deleteSubtree, { id })).length;
-  }
-
   // maintenance
 
   /** True when this caller won the service's turn for the current interval, cluster-wide. */
@@ -398,6 +407,19 @@ function outcomesJson(outcomes: AttemptOutcome[]): string {
       `"drop_checkpoints":${o.dropCheckpoints === true}}`;
   }
   return `[${parts.join(',')}]`;
+}
+
+/** The parameters the statements read a stored queue's defaults from (sql/stored-queue.ts). */
+export function defaultParams(defaults: InsertDefaults): QueueDefaultParams {
+  return {
+    fallback_retention: JSON.stringify(defaults.retention),
+    default_max_attempts: defaults.maxAttempts,
+  };
+}
+
+/** A single row's retention as a JSON field (null: the queue's stored policy). */
+export function retentionField(row: InsertRow): string {
+  return `"retention":${row.retention === undefined ? 'null' : JSON.stringify(row.retention)},`;
 }
 
 /** The columns of an insert row, as the SQL reads them (data and retention go separately). */

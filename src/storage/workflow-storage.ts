@@ -1,6 +1,13 @@
 import type { Queryable } from './driver/driver.js';
 import * as wf from './sql/workflow.js';
-import { type InsertRow, insertRowJson, type Storage } from './storage.js';
+import {
+  defaultParams,
+  type InsertDefaults,
+  type InsertRow,
+  insertRowJson,
+  retentionField,
+  type Storage,
+} from './storage.js';
 
 export interface CheckpointRow {
   name: string;
@@ -76,13 +83,14 @@ export class WorkflowStorage {
   }
 
   /** The child's id; null when the parent is no longer owned. */
-  async insertChild(row: InsertRow, token: string): Promise<string | null> {
+  async insertChild(row: InsertRow, token: string, defaults: InsertDefaults): Promise<string | null> {
     const inserted = await this.storage.run<Parameters<typeof wf.insertChild.values>[0], { id: string }>(
       wf.insertChild,
       {
-        job: insertRowJson(row, `"retention":${JSON.stringify(row.retention)},`),
+        job: insertRowJson(row, retentionField(row)),
         token,
         channel: this.storage.channel,
+        ...defaultParams(defaults),
       },
     );
     return inserted[0] ? String(inserted[0].id) : null;

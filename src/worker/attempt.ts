@@ -108,7 +108,8 @@ export async function runAttempt(
     const ctx = new WorkflowContext({
       workflow: core.workflow,
       registry: core.registry,
-      engineRetention: core.engineRetention,
+      insertDefaults: core.insertDefaults,
+      once: core.once,
       queue,
       job,
       token,

@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../errors.js';
+import { checkBatchSize, DEFAULT_BATCH_SIZE } from '../options/batch-size.js';
 import { checkInteger, checkKnownKeys, checkObject, checkSeconds, checkString } from '../options/check.js';
 import { AUTO_PREFETCH_MAX } from './prefetch.js';
 
@@ -60,8 +61,10 @@ export interface ResolvedWorkerOptions {
   id?: string;
 }
 
-export const MAX_SWEEP_BATCH = 10_000;
-export const DEFAULT_SWEEP: ResolvedSweep = Object.freeze({ intervalSeconds: 3_600, batchSize: 1_000 });
+export const DEFAULT_SWEEP: ResolvedSweep = Object.freeze({
+  intervalSeconds: 3_600,
+  batchSize: DEFAULT_BATCH_SIZE,
+});
 
 const KNOWN = [
   'queues',
@@ -144,15 +147,8 @@ export function resolveSweep(input: unknown, field: string, warnings: string[]):
           exclusiveMin: true,
           max: 31_536_000,
         });
-  let batchSize =
-    sweep.batchSize === undefined
-      ? DEFAULT_SWEEP.batchSize
-      : checkInteger(sweep.batchSize, `${field}.batchSize`, 1, Number.MAX_SAFE_INTEGER);
-  if (batchSize > MAX_SWEEP_BATCH) {
-    warnings.push(
-      `${field}.batchSize ${batchSize} is above ${MAX_SWEEP_BATCH}; clamped to ${MAX_SWEEP_BATCH}`,
-    );
-    batchSize = MAX_SWEEP_BATCH;
-  }
+  if (sweep.batchSize === undefined) return { intervalSeconds, batchSize: DEFAULT_SWEEP.batchSize };
+  const { batchSize, warning } = checkBatchSize(sweep.batchSize, `${field}.batchSize`);
+  if (warning) warnings.push(warning);
   return { intervalSeconds, batchSize };
 }

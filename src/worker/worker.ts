@@ -109,7 +109,7 @@ export class Worker {
     if (!this.announced) {
       this.announced = true;
       for (const warning of this.warnings) this.logger.warn(warning);
-      announceRetention(this.core, this.options.sweep, this.logger);
+      await announceRetention(this.core, this.options.sweep, this.logger);
     }
     this.services = createWorkerServices(this.core, this.options, this.logger);
     this.subscription = await this.core.storage.driver.listen(

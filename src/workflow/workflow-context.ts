@@ -1,11 +1,14 @@
 import { ChildJobFailedError, InvalidOptionError } from '../errors.js';
+import type { OnceLogger } from '../log/once.js';
 import { checkInteger, checkKnownKeys, checkObject, checkSeconds } from '../options/check.js';
 import { toJsonText } from '../options/json.js';
 import type { ResolvedQueue } from '../queues/queue-options.js';
 import type { QueueRegistry } from '../queues/queue-registry.js';
 import { freezeRetention } from '../retention/policy.js';
+import { notePolicy } from '../retention/policy-notes.js';
 import type { Queryable } from '../storage/driver/driver.js';
-import type { FrozenRetention, Job } from '../storage/rows.js';
+import type { Job } from '../storage/rows.js';
+import type { InsertDefaults } from '../storage/storage.js';
 import type { CheckpointRow, WorkflowStorage } from '../storage/workflow-storage.js';
 import {
   checkDeclaredSignals,
@@ -21,7 +24,9 @@ import { LostOwnership, Suspension } from './suspend.js';
 export interface WorkflowContextDeps {
   workflow: WorkflowStorage;
   registry: QueueRegistry;
-  engineRetention: FrozenRetention;
+  insertDefaults: InsertDefaults;
+  /** For the note on a child policy that keeps statuses forever. */
+  once: OnceLogger;
   queue: ResolvedQueue;
   job: Job;
   token: string;
@@ -130,16 +135,18 @@ export class WorkflowContext implements JobContext {
       'delaySeconds',
       'retention',
     ]);
-    const queue = await this.deps.registry.get(queueName);
+    const queue = await this.deps.registry.insertOptions(queueName, this.deps.insertDefaults.retention);
     const dataText = toJsonText(data, 'data');
     const { workflow, job, token } = this.deps;
     let child = await workflow.findChild(job.id, key);
     if (!child) {
       const retention =
         options.retention === undefined ? undefined : freezeRetention(options.retention, 'options.retention');
+      if (options.retention !== undefined)
+        notePolicy(this.deps.once, options.retention, 'runChild.retention');
       const id = await workflow.insertChild(
         {
-          queue: queue.name,
+          queue: queueName,
           dataText,
           priority:
             options.priority === undefined
@@ -153,12 +160,13 @@ export class WorkflowContext implements JobContext {
             options.delaySeconds === undefined
               ? undefined
               : checkSeconds(options.delaySeconds, 'options.delaySeconds'),
-          retention: retention ?? queue.retention ?? this.deps.engineRetention,
+          retention: retention ?? queue.retention,
           parent_id: job.id,
           root_id: job.rootId ?? job.id,
           parent_step: key,
         },
         token,
+        this.deps.insertDefaults,
       );
       child = await workflow.findChild(job.id, key);
       if (!id && !child) throw new LostOwnership(job.id);

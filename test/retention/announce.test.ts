@@ -6,7 +6,13 @@ import { insertJob, jobExists } from '../support/factory.js';
 import { captureLogger } from './support/capture-logger.js';
 
 /** The retention lines a worker logged at startup (enabled, disabled, unsupported). */
-const STARTUP = [messages.retentionEnabled, messages.retentionDisabled, messages.retentionUnsupported];
+const STARTUP = [
+  messages.retentionEnabled,
+  messages.retentionDisabled,
+  messages.retentionUnsupported,
+  messages.retentionKeptByDefault,
+  messages.retentionPaused,
+];
 
 describeEachDriver('retention startup line', ({ open }) => {
   test('a default worker logs one info line with the effective windows, interval, batch size and how to disable', async () => {
@@ -87,7 +93,7 @@ describeEachDriver('retention startup line', ({ open }) => {
     );
   });
 
-  test('engine retention: false warns once; jobs whose queue sets a policy are still swept', async () => {
+  test('engine retention: false warns once with the jobs that still carry a window; those are still swept', async () => {
     const { logger, records } = captureLogger();
     const tm = await open({ logger, retention: false });
     const own = await insertJob(tm, { status: 'completed', retention: { completed: 60 }, finishedAt: -120 });
@@ -101,8 +107,10 @@ describeEachDriver('retention startup line', ({ open }) => {
     const lines = records.filter((r) => STARTUP.includes(r.message as never));
     assert.deepEqual(
       lines.map((r) => [r.level, r.message]),
-      [['warn', messages.retentionDisabled]],
+      [['warn', messages.retentionKeptByDefault]],
     );
+    assert.equal(lines[0].fields.finishedJobsWithWindow, 1, 'the one job that carries a window');
+    assert.match(String(lines[0].fields.hint), /tm\.pauseRetention/);
     assert.equal(await jobExists(tm, own), false);
     assert.equal(await jobExists(tm, kept), true);
   });

@@ -91,6 +91,7 @@ describeEachDriver('sweep observability', ({ kind, open }) => {
       'id',
       'jobs',
       'kind',
+      'paused',
       'signals',
       'startedAt',
       'uniqueLocks',

@@ -159,7 +159,7 @@ describeEachDriver('safety rules R8-R10: lock sweep, explicit deletes, manual pu
       [{ statuses: [] }, 'statuses'],
       [{ olderThanSeconds: -1 }, 'olderThanSeconds'],
       [{ batchSize: 0 }, 'batchSize'],
-      [{ batchSize: 10_001 }, 'batchSize'],
+      [{ batchSize: 1.5 }, 'batchSize'],
       [{ dryRun: 'yes' }, 'dryRun'],
       [{ queues: 'a' }, 'queues'],
     ];

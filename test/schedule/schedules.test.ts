@@ -9,6 +9,7 @@ import {
 } from '../../src/index.js';
 import { tickOnce } from '../../src/maintenance/tick.js';
 import { recordScheduleFire } from '../../src/storage/sql/schedules.js';
+import { defaultParams } from '../../src/storage/storage.js';
 import { rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { waitFor } from '../support/wait-for.js';
@@ -145,6 +146,7 @@ describeEachDriver('schedules', ({ open }) => {
       max_attempts: queue.maxAttempts,
       retention: '{}',
       channel: tm.internals.storage.channel,
+      ...defaultParams(tm.internals.insertDefaults),
     });
     assert.equal(row.id, null);
     assert.equal(await jobCount(tm), 1);

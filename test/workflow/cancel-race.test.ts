@@ -15,17 +15,20 @@ describeEachDriver('cancelling a tree while its members finish', ({ kind, open }
     const tm = await open({ logger: silentLogger });
     tm.createQueue({ name: 'q' });
     const parent = await tm.addJob({ queue: 'q' });
-    const [child] = await tm.internals.storage.insertJobs([
-      {
-        queue: 'q',
-        dataText: 'null',
-        priority: 0,
-        max_attempts: 1,
-        retention: {},
-        parent_id: parent.id,
-        root_id: parent.id,
-      },
-    ]);
+    const [child] = await tm.internals.storage.insertJobs(
+      [
+        {
+          queue: 'q',
+          dataText: 'null',
+          priority: 0,
+          max_attempts: 1,
+          retention: {},
+          parent_id: parent.id,
+          root_id: parent.id,
+        },
+      ],
+      tm.internals.insertDefaults,
+    );
     const jobs = table(tm, 'jobs');
     // A child finishing locks its own row, then its parent's (the wake_parent trigger).
     const finishing = new pg.Client({ connectionString: PG_URL });

@@ -18,7 +18,8 @@ function contextWithSleep(dueInMs: number, claimedAt: Date): WorkflowContext {
   return new WorkflowContext({
     workflow,
     registry: {} as WorkflowContextDeps['registry'],
-    engineRetention: {},
+    insertDefaults: { retention: {}, maxAttempts: 3 },
+    once: {} as WorkflowContextDeps['once'],
     queue: { name: 'wf', signals: {} } as unknown as ResolvedQueue,
     job: { id: '1', queue: 'wf', startedAt: claimedAt } as Job,
     token: '00000000-0000-0000-0000-000000000000',

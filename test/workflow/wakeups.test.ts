@@ -55,6 +55,7 @@ describeEachDriver('workflow wake-ups', ({ open }) => {
         parent_step: 'child#1',
       },
       token,
+      tm.internals.insertDefaults,
     );
     assert.ok(childId);
     // The child runs and completes on another worker while the parent is still active.

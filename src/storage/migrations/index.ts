@@ -1,4 +1,5 @@
 import * as m0001 from './0001-initial.js';
+import * as m0002 from './0002-retention-controls.js';
 
 export interface Migration {
   version: number;
@@ -7,6 +8,9 @@ export interface Migration {
 }
 
 /** Every migration, in order. Versions are contiguous from 1; migrations only ever move forward. */
-export const migrations: readonly Migration[] = [{ version: 1, ...m0001 }];
+export const migrations: readonly Migration[] = [
+  { version: 1, ...m0001 },
+  { version: 2, ...m0002 },
+];
 
 export const latestVersion = migrations.length;

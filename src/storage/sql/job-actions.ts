@@ -80,31 +80,3 @@ export const resumeJob = defineQuery<{ id: string; channel: string }>(
   nudged as (select count(pg_notify(@channel, 'j:' || queue)) as n from resumed where run_at <= now())
   select resumed.id::text as id from resumed cross join nudged`,
 );
-
-/** The statuses in a subtree, to refuse deleting one that is still in flight. */
-export const subtreeStatuses = defineQuery<{ id: string }>(
-  'subtreeStatuses',
-  /* sql */ `${SUBTREE}
-  select j.id::text as id, j.status, s.depth from /*schema*/jobs j join subtree s on s.id = j.id`,
-);
-
-/**
- * Delete a finished subtree at once (its unique locks, checkpoints, signals and fires go by
- * cascade). The status check is repeated in the statement so a job that was retried
- * between the check and the delete is kept.
- */
-export const deleteSubtree = defineQuery<{ id: string }>(
-  'deleteSubtree',
-  /* sql */ `${SUBTREE},
-  -- Lock the subtree first: a locking read returns each row's newest version, so a member
-  -- reopened (retried) after this statement's snapshot is seen in flight and nothing goes.
-  locked as materialized (
-    select j.id, j.status from /*schema*/jobs j join subtree s on s.id = j.id
-     order by s.depth, j.id
-       for update of j
-  )
-  delete from /*schema*/jobs j using locked l
-   where j.id = l.id
-     and not exists (select 1 from locked where status in ('pending', 'active', 'retry', 'waiting', 'paused'))
-  returning j.id::text as id`,
-);

@@ -1,4 +1,5 @@
 import { defineQuery } from './define-query.js';
+import { MAX_ATTEMPTS_OF_QUEUE, type QueueDefaultParams, RETENTION_OF_QUEUE } from './stored-queue.js';
 
 /** Columns every job read returns; mapped to `Job` by rows.ts. */
 export const JOB_COLUMNS = `id, queue, status, data, output, error, priority, attempts, max_attempts, run_at,
@@ -9,7 +10,7 @@ export const JOB_COLUMNS = `id, queue, status, data, output, error, priority, at
  * The columns of one input row of an insert batch (the JSON written by Storage.insertJobs).
  * `policy` indexes @policies, the batch's distinct frozen retention windows: a batch
  * usually shares one, and parsing it once instead of once per row is about a sixth of a
- * bulk insert.
+ * bulk insert. A null `policy` or `max_attempts` takes the queue's stored option.
  */
 const INPUT_ROW = `idx int, queue text, data jsonb, priority int, max_attempts int, run_at timestamptz,
         delay_seconds float8, expire_in_seconds float8, policy int, unique_key text,
@@ -37,15 +38,26 @@ const NUDGE_READY_QUEUES = /* sql */ `nudged as (
  * id; rows whose `unique_key` is held by an in-flight job are skipped (deduplicated).
  * Workers waiting on a queue are nudged once per queue, at commit.
  */
-export const insertJobs = defineQuery<{ jobs: string; policies: string; channel: string }>(
+/** The parameters of a batch insert. */
+export type InsertJobsParams = QueueDefaultParams & {
+  jobs: string;
+  policies: string;
+  channel: string;
+};
+
+/** An input row's retention and attempts: its own, else its queue's (see stored-queue.ts). */
+const INPUT_OPTIONS = /* sql */ `${MAX_ATTEMPTS_OF_QUEUE('input.max_attempts', 'input.queue')},
+           ${RETENTION_OF_QUEUE('@policies::jsonb -> input.policy', 'input.queue')}`;
+
+export const insertJobs = defineQuery<InsertJobsParams>(
   'insertJobs',
   /* sql */ `
   with ${BATCH_INPUT},
   inserted as (
-    insert into /*schema*/jobs (id, queue, data, priority, max_attempts, run_at, expire_at, retention,
+    insert into /*schema*/jobs (id, queue, data, priority, run_at, expire_at, max_attempts, retention,
                                 unique_key, parent_id, root_id, parent_step)
-    select id, queue, coalesce(data, 'null'::jsonb), priority, max_attempts, due.at,
-           due.at + expire_in_seconds * interval '1 second', @policies::jsonb -> policy, unique_key, parent_id,
+    select id, queue, coalesce(data, 'null'::jsonb), priority, due.at,
+           due.at + expire_in_seconds * interval '1 second', ${INPUT_OPTIONS}, unique_key, parent_id,
            root_id, parent_step
       from input
      ${DUE_AT}
@@ -68,14 +80,14 @@ export const insertJobs = defineQuery<{ jobs: string; policies: string; channel:
  * in input order and a volatile default is evaluated after the ORDER BY, so the ids rise
  * with the input and the n-th smallest id is the n-th row's.
  */
-export const insertPlainJobs = defineQuery<{ jobs: string; policies: string; channel: string }>(
+export const insertPlainJobs = defineQuery<InsertJobsParams>(
   'insertPlainJobs',
   /* sql */ `
   with inserted as (
-    insert into /*schema*/jobs (queue, data, priority, max_attempts, run_at, expire_at, retention,
+    insert into /*schema*/jobs (queue, data, priority, run_at, expire_at, max_attempts, retention,
                                 parent_id, root_id, parent_step)
-    select queue, coalesce(data, 'null'::jsonb), priority, max_attempts, due.at,
-           due.at + expire_in_seconds * interval '1 second', @policies::jsonb -> policy, parent_id, root_id,
+    select queue, coalesce(data, 'null'::jsonb), priority, due.at,
+           due.at + expire_in_seconds * interval '1 second', ${INPUT_OPTIONS}, parent_id, root_id,
            parent_step
       from jsonb_to_recordset(@jobs::jsonb) as input(${INPUT_ROW})
      ${DUE_AT}
@@ -102,12 +114,14 @@ export const findUniqueHolder = defineQuery<{ queue: string; unique_key: string 
  * expired one replaced) in the same statement as the job insert; a live lock leaves both
  * untouched and the caller reads the original job id from the lock.
  */
-export const insertJobWithLock = defineQuery<{
-  job: string;
-  scope: string;
-  ttl_seconds: number;
-  channel: string;
-}>(
+export const insertJobWithLock = defineQuery<
+  QueueDefaultParams & {
+    job: string;
+    scope: string;
+    ttl_seconds: number;
+    channel: string;
+  }
+>(
   'insertJobWithLock',
   /* sql */ `
   with input as (
@@ -125,10 +139,12 @@ export const insertJobWithLock = defineQuery<{
     returning job_id
   ),
   inserted as (
-    insert into /*schema*/jobs (id, queue, data, priority, max_attempts, run_at, expire_at, retention,
+    insert into /*schema*/jobs (id, queue, data, priority, run_at, expire_at, max_attempts, retention,
                                 parent_id, root_id, parent_step)
-    select input.id, queue, coalesce(data, 'null'::jsonb), priority, max_attempts, due.at,
-           due.at + expire_in_seconds * interval '1 second', retention, parent_id, root_id, parent_step
+    select input.id, queue, coalesce(data, 'null'::jsonb), priority, due.at,
+           due.at + expire_in_seconds * interval '1 second',
+           ${MAX_ATTEMPTS_OF_QUEUE('input.max_attempts', 'input.queue')},
+           ${RETENTION_OF_QUEUE('input.retention', 'input.queue')}, parent_id, root_id, parent_step
       from input
       join locked on locked.job_id = input.id
      ${DUE_AT}

@@ -1,4 +1,5 @@
 import { defineQuery } from './define-query.js';
+import { QUEUE_HELD, TREE_HELD, TREE_LINKED } from './held.js';
 
 /**
  * Retention SQL: the due-tree sweep, consumed signals, expired unique locks, the manual
@@ -9,7 +10,9 @@ import { defineQuery } from './define-query.js';
  *    plan stays an index scan however the due set is estimated, and every entry is read
  *    once per pass even when its row is kept (a tree member, a pinned or blocked tree).
  * 2. `candidates`: the scanned rows that are tops of trees (root_id is null) and qualify
- *    together with every member of their tree in the statement's snapshot. Tops are
+ *    together with every member of their tree in the statement's snapshot, in a tree no
+ *    hold keeps. Holds cannot change while the statement runs: the caller locks the
+ *    retention_control row first (see retention-controls.ts). Tops are
  *    locked with SKIP LOCKED, so two sweepers (or a sweeper and a retryJob, which locks
  *    the top first) never wait on each other.
  * 3. `members`: the tree members of those tops, locked (SKIP LOCKED) and read again. A
@@ -29,15 +32,19 @@ const FINISHED = `('completed', 'failed', 'cancelled', 'expired')`;
 const PINNED = (job: string) =>
   `exists (select 1 from /*schema*/unique_locks u where u.job_id = ${job}.id and u.expires_at > now())`;
 
-/** Job `m` is not due (rules R1, R2, R4): in flight, kept forever, not yet due, or pinned. */
+/** Job `m` is not due (rules R1, R2, R4): in flight, kept forever, not yet due, pinned, or held. */
 const NOT_DUE = (m: string) =>
-  `(${m}.status not in ${FINISHED} or ${m}.purge_after is null or ${m}.purge_after > now() or ${PINNED(m)})`;
+  `(${m}.status not in ${FINISHED} or ${m}.purge_after is null or ${m}.purge_after > now() or ${PINNED(m)}
+    or ${QUEUE_HELD(m)})`;
+
+/** Top `r` is neither pinned nor held itself (its members are checked by NOT_DUE). */
+const TOP_FREE = (r: string) => `not ${PINNED(r)} and not ${TREE_LINKED(`${r}.id`)} and not ${QUEUE_HELD(r)}`;
 
 /** Tops whose whole tree is due now (rule R3), without locks or order: for previews. */
 const DUE_TOPS = /* sql */ `
   select r.id from /*schema*/jobs r
    where r.purge_after <= now() and r.root_id is null and r.status in ${FINISHED}
-     and not ${PINNED('r')}
+     and ${TOP_FREE('r')}
      and not exists (select 1 from /*schema*/jobs m where m.root_id = r.id and ${NOT_DUE('m')})`;
 
 /** Jobs a full pass would delete now: due tops and their members. */
@@ -89,7 +96,7 @@ const DUE_CANDIDATES = /* sql */ `
     select r.id from /*schema*/jobs r
      where r.id = any(array(select id from scanned))
        and r.root_id is null and r.status in ${FINISHED}
-       and not ${PINNED('r')}
+       and ${TOP_FREE('r')}
        and not exists (select 1 from /*schema*/jobs m where m.root_id = r.id and ${NOT_DUE('m')})
        for update of r skip locked
   ),
@@ -179,16 +186,21 @@ export const previewDueTrees = defineQuery(
    group by j.queue, j.status order by j.queue, j.status`,
 );
 
+/** A consumed signal `s` past its own window, of a job in a tree no hold keeps. */
+const SIGNAL_DUE = (s: string) => /* sql */ `${s}.purge_after <= now() and ${s}.consumed_at is not null
+     and not exists (select 1 from /*schema*/jobs sj
+                      where sj.id = ${s}.job_id and ${TREE_HELD('coalesce(sj.root_id, sj.id)')})`;
+
 /** Consumed signals past their own window (R6). Pending signals never match. */
 export const deleteConsumedSignals = defineQuery<{ batch_size: number }>(
   'deleteConsumedSignals',
   /* sql */ `
   with doomed as (
-    select id from /*schema*/signals
-     where purge_after <= now() and consumed_at is not null
-     order by purge_after
+    select s.id from /*schema*/signals s
+     where ${SIGNAL_DUE('s')}
+     order by s.purge_after
      limit @batch_size
-       for update skip locked
+       for update of s skip locked
   )
   delete from /*schema*/signals s using doomed where s.id = doomed.id
   returning s.id`,
@@ -200,8 +212,7 @@ export const countConsumedSignalsDue = defineQuery(
   /* sql */ `
   with ${DOOMED_JOBS}
   select count(*)::int as n from /*schema*/signals s
-   where s.purge_after <= now() and s.consumed_at is not null
-     and s.job_id not in (select id from doomed)`,
+   where ${SIGNAL_DUE('s')} and s.job_id not in (select id from doomed)`,
 );
 
 /** Expired unique locks (R8). A lock that expired is replaceable at enqueue time anyway. */
@@ -267,21 +278,22 @@ export const listSweeps = defineQuery<{ limit: number; kind: string | null }>(
 /**
  * Manual purge (R10): a flat cutoff on finished_at that ignores frozen windows but keeps
  * R1 (only finished jobs), R3 (whole trees: every member finished before the cutoff, in
- * one of the listed statuses) and R4 (no member pinned by a live unique lock). Same
- * shape as the sweep, driven by the finished_at index.
+ * one of the listed statuses), R4 (no member pinned by a live unique lock) and holds.
+ * Same shape as the sweep, driven by the finished_at index.
  */
 const PURGE_FILTER = /* sql */ `
      r.root_id is null
      and r.finished_at <= now() - @older_than_seconds * interval '1 second'
      and r.status = any(@statuses::text[])
      and (@queue::text is null or r.queue = @queue::text)
-     and not ${PINNED('r')}
+     and ${TOP_FREE('r')}
      and not exists (select 1 from /*schema*/jobs m
                       where m.root_id = r.id
                         and (m.finished_at is null
                              or m.finished_at > now() - @older_than_seconds * interval '1 second'
                              or m.status <> all(@statuses::text[])
-                             or ${PINNED('m')}))`;
+                             or ${PINNED('m')}
+                             or ${QUEUE_HELD('m')}))`;
 
 export interface PurgeParams extends Record<string, unknown> {
   queue: string | null;

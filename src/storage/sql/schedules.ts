@@ -1,4 +1,5 @@
 import { defineQuery } from './define-query.js';
+import { MAX_ATTEMPTS_OF_QUEUE, type QueueDefaultParams, RETENTION_OF_QUEUE } from './stored-queue.js';
 
 export const upsertSchedule = defineQuery<{
   name: string;
@@ -39,15 +40,18 @@ export const listSchedules = defineQuery(
  * the schedule before another fired a later slot does not fire an older one after it (the
  * missed-fire policy keeps only the latest slot), and a schedule deleted meanwhile fires nothing.
  */
-export const recordScheduleFire = defineQuery<{
-  name: string;
-  fire_at: Date;
-  queue: string;
-  data: string;
-  max_attempts: number;
-  retention: string;
-  channel: string;
-}>(
+export const recordScheduleFire = defineQuery<
+  QueueDefaultParams & {
+    name: string;
+    fire_at: Date;
+    queue: string;
+    data: string;
+    /** Null: the queue's stored option (the queue is not defined in this process). */
+    max_attempts: number | null;
+    retention: string | null;
+    channel: string;
+  }
+>(
   'recordScheduleFire',
   /* sql */ `
   with due as (
@@ -63,7 +67,9 @@ export const recordScheduleFire = defineQuery<{
   ),
   job as (
     insert into /*schema*/jobs (id, queue, data, max_attempts, retention)
-    select job_id, @queue, @data::jsonb, @max_attempts, @retention::jsonb from fire
+    select job_id, @queue, @data::jsonb, ${MAX_ATTEMPTS_OF_QUEUE('@max_attempts::int', '@queue')},
+           ${RETENTION_OF_QUEUE('@retention::jsonb', '@queue')}
+      from fire
     returning id, queue
   ),
   advanced as (

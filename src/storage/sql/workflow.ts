@@ -1,5 +1,6 @@
 import { defineQuery } from './define-query.js';
 import { STILL_ACTIVE } from './still-active.js';
+import { MAX_ATTEMPTS_OF_QUEUE, type QueueDefaultParams, RETENTION_OF_QUEUE } from './stored-queue.js';
 
 export const listCheckpoints = defineQuery<{ id: string }>(
   'listCheckpoints',
@@ -74,7 +75,7 @@ export const consumeSignals = defineQuery<{
 );
 
 /** Create a workflow's child exactly once per (parent, step): a replay finds the existing one. */
-export const insertChild = defineQuery<{ job: string; token: string; channel: string }>(
+export const insertChild = defineQuery<QueueDefaultParams & { job: string; token: string; channel: string }>(
   'insertChild',
   /* sql */ `
   with input as (
@@ -83,10 +84,12 @@ export const insertChild = defineQuery<{ job: string; token: string; channel: st
       expire_in_seconds float8, retention jsonb, parent_id bigint, root_id bigint, parent_step text)
   ),
   inserted as (
-    insert into /*schema*/jobs (queue, data, priority, max_attempts, run_at, expire_at, retention,
+    insert into /*schema*/jobs (queue, data, priority, run_at, expire_at, max_attempts, retention,
                                 parent_id, root_id, parent_step)
-    select queue, coalesce(data, 'null'::jsonb), priority, max_attempts, due.at,
-           due.at + expire_in_seconds * interval '1 second', retention, parent_id, root_id, parent_step
+    select queue, coalesce(data, 'null'::jsonb), priority, due.at,
+           due.at + expire_in_seconds * interval '1 second',
+           ${MAX_ATTEMPTS_OF_QUEUE('input.max_attempts', 'input.queue')},
+           ${RETENTION_OF_QUEUE('input.retention', 'input.queue')}, parent_id, root_id, parent_step
       from input
      cross join lateral (select coalesce(run_at, now() + coalesce(delay_seconds, 0) * interval '1 second') as at) due
      where exists (select 1 from /*schema*/jobs p

@@ -1,0 +1,222 @@
+import { RetentionPausedError } from '../errors.js';
+import type { TransactionHandle } from './driver/driver.js';
+import { type FrozenRetention, toDate } from './rows.js';
+import * as sql from './sql/retention-controls.js';
+import type { Storage } from './storage.js';
+
+/** The cluster-wide pause switch, as stored. */
+export interface PauseState {
+  paused: boolean;
+  reason: string | null;
+  since: Date | null;
+  /** `host:pid` of the process that paused. */
+  pausedBy: string | null;
+}
+
+/** A retention hold, as `tm.listHolds()` returns it. */
+export interface HoldRecord {
+  id: string;
+  reason: string;
+  /** The held queue, for a queue hold (it covers the queue's jobs now and later); else null. */
+  queue: string | null;
+  /** Jobs the hold covers now: the jobs it names, plus its queue's jobs. */
+  jobs: number;
+  createdAt: Date;
+  /** `host:pid` of the process that placed it. */
+  createdBy: string | null;
+}
+
+/** What an explicit delete found: how many it deleted, or what kept the tree. */
+export interface TreeDeletion {
+  /** Jobs in the subtree (0: the job does not exist). */
+  members: number;
+  deleted: number;
+  inFlight: { id: string; status: string } | null;
+  ancestor: { id: string; status: string } | null;
+  hold: { id: string; reason: string } | null;
+}
+
+type ControlRow = { paused: boolean; reason: string | null; paused_at: unknown; paused_by: string | null };
+type HoldRow = {
+  id: string;
+  reason: string;
+  queue: string | null;
+  created_at: unknown;
+  created_by: string | null;
+  jobs: number;
+};
+
+/**
+ * Storage for the operator's retention controls: the pause switch, holds, re-freezing a
+ * queue's windows, explicit deletes, and the gate that orders all of them against deletions
+ * (see sql/retention-controls.ts).
+ */
+export class RetentionControls {
+  constructor(private readonly storage: Storage) {}
+
+  /**
+   * Run a deletion in a transaction that holds the gate: a pause or a hold placed
+   * meanwhile waits for it, and it sees every one committed before. Throws
+   * RetentionPausedError (nothing done) while paused, unless `explicit` (a delete of
+   * named jobs, which the pause does not stop).
+   */
+  gated<T>(fn: (tx: TransactionHandle) => Promise<T>, explicit = false): Promise<T> {
+    return this.storage.driver.transaction(async (tx) => {
+      const [row] = await this.storage.run<Record<string, never>, ControlRow>(sql.retentionGate, {}, tx);
+      if (row?.paused && !explicit) {
+        throw new RetentionPausedError(row.reason, toDate(row.paused_at));
+      }
+      return fn(tx);
+    });
+  }
+
+  async status(): Promise<PauseState & { holds: number }> {
+    const [row] = await this.storage.run<Record<string, never>, ControlRow & { holds: number }>(
+      sql.readRetentionControl,
+      {},
+    );
+    return { ...toPause(row), holds: Number(row?.holds ?? 0) };
+  }
+
+  /** Pause; resolves once every deletion that was running has committed or rolled back. */
+  async pause(reason: string, by: string): Promise<PauseState> {
+    const [row] = await this.storage.run<{ reason: string; by: string }, ControlRow>(sql.pauseRetention, {
+      reason,
+      by,
+    });
+    return toPause(row);
+  }
+
+  async resume(): Promise<PauseState> {
+    const [row] = await this.storage.run<Record<string, never>, ControlRow>(sql.resumeRetention, {});
+    return toPause(row);
+  }
+
+  /**
+   * Place a hold on jobs by id and/or on a queue, after the deletions in progress. Ids
+   * that name no job are returned as `missing`, and then nothing is written.
+   */
+  async placeHold(hold: {
+    ids: string[];
+    queue: string | null;
+    reason: string;
+    by: string;
+  }): Promise<{ holdId: string; jobs: number } | { missing: string[] }> {
+    const { storage } = this;
+    return storage.driver.transaction(async (tx) => {
+      await storage.run(sql.markHoldsChanged, {}, tx);
+      const found = new Set(
+        (await storage.run<{ ids: string[] }, { id: string }>(sql.existingJobIds, { ids: hold.ids }, tx)).map(
+          (r) => String(r.id),
+        ),
+      );
+      const missing = hold.ids.filter((id) => !found.has(id));
+      if (missing.length > 0) return { missing };
+      const [created] = await storage.run<
+        { reason: string; queue: string | null; by: string },
+        { id: string }
+      >(sql.insertHold, { reason: hold.reason, queue: hold.queue, by: hold.by }, tx);
+      const holdId = String(created.id);
+      if (hold.ids.length > 0) await storage.run(sql.linkHoldJobs, { hold_id: holdId, ids: hold.ids }, tx);
+      const [placed] = await storage.run<{ id: string }, HoldRow>(sql.getHold, { id: holdId }, tx);
+      return { holdId, jobs: Number(placed.jobs) };
+    });
+  }
+
+  /** Release a hold; false when no hold has this id. */
+  async releaseHold(id: string): Promise<boolean> {
+    return (await this.storage.run(sql.deleteHold, { id })).length > 0;
+  }
+
+  async listHolds(): Promise<HoldRecord[]> {
+    return (await this.storage.run<Record<string, never>, HoldRow>(sql.listHolds, {})).map(toHold);
+  }
+
+  /** The holds that keep this job's tree. */
+  async holdsOfJob(id: string): Promise<HoldRecord[]> {
+    return (await this.storage.run<{ id: string }, HoldRow>(sql.holdsOfJob, { id })).map(toHold);
+  }
+
+  /**
+   * Delete a job and its descendants (`single`: only a job without children) after the
+   * gate and a lock on its tree's top, unless a member or an ancestor is in flight or a
+   * hold keeps the tree. Not stopped by the pause.
+   */
+  deleteTree(id: string, single: boolean): Promise<TreeDeletion> {
+    const { storage } = this;
+    return this.gated(async (tx) => {
+      const top = await storage.run(sql.lockTreeTop, { id }, tx);
+      if (top.length === 0) return { members: 0, deleted: 0, inFlight: null, ancestor: null, hold: null };
+      const [row] = await storage.run<
+        { id: string; single: boolean },
+        {
+          members: number;
+          deleted: number;
+          in_flight: TreeDeletion['inFlight'];
+          ancestor: TreeDeletion['ancestor'];
+          hold: TreeDeletion['hold'];
+        }
+      >(sql.deleteSubtreeChecked, { id, single }, tx);
+      return {
+        members: Number(row.members),
+        deleted: Number(row.deleted),
+        inFlight: row.in_flight ?? null,
+        ancestor: row.ancestor ?? null,
+        hold: row.hold ?? null,
+      };
+    }, true);
+  }
+
+  /** Finished jobs that still carry a deletion window, counted up to `cap`. */
+  async countJobsWithWindow(cap: number): Promise<number> {
+    const [row] = await this.storage.run<{ cap: number }, { n: number }>(sql.countJobsWithWindow, { cap });
+    return Number(row?.n ?? 0);
+  }
+
+  /** One batch of re-freezing a queue's windows; see applyRetentionBatch. */
+  async applyBatch(
+    queue: string,
+    retention: FrozenRetention,
+    after: string,
+    batchSize: number,
+  ): Promise<{ scanned: number; lastId: string | null; changed: number }> {
+    const [row] = await this.storage.run<
+      Parameters<typeof sql.applyRetentionBatch.values>[0],
+      { scanned: number; last_id: string | null; changed: number }
+    >(sql.applyRetentionBatch, {
+      queue,
+      retention: JSON.stringify(retention),
+      after,
+      batch_size: batchSize,
+    });
+    return { scanned: Number(row.scanned), lastId: row.last_id, changed: Number(row.changed) };
+  }
+
+  async countApply(queue: string, retention: FrozenRetention): Promise<number> {
+    const [row] = await this.storage.run<{ queue: string; retention: string }, { n: number }>(
+      sql.countApplyRetention,
+      { queue, retention: JSON.stringify(retention) },
+    );
+    return Number(row.n);
+  }
+}
+
+function toPause(row: ControlRow | undefined): PauseState {
+  return {
+    paused: row?.paused === true,
+    reason: row?.reason ?? null,
+    since: toDate(row?.paused_at),
+    pausedBy: row?.paused_by ?? null,
+  };
+}
+
+function toHold(row: HoldRow): HoldRecord {
+  return {
+    id: String(row.id),
+    reason: row.reason,
+    queue: row.queue ?? null,
+    jobs: Number(row.jobs),
+    createdAt: toDate(row.created_at) as Date,
+    createdBy: row.created_by ?? null,
+  };
+}

@@ -1,0 +1,258 @@
+import { ALL_STATUSES } from '../../job-status.js';
+import { defineQuery } from './define-query.js';
+
+/**
+ * The operator's controls: the cluster-wide pause, holds, re-freezing a queue's history,
+ * and the checks of an explicit delete.
+ *
+ * Ordering: every deletion runs in a transaction whose first statement locks the one
+ * `retention_control` row FOR SHARE (`retentionGate`), and its delete statement comes
+ * after, with a snapshot taken once that lock is held. Pausing and placing a hold update
+ * the row, so they wait for deletions in progress, and every deletion that starts later
+ * sees them. A statement's snapshot predates its own locks, so the gate is a statement of
+ * its own.
+ */
+
+const CONTROL_COLUMNS = `paused, reason, paused_at, paused_by`;
+
+/** Lock the control row for a deletion and read the pause switch. */
+export const retentionGate = defineQuery(
+  'retentionGate',
+  /* sql */ `select ${CONTROL_COLUMNS} from /*schema*/retention_control where id = 1 for share`,
+);
+
+export const readRetentionControl = defineQuery(
+  'readRetentionControl',
+  /* sql */ `
+  select ${CONTROL_COLUMNS}, (select count(*) from /*schema*/retention_holds)::int as holds
+    from /*schema*/retention_control where id = 1`,
+);
+
+/** Pause: waits for deletions in progress. A second pause keeps the first one's time. */
+export const pauseRetention = defineQuery<{ reason: string; by: string }>(
+  'pauseRetention',
+  /* sql */ `
+  insert into /*schema*/retention_control as c (id, paused, reason, paused_at, paused_by)
+  values (1, true, @reason, now(), @by)
+  on conflict (id) do update
+     set paused = true, reason = excluded.reason, paused_by = excluded.paused_by,
+         paused_at = case when c.paused then c.paused_at else now() end
+  returning ${CONTROL_COLUMNS}`,
+);
+
+export const resumeRetention = defineQuery(
+  'resumeRetention',
+  /* sql */ `
+  update /*schema*/retention_control
+     set paused = false, reason = null, paused_at = null, paused_by = null
+   where id = 1
+  returning ${CONTROL_COLUMNS}`,
+);
+
+/** Placing a hold: waits for deletions in progress, so each later one sees the hold. */
+export const markHoldsChanged = defineQuery(
+  'markHoldsChanged',
+  /* sql */ `
+  insert into /*schema*/retention_control as c (id, holds_changed_at) values (1, now())
+  on conflict (id) do update set holds_changed_at = now()
+  returning id`,
+);
+
+export const insertHold = defineQuery<{ reason: string; queue: string | null; by: string }>(
+  'insertHold',
+  /* sql */ `
+  insert into /*schema*/retention_holds (reason, queue, created_by) values (@reason, @queue, @by)
+  returning id::text as id, created_at`,
+);
+
+/** Which of these ids are jobs that exist. */
+export const existingJobIds = defineQuery<{ ids: string[] }>(
+  'existingJobIds',
+  /* sql */ `select id::text as id from /*schema*/jobs where id = any(@ids::bigint[])`,
+);
+
+export const linkHoldJobs = defineQuery<{ hold_id: string; ids: string[] }>(
+  'linkHoldJobs',
+  /* sql */ `
+  insert into /*schema*/retention_hold_jobs (hold_id, job_id, tree_id)
+  select @hold_id::bigint, j.id, coalesce(j.root_id, j.id) from /*schema*/jobs j
+   where j.id = any(@ids::bigint[])
+  on conflict do nothing
+  returning job_id`,
+);
+
+/** Release a hold: its links go with it. */
+export const deleteHold = defineQuery<{ id: string }>(
+  'deleteHold',
+  /* sql */ `delete from /*schema*/retention_holds where id = @id::bigint returning id::text as id`,
+);
+
+/** A hold's columns, with the jobs it covers now: those it names, and its queue's. */
+const HOLD_COLUMNS = /* sql */ `h.id::text as id, h.reason, h.queue, h.created_at, h.created_by,
+  (select count(*) from (
+     select j.id from /*schema*/jobs j where j.queue = h.queue
+     union
+     select j.id from /*schema*/retention_hold_jobs l join /*schema*/jobs j on j.id = l.job_id where l.hold_id = h.id
+   ) covered)::int as jobs`;
+
+export const listHolds = defineQuery(
+  'listHolds',
+  /* sql */ `select ${HOLD_COLUMNS} from /*schema*/retention_holds h order by h.id`,
+);
+
+export const getHold = defineQuery<{ id: string }>(
+  'getHold',
+  /* sql */ `select ${HOLD_COLUMNS} from /*schema*/retention_holds h where h.id = @id::bigint`,
+);
+
+/** The top of job @id's tree, as a CTE named `top`. */
+const TOP_OF_JOB = /* sql */ `top as (select coalesce(root_id, id) as id from /*schema*/jobs where id = @id::bigint)`;
+
+/** Hold `h` keeps the tree of `top`: it names a job of it, or the queue of one of its members. */
+const HOLD_KEEPS_TOP = /* sql */ `(
+  exists (select 1 from /*schema*/retention_hold_jobs l where l.hold_id = h.id and l.tree_id = (select id from top))
+  or h.queue in (select m.queue from /*schema*/jobs m
+                  where m.id = (select id from top) or m.root_id = (select id from top)))`;
+
+/** The holds that keep a job's tree. */
+export const holdsOfJob = defineQuery<{ id: string }>(
+  'holdsOfJob',
+  /* sql */ `
+  with ${TOP_OF_JOB}
+  select ${HOLD_COLUMNS} from /*schema*/retention_holds h
+   where ${HOLD_KEEPS_TOP}
+   order by h.id`,
+);
+
+/**
+ * An explicit delete, step one, after the gate: lock the top of the job's tree. retryJob
+ * locks the same row first, so no member is reopened while the delete checks and deletes.
+ * No row: the job does not exist.
+ */
+export const lockTreeTop = defineQuery<{ id: string }>(
+  'lockTreeTop',
+  /* sql */ `
+  select r.id::text as id from /*schema*/jobs r
+   where r.id = (select coalesce(j.root_id, j.id) from /*schema*/jobs j where j.id = @id::bigint)
+     for update of r`,
+);
+
+const IN_FLIGHT = `('pending', 'active', 'retry', 'waiting', 'paused')`;
+
+/**
+ * An explicit delete, step two: delete the job and its descendants (with @single, only a
+ * job without children) unless something forbids it, and say what did: a member in flight,
+ * an ancestor in flight (its replay would create the deleted child again), or a hold on
+ * the tree. Members and ancestors are read with locking reads, which return each row's
+ * newest version: one reopened after this statement's snapshot counts as in flight.
+ * Checkpoints, signals, fires and unique locks go by cascade.
+ */
+export const deleteSubtreeChecked = defineQuery<{ id: string; single: boolean }>(
+  'deleteSubtreeChecked',
+  /* sql */ `
+  with recursive subtree as (
+    select id, 0 as depth from /*schema*/jobs where id = @id::bigint
+    union all
+    select c.id, s.depth + 1 from /*schema*/jobs c join subtree s on c.parent_id = s.id
+  ),
+  ${TOP_OF_JOB},
+  ancestors as (
+    select p.id, p.parent_id, 1 as up from /*schema*/jobs p
+     where p.id = (select parent_id from /*schema*/jobs where id = @id::bigint)
+    union all
+    select p.id, p.parent_id, a.up + 1 from /*schema*/jobs p join ancestors a on p.id = a.parent_id
+  ),
+  ancestors_now as materialized (
+    select j.id, j.status, a.up from /*schema*/jobs j join ancestors a on a.id = j.id
+     order by j.id
+       for share of j
+  ),
+  members_now as materialized (
+    select j.id, j.status, s.depth from /*schema*/jobs j join subtree s on s.id = j.id
+     order by s.depth, j.id
+       for update of j
+  ),
+  facts as (
+    select
+      (select count(*) from members_now)::int as members,
+      (select jsonb_build_object('id', m.id::text, 'status', m.status) from members_now m
+        where m.status in ${IN_FLIGHT} order by m.depth, m.id limit 1) as in_flight,
+      (select jsonb_build_object('id', a.id::text, 'status', a.status) from ancestors_now a
+        where a.status in ${IN_FLIGHT} order by a.up limit 1) as ancestor,
+      (select jsonb_build_object('id', h.id::text, 'reason', h.reason) from /*schema*/retention_holds h
+        where ${HOLD_KEEPS_TOP} order by h.id limit 1) as hold
+  ),
+  deleted as (
+    delete from /*schema*/jobs j using members_now m, facts f
+     where j.id = m.id
+       and f.in_flight is null and f.ancestor is null and f.hold is null
+       and not (@single::boolean and f.members > 1)
+    returning j.id
+  )
+  select f.members, f.in_flight, f.ancestor, f.hold, (select count(*) from deleted)::int as deleted
+    from facts f`,
+);
+
+/** Finished jobs that will still be deleted by their frozen windows (up to @cap, counted). */
+export const countJobsWithWindow = defineQuery<{ cap: number }>(
+  'countJobsWithWindow',
+  /* sql */ `
+  select count(*)::int as n
+    from (select 1 from /*schema*/jobs where purge_after is not null limit @cap) due`,
+);
+
+/**
+ * One batch of applyRetention: the next @batch_size jobs of @queue by id, from a cursor,
+ * re-frozen with @retention. One ordered index range per status, merged, so the walk
+ * follows ids whatever status a job moves to meanwhile. A finished job's purge time is
+ * computed again from its finished_at, its consumed signals' from their consumed_at; a job
+ * still in flight carries the new windows when it finishes. Rows already frozen with these
+ * windows are not written.
+ */
+export const applyRetentionBatch = defineQuery<{
+  queue: string;
+  retention: string;
+  after: string;
+  batch_size: number;
+}>(
+  'applyRetentionBatch',
+  /* sql */ `
+  with picked as materialized (
+    select id from (
+      ${ALL_STATUSES.map(
+        (status) => `(select id from /*schema*/jobs
+                       where queue = @queue and status = '${status}' and id > @after::bigint
+                       order by id limit @batch_size)`,
+      ).join('\n      union all\n      ')}
+    ) statuses
+    order by id limit @batch_size
+  ),
+  changed as (
+    update /*schema*/jobs j
+       set retention = @retention::jsonb,
+           purge_after = case when j.finished_at is null then j.purge_after
+                              else /*schema*/purge_time(@retention::jsonb, j.status, j.finished_at) end
+      from picked p
+     where j.id = p.id and j.retention is distinct from @retention::jsonb
+    returning j.id
+  ),
+  signals_changed as (
+    update /*schema*/signals s
+       set purge_after = s.consumed_at
+                         + nullif((@retention::jsonb ->> 'consumedSignals')::float8, 0) * interval '1 second'
+      from changed c
+     where s.job_id = c.id and s.consumed_at is not null
+    returning s.id
+  )
+  select (select count(*) from picked)::int as scanned,
+         (select max(id)::text from picked) as last_id,
+         (select count(*) from changed)::int as changed`,
+);
+
+/** How many of @queue's jobs applyRetention would change. */
+export const countApplyRetention = defineQuery<{ queue: string; retention: string }>(
+  'countApplyRetention',
+  /* sql */ `
+  select count(*)::int as n from /*schema*/jobs
+   where queue = @queue and retention is distinct from @retention::jsonb`,
+);
