@@ -2,20 +2,24 @@ export { createDashboardHandler, type DashboardHandler } from './dashboard/handl
 export type { DashboardHandlerOptions, DashboardOptions } from './dashboard/options.js';
 export type { RunningDashboard } from './dashboard/server.js';
 export {
+  AncestorInFlightError,
   ChildJobFailedError,
   DatabaseLockedError,
   DriverClosedError,
   DuplicateStepError,
+  HoldNotFoundError,
   InsecureDashboardError,
   InvalidJobStateError,
   InvalidOptionError,
   InvalidRetentionPolicyError,
   JobFailedError,
   JobHasChildrenError,
+  JobHeldError,
   JobInFlightError,
   JobNotFoundError,
   JobTimeoutError,
   QueueNotFoundError,
+  RetentionPausedError,
   RetentionUnsupportedError,
   ScheduleNotFoundError,
   SchemaTooNewError,
@@ -26,13 +30,20 @@ export {
 export type { SweepCounts, TidemarkEventName, TidemarkEvents } from './events.js';
 export { ALL_STATUSES, FINISHED_STATUSES, IN_FLIGHT_STATUSES, JobStatus } from './job-status.js';
 export type { AddJobInput, AddJobResult } from './jobs/job-options.js';
-export { consoleLogger, type Logger, type LogLevel, silentLogger } from './log/logger.js';
+export { consoleLogger, defaultLogger, type Logger, type LogLevel, silentLogger } from './log/logger.js';
 export { messages } from './log/messages.js';
 export type { InstrumentOptions } from './metrics/instrument.js';
 export type { MeterLike } from './metrics/meter.js';
+export { DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE } from './options/batch-size.js';
 export { MAX_PAYLOAD_BYTES } from './options/json.js';
 export type { BackoffOptions, Handler, QueueOptions, ResolvedQueue } from './queues/queue-options.js';
+export type {
+  ApplyRetentionOptions,
+  ApplyRetentionResult,
+} from './retention/apply-retention.js';
 export type { ArchivedJob, ArchiveHook } from './retention/archive.js';
+export type { HoldJobsOptions, HoldRecord, HoldResult } from './retention/holds.js';
+export type { PauseRetentionOptions, RetentionStatus } from './retention/pause.js';
 export {
   Retention,
   type RetentionPolicy,

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
+  HoldNotFoundError,
   InvalidJobStateError,
   InvalidOptionError,
   InvalidRetentionPolicyError,
@@ -666,8 +667,8 @@ const cases: Record<string, Case[]> = {
       field: 'batchSize',
     },
     {
-      name: 'batchSize above 10000',
-      call: (tm) => tm.removeJobs({ batchSize: 10_001 }),
+      name: 'batchSize fractional',
+      call: (tm) => tm.removeJobs({ batchSize: 2.5 }),
       error: InvalidOptionError,
       field: 'batchSize',
     },
@@ -864,6 +865,128 @@ const cases: Record<string, Case[]> = {
     {
       name: 'unknown option',
       call: (tm) => tm.sweep({ bogus: 1 } as never),
+      error: InvalidOptionError,
+      field: 'bogus',
+    },
+  ],
+  pauseRetention: [
+    {
+      name: 'no options',
+      call: (tm) => tm.pauseRetention(undefined as never),
+      error: InvalidOptionError,
+      field: 'options',
+    },
+    {
+      name: 'no reason',
+      call: (tm) => tm.pauseRetention({} as never),
+      error: InvalidOptionError,
+      field: 'reason',
+    },
+    {
+      name: 'empty reason',
+      call: (tm) => tm.pauseRetention({ reason: '' }),
+      error: InvalidOptionError,
+      field: 'reason',
+    },
+    {
+      name: 'reason with NUL',
+      call: (tm) => tm.pauseRetention({ reason: 'a\u0000b' }),
+      error: InvalidOptionError,
+      field: 'reason',
+    },
+    {
+      name: 'unknown option',
+      call: (tm) => tm.pauseRetention({ reason: 'x', bogus: 1 } as never),
+      error: InvalidOptionError,
+      field: 'bogus',
+    },
+  ],
+  holdJobs: [
+    {
+      name: 'no options',
+      call: (tm) => tm.holdJobs(5 as never),
+      error: InvalidOptionError,
+      field: 'options',
+    },
+    {
+      name: 'no target',
+      call: (tm) => tm.holdJobs({ reason: 'x' }),
+      error: InvalidOptionError,
+      field: 'ids',
+    },
+    {
+      name: 'no reason',
+      call: (tm, f) => tm.holdJobs({ ids: [f.completed] } as never),
+      error: InvalidOptionError,
+      field: 'reason',
+    },
+    {
+      name: 'ids not an array',
+      call: (tm, f) => tm.holdJobs({ ids: f.completed as never, reason: 'x' }),
+      error: InvalidOptionError,
+      field: 'ids',
+    },
+    ...badIds((tm, id) => tm.holdJobs({ ids: [id], reason: 'x' }), 'ids[0]'),
+    {
+      name: 'a missing job among the ids',
+      call: (tm, f) => tm.holdJobs({ ids: [f.completed, f.missing], reason: 'x' }),
+      error: JobNotFoundError,
+    },
+    {
+      name: 'unknown queue',
+      call: (tm) => tm.holdJobs({ queue: 'unknown', reason: 'x' }),
+      error: QueueNotFoundError,
+    },
+    {
+      name: 'unknown option',
+      call: (tm) => tm.holdJobs({ queue: 'known', reason: 'x', bogus: 1 } as never),
+      error: InvalidOptionError,
+      field: 'bogus',
+    },
+  ],
+  releaseHold: [
+    ...badIds((tm, id) => tm.releaseHold(id), 'holdId'),
+    { name: 'missing hold', call: (tm, f) => tm.releaseHold(f.missing), error: HoldNotFoundError },
+  ],
+  applyRetention: [
+    {
+      name: 'no options',
+      call: (tm) => tm.applyRetention(5 as never),
+      error: InvalidOptionError,
+      field: 'options',
+    },
+    {
+      name: 'no queue',
+      call: (tm) => tm.applyRetention({} as never),
+      error: InvalidOptionError,
+      field: 'queue',
+    },
+    {
+      name: 'unknown queue',
+      call: (tm) => tm.applyRetention({ queue: 'unknown' }),
+      error: QueueNotFoundError,
+    },
+    {
+      name: 'bad policy',
+      call: (tm) => tm.applyRetention({ queue: 'known', policy: { completed: 1.5 } }),
+      error: InvalidRetentionPolicyError,
+      field: 'policy.completed',
+    },
+    {
+      name: 'batchSize 0',
+      call: (tm) => tm.applyRetention({ queue: 'known', batchSize: 0 }),
+      error: InvalidOptionError,
+      field: 'batchSize',
+    },
+    {
+      name: 'dryRun a number',
+      call: (tm) => tm.applyRetention({ queue: 'known', dryRun: 1 as never }),
+      error: InvalidOptionError,
+      field: 'dryRun',
+    },
+    {
+      name: 'unknown option',
+      call: (tm) => tm.applyRetention({ queue: 'known', bogus: 1 } as never),
       error: InvalidOptionError,
       field: 'bogus',
     },

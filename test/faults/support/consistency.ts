@@ -117,6 +117,8 @@ export const TABLES = [
   'maintenance',
   'sweeps',
   'migrations',
+  'retention_holds',
+  'retention_hold_jobs',
 ] as const;
 
 /** Row counts of every Tidemark table, to show that a refused call wrote nothing. */
