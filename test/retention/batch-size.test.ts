@@ -19,7 +19,7 @@ describeEachDriver('one batch-size rule everywhere', ({ open }) => {
     assert.equal(await tm.removeJobs({ batchSize: 20_000 }), 1);
     assert.equal((await tm.applyRetention({ queue: 'q', policy: false, batchSize: 10_001 })).dryRun, false);
     const worker = tm.worker({ sweep: { batchSize: 1e9 } });
-    assert.equal(worker.options.sweep && worker.options.sweep.batchSize, 10_000);
+    assert.deepEqual(worker.options.sweep, { intervalSeconds: 3_600, batchSize: 10_000 });
     await worker.start();
     await worker.stop();
     const clamps = records.filter((r) => r.level === 'warn' && /clamped/.test(r.message));

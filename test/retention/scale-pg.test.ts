@@ -56,6 +56,69 @@ describePostgresOnly('retention at scale', ({ open }) => {
     assert.doesNotMatch(purgeText, /Seq Scan on jobs/, purgeText);
   });
 
+  test('with thousands of holds the sweep, the purge and the signal sweep stay index-driven', async () => {
+    const tm = await engine();
+    await fill(tm, 5_000, 20_000);
+    const s = `"${tm.schema}"`;
+    // 2,000 holds naming 3 jobs each, and 50 queue holds on queues other than the swept one.
+    await rawQuery(
+      tm,
+      `insert into ${s}.retention_holds (reason, queue)
+         select 'hold ' || g, case when g > 2000 then 'held-' || g end from generate_series(1, 2050) g`,
+    );
+    await rawQuery(
+      tm,
+      `insert into ${s}.retention_hold_jobs (hold_id, job_id, tree_id)
+         select h.id, j.id, j.id
+           from ${s}.retention_holds h
+           join lateral (select id from ${s}.jobs where id % 2000 = h.id % 2000 limit 3) j on true
+          where h.queue is null`,
+    );
+    await rawQuery(
+      tm,
+      `insert into ${s}.signals (job_id, name, consumed_at, purge_after)
+         select id, 'go', now() - interval '2 days', now() - interval '1 day' from ${s}.jobs where id % 10 = 0`,
+    );
+    for (const table of ['jobs', 'retention_holds', 'retention_hold_jobs', 'signals']) {
+      await rawQuery(tm, `analyze ${s}.${table}`);
+    }
+    const params = { batch_size: 1_000, ...sql.CURSOR_START };
+    const sweep = await plan(tm, sql.deleteDueTrees.text(tm.schema), sql.deleteDueTrees.values(params));
+    const purge = await plan(
+      tm,
+      sql.purgeFinished.text(tm.schema),
+      sql.purgeFinished.values({ queue: null, statuses: ['completed'], older_than_seconds: 0, ...params }),
+    );
+    const signals = await plan(
+      tm,
+      sql.deleteConsumedSignals.text(tm.schema),
+      sql.deleteConsumedSignals.values({ batch_size: 1_000 }),
+    );
+    for (const [name, text] of [
+      ['sweep', sweep],
+      ['purge', purge],
+      ['signal sweep', signals],
+    ]) {
+      assert.doesNotMatch(
+        text,
+        /Seq Scan on (jobs|retention_hold_jobs|retention_holds)\b/,
+        `${name}:\n${text}`,
+      );
+    }
+    assert.match(sweep, /retention_hold_jobs_tree_idx/, sweep);
+    assert.match(sweep, /retention_holds_queue_idx/, sweep);
+    assert.match(signals, /retention_hold_jobs_tree_idx/, signals);
+    const kept = await tm.sweep();
+    const [held] = await rawQuery<{ n: number }>(
+      tm,
+      `select count(*)::int as n from ${s}.jobs j
+        where j.purge_after <= now()
+          and exists (select 1 from ${s}.retention_hold_jobs h where h.tree_id = j.id)`,
+    );
+    assert.ok(held.n > 0);
+    assert.equal(kept.jobs, 5_000 - held.n, 'every due job went but the held ones');
+  });
+
   test('a sweep of 100,000 due rows leaves a busy worker completing jobs throughout', async () => {
     const tm = await engine();
     await fill(tm, 100_000);

@@ -1,5 +1,5 @@
 import { defineQuery } from './define-query.js';
-import { QUEUE_HELD, TREE_HELD, TREE_LINKED } from './held.js';
+import { PROBE, QUEUE_HELD, TREE_HELD, TREE_LINKED } from './held.js';
 
 /**
  * Retention SQL: the due-tree sweep, consumed signals, expired unique locks, the manual
@@ -28,9 +28,9 @@ import { QUEUE_HELD, TREE_HELD, TREE_LINKED } from './held.js';
 
 const FINISHED = `('completed', 'failed', 'cancelled', 'expired')`;
 
-/** A live unique lock on job `job` (rule R4). */
+/** A live unique lock on job `job` (rule R4): an index probe, however many locks are live. */
 const PINNED = (job: string) =>
-  `exists (select 1 from /*schema*/unique_locks u where u.job_id = ${job}.id and u.expires_at > now())`;
+  PROBE(`/*schema*/unique_locks u where u.job_id = ${job}.id and u.expires_at > now()`);
 
 /** Job `m` is not due (rules R1, R2, R4): in flight, kept forever, not yet due, pinned, or held. */
 const NOT_DUE = (m: string) =>
