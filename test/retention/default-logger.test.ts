@@ -26,7 +26,7 @@ for (const kind of TEST_DRIVERS) {
     after(async () => {
       for (const schema of schemas) await dropSchema(kind, schema);
     });
-    const envFor = (scenario: string) => {
+    const envFor = (scenario: string): Record<string, string> => {
       const schema = freshSchema();
       schemas.push(schema);
       return kind === 'pg'

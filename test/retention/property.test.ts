@@ -1,7 +1,18 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { ALL_STATUSES, FINISHED_STATUSES, type JobStatus, type Tidemark } from '../../src/index.js';
+import {
+  ALL_STATUSES,
+  AncestorInFlightError,
+  FINISHED_STATUSES,
+  JobHasChildrenError,
+  JobHeldError,
+  JobInFlightError,
+  type JobStatus,
+  RetentionPausedError,
+  silentLogger,
+  type Tidemark,
+} from '../../src/index.js';
 import { rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { insertJob, passTime } from '../support/factory.js';
@@ -26,11 +37,21 @@ interface JobSpec {
   parent: number;
 }
 
+/** Frozen windows in hours (absent: kept forever). */
+type Windows = Partial<Record<'completed' | 'failed' | 'cancelled' | 'expired' | 'consumedSignals', number>>;
+
 type Action =
   | { kind: 'sweep'; batchSize: number }
   | { kind: 'dryRun' }
   | { kind: 'clock'; hours: number }
-  | { kind: 'purge'; queue?: 'a' | 'b'; statuses?: JobStatus[]; olderThanHours: number };
+  | { kind: 'purge'; queue?: 'a' | 'b'; statuses?: JobStatus[]; olderThanHours: number }
+  | { kind: 'pause' }
+  | { kind: 'resume' }
+  | { kind: 'holdJob'; pick: number }
+  | { kind: 'holdQueue'; queue: 'a' | 'b' }
+  | { kind: 'release'; pick: number }
+  | { kind: 'apply'; queue: 'a' | 'b'; windows: Windows }
+  | { kind: 'delete'; pick: number; subtree: boolean };
 
 const hoursAgo = fc.integer({ min: 0, max: 48 }).map((k) => -half(k));
 const window = fc.option(fc.integer({ min: 1, max: 72 }), { nil: null });
@@ -97,12 +118,47 @@ const action: fc.Arbitrary<Action> = fc.oneof(
     ),
     weight: 2,
   },
+  { arbitrary: fc.constant({ kind: 'pause' as const }), weight: 1 },
+  { arbitrary: fc.constant({ kind: 'resume' as const }), weight: 1 },
+  { arbitrary: fc.record({ kind: fc.constant('holdJob' as const), pick: fc.nat() }), weight: 1 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('holdQueue' as const),
+      queue: fc.constantFrom('a' as const, 'b' as const),
+    }),
+    weight: 1,
+  },
+  { arbitrary: fc.record({ kind: fc.constant('release' as const), pick: fc.nat() }), weight: 1 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('apply' as const),
+      queue: fc.constantFrom('a' as const, 'b' as const),
+      windows: fc.record(
+        {
+          completed: fc.integer({ min: 1, max: 72 }),
+          failed: fc.integer({ min: 1, max: 72 }),
+          cancelled: fc.integer({ min: 1, max: 72 }),
+          expired: fc.integer({ min: 1, max: 72 }),
+          consumedSignals: fc.integer({ min: 1, max: 72 }),
+        },
+        { requiredKeys: [] },
+      ),
+    }),
+    weight: 2,
+  },
+  {
+    arbitrary: fc.record({ kind: fc.constant('delete' as const), pick: fc.nat(), subtree: fc.boolean() }),
+    weight: 2,
+  },
 );
 
 /** The model: which rows exist, and what each operation must delete. */
 interface MJob extends JobSpec {
   id: string;
   root: string;
+  parentId: string | null;
+  /** The frozen windows, as the row holds them (the factory writes `{}`). */
+  windows: Windows;
 }
 interface Model {
   now: number;
@@ -111,9 +167,26 @@ interface Model {
   signals: Map<string, { job: string; consumedAt: number | null; purgeAfter: number | null }>;
   /** Lock scope → job id and expiry. */
   locks: Map<string, { job: string; expiresAt: number }>;
+  paused: boolean;
+  /** Hold id → the tree top it names, or the queue it holds. */
+  holds: Map<string, { root: string } | { queue: string }>;
 }
 
 const isFinished = (status: string) => (FINISHED_STATUSES as readonly string[]).includes(status);
+
+/** A hold keeps this tree: it names its top, or holds the queue of one of its members. */
+function treeHeld(model: Model, root: string): boolean {
+  for (const hold of model.holds.values()) {
+    if ('root' in hold && hold.root === root) return true;
+    if ('queue' in hold && [...model.jobs.values()].some((j) => j.root === root && j.queue === hold.queue))
+      return true;
+  }
+  return false;
+}
+
+/** Windows compared as jsonb compares them: key order does not matter. */
+const sameWindows = (a: Windows, b: Windows) =>
+  JSON.stringify(Object.entries(a).sort()) === JSON.stringify(Object.entries(b).sort());
 
 function pinned(model: Model, job: string): boolean {
   for (const lock of model.locks.values()) if (lock.job === job && lock.expiresAt > model.now) return true;
@@ -126,28 +199,36 @@ function trees(model: Model): MJob[][] {
   return [...byRoot.values()];
 }
 
-/** Delete whole trees that pass `deletable`; returns the jobs deleted. */
+/** Delete whole trees that pass `deletable` and no hold keeps; returns the jobs deleted. */
 function deleteTrees(model: Model, deletable: (job: MJob) => boolean, root?: (job: MJob) => boolean): MJob[] {
   const gone: MJob[] = [];
   for (const tree of trees(model)) {
     const top = tree.find((j) => j.id === j.root) as MJob;
-    if ((root && !root(top)) || !tree.every(deletable)) continue;
+    if ((root && !root(top)) || !tree.every(deletable) || treeHeld(model, top.id)) continue;
     gone.push(...tree);
   }
+  removeJobsFromModel(model, gone);
+  return gone;
+}
+
+function removeJobsFromModel(model: Model, gone: MJob[]): void {
   const ids = new Set(gone.map((j) => j.id));
   for (const id of ids) model.jobs.delete(id);
   for (const [name, s] of model.signals) if (ids.has(s.job)) model.signals.delete(name);
   for (const [scope, l] of model.locks) if (ids.has(l.job)) model.locks.delete(scope);
-  return gone;
 }
 
 function modelSweep(model: Model, dryRun: boolean) {
   const target = dryRun ? cloneModel(model) : model;
+  if (target.paused && !dryRun)
+    return { jobs: 0, signals: 0, uniqueLocks: 0, byQueue: new Map<string, number>() };
   const due = (j: MJob) =>
     isFinished(j.status) && j.purgeAfter !== null && j.purgeAfter <= target.now && !pinned(target, j.id);
   const jobs = deleteTrees(target, due);
   let signals = 0;
   for (const [name, s] of target.signals) {
+    const owner = target.jobs.get(s.job) as MJob;
+    if (treeHeld(target, owner.root)) continue;
     if (s.consumedAt !== null && s.purgeAfter !== null && s.purgeAfter <= target.now) {
       target.signals.delete(name);
       signals++;
@@ -172,8 +253,51 @@ function cloneModel(model: Model): Model {
     jobs: new Map(model.jobs),
     signals: new Map(model.signals),
     locks: new Map(model.locks),
+    paused: model.paused,
+    holds: new Map(model.holds),
   };
 }
+
+/** What an explicit delete must do: the error it refuses with, or the jobs it deletes. */
+function modelDelete(model: Model, id: string, subtree: boolean): { refused: Function } | { gone: MJob[] } {
+  const job = model.jobs.get(id) as MJob;
+  const members = [job];
+  for (let i = 0; i < members.length; i++) {
+    for (const j of model.jobs.values()) if (j.parentId === members[i].id) members.push(j);
+  }
+  if (!subtree && !isFinished(job.status)) return { refused: JobInFlightError };
+  if (!subtree && members.length > 1) return { refused: JobHasChildrenError };
+  if (members.some((j) => !isFinished(j.status))) return { refused: JobInFlightError };
+  for (let up = job.parentId; up !== null; up = (model.jobs.get(up) as MJob).parentId) {
+    if (!isFinished((model.jobs.get(up) as MJob).status)) return { refused: AncestorInFlightError };
+  }
+  if (treeHeld(model, job.root)) return { refused: JobHeldError };
+  return { gone: members };
+}
+
+/** Re-freeze a queue's jobs with new windows, as applyRetention does; returns how many changed. */
+function modelApply(model: Model, queue: string, windows: Windows): number {
+  let changed = 0;
+  for (const job of model.jobs.values()) {
+    if (job.queue !== queue || sameWindows(job.windows, windows)) continue;
+    changed++;
+    job.windows = windows;
+    if (job.finishedAt !== null) {
+      const window = windows[job.status as keyof Windows];
+      job.purgeAfter = window === undefined ? null : job.finishedAt + window;
+    }
+    for (const [name, signal] of model.signals) {
+      if (signal.job !== job.id || signal.consumedAt === null) continue;
+      const purgeAfter =
+        windows.consumedSignals === undefined ? null : signal.consumedAt + windows.consumedSignals;
+      model.signals.set(name, { ...signal, purgeAfter });
+    }
+  }
+  return changed;
+}
+
+const toSeconds = (windows: Windows) =>
+  Object.fromEntries(Object.entries(windows).map(([key, hours]) => [key, (hours as number) * HOUR]));
 
 async function insertHistory(tm: Tidemark, spec: JobSpec[][], model: Model): Promise<void> {
   let n = 0;
@@ -196,7 +320,13 @@ async function insertHistory(tm: Tidemark, spec: JobSpec[][], model: Model): Pro
         })),
       });
       ids.push(id);
-      model.jobs.set(id, { ...job, id, root: ids[0] });
+      model.jobs.set(id, {
+        ...job,
+        id,
+        root: ids[0],
+        parentId: index === 0 ? null : ids[job.parent % index],
+        windows: {},
+      });
       for (const [i, signal] of job.signals.entries()) model.signals.set(names[i], { job: id, ...signal });
       if (job.pin !== null) model.locks.set(scope, { job: id, expiresAt: job.pin });
     }
@@ -224,58 +354,139 @@ async function assertMatches(tm: Tidemark, model: Model, after: string): Promise
 
 describeEachDriver('retention against a model (property)', ({ open }) => {
   test('nothing protected is ever deleted; everything due goes by the next full sweep', async () => {
-    const tm = await open();
+    const tm = await open({ logger: silentLogger });
+    tm.createQueue({ name: 'a' });
+    tm.createQueue({ name: 'b' });
     await fc.assert(
-      fc.asyncProperty(history, fc.array(action, { minLength: 1, maxLength: 6 }), async (spec, actions) => {
+      fc.asyncProperty(history, fc.array(action, { minLength: 1, maxLength: 10 }), async (spec, actions) => {
         await rawQuery(tm, `delete from "${tm.schema}".jobs`);
-        const model: Model = { now: 0, jobs: new Map(), signals: new Map(), locks: new Map() };
+        await rawQuery(tm, `delete from "${tm.schema}".retention_holds`);
+        await tm.resumeRetention();
+        const model: Model = {
+          now: 0,
+          jobs: new Map(),
+          signals: new Map(),
+          locks: new Map(),
+          paused: false,
+          holds: new Map(),
+        };
         await insertHistory(tm, spec, model);
         await assertMatches(tm, model, 'insert');
-        for (const [step, act] of [...actions, { kind: 'sweep', batchSize: 2 } as const].entries()) {
+        const finale = [{ kind: 'resume' } as const, { kind: 'sweep', batchSize: 2 } as const];
+        for (const [step, act] of [...actions, ...finale].entries()) {
           const label = `step ${step}: ${JSON.stringify(act)}`;
-          if (act.kind === 'clock') {
-            await passTime(tm, act.hours * HOUR);
-            model.now += act.hours;
-          } else if (act.kind === 'sweep' || act.kind === 'dryRun') {
-            const expected = modelSweep(model, act.kind === 'dryRun');
-            const got =
-              act.kind === 'sweep'
-                ? await tm.sweep({ batchSize: act.batchSize })
-                : await tm.sweep({ dryRun: true });
-            assert.deepEqual(
-              { jobs: got.jobs, signals: got.signals, uniqueLocks: got.uniqueLocks },
-              { jobs: expected.jobs, signals: expected.signals, uniqueLocks: expected.uniqueLocks },
-              label,
-            );
-            assert.deepEqual(
-              new Map(got.byQueue.map((r) => [`${r.queue}/${r.status}`, r.count])),
-              expected.byQueue,
-              label,
-            );
-          } else {
-            const statuses = act.statuses ?? [...FINISHED_STATUSES];
-            const cutoff = model.now - act.olderThanHours;
-            const gone = deleteTrees(
-              model,
-              (j) =>
-                statuses.includes(j.status) &&
-                j.finishedAt !== null &&
-                j.finishedAt <= cutoff &&
-                !pinned(model, j.id),
-              (top) => act.queue === undefined || top.queue === act.queue,
-            );
-            const removed = await tm.removeJobs({
-              ...(act.queue === undefined ? {} : { queue: act.queue }),
-              statuses,
-              olderThanSeconds: act.olderThanHours * HOUR,
-              batchSize: 2,
-            });
-            assert.equal(removed, gone.length, label);
-          }
+          await runAction(tm, model, act, label);
           await assertMatches(tm, model, label);
         }
       }),
-      { numRuns: 25 },
+      { numRuns: 60 },
     );
   });
 });
+
+/** Run one action on the engine and on the model, and compare what each says it did. */
+async function runAction(tm: Tidemark, model: Model, act: Action, label: string): Promise<void> {
+  const ids = [...model.jobs.keys()].sort((x, y) => Number(x) - Number(y));
+  switch (act.kind) {
+    case 'clock':
+      await passTime(tm, act.hours * HOUR);
+      model.now += act.hours;
+      return;
+    case 'sweep':
+    case 'dryRun': {
+      const expected = modelSweep(model, act.kind === 'dryRun');
+      const got =
+        act.kind === 'sweep'
+          ? await tm.sweep({ batchSize: act.batchSize })
+          : await tm.sweep({ dryRun: true });
+      assert.deepEqual(
+        { jobs: got.jobs, signals: got.signals, uniqueLocks: got.uniqueLocks, paused: got.paused === true },
+        {
+          jobs: expected.jobs,
+          signals: expected.signals,
+          uniqueLocks: expected.uniqueLocks,
+          paused: model.paused,
+        },
+        label,
+      );
+      assert.deepEqual(
+        new Map(got.byQueue.map((r) => [`${r.queue}/${r.status}`, r.count])),
+        expected.byQueue,
+        label,
+      );
+      return;
+    }
+    case 'purge': {
+      const statuses = act.statuses ?? [...FINISHED_STATUSES];
+      const options = {
+        ...(act.queue === undefined ? {} : { queue: act.queue }),
+        statuses,
+        olderThanSeconds: act.olderThanHours * HOUR,
+        batchSize: 2,
+      };
+      if (model.paused) {
+        await assert.rejects(tm.removeJobs(options), RetentionPausedError, label);
+        return;
+      }
+      const cutoff = model.now - act.olderThanHours;
+      const gone = deleteTrees(
+        model,
+        (j) =>
+          statuses.includes(j.status) &&
+          j.finishedAt !== null &&
+          j.finishedAt <= cutoff &&
+          !pinned(model, j.id),
+        (top) => act.queue === undefined || top.queue === act.queue,
+      );
+      assert.equal(await tm.removeJobs(options), gone.length, label);
+      return;
+    }
+    case 'pause':
+      await tm.pauseRetention({ reason: 'property' });
+      model.paused = true;
+      return;
+    case 'resume':
+      await tm.resumeRetention();
+      model.paused = false;
+      return;
+    case 'holdJob': {
+      if (ids.length === 0) return;
+      const id = ids[act.pick % ids.length];
+      const { holdId } = await tm.holdJobs({ ids: [id], reason: 'property' });
+      model.holds.set(holdId, { root: (model.jobs.get(id) as MJob).root });
+      return;
+    }
+    case 'holdQueue': {
+      const { holdId } = await tm.holdJobs({ queue: act.queue, reason: 'property' });
+      model.holds.set(holdId, { queue: act.queue });
+      return;
+    }
+    case 'release': {
+      const holds = [...model.holds.keys()];
+      if (holds.length === 0) return;
+      const holdId = holds[act.pick % holds.length];
+      await tm.releaseHold(holdId);
+      model.holds.delete(holdId);
+      return;
+    }
+    case 'apply': {
+      const expected = modelApply(model, act.queue, act.windows);
+      const got = await tm.applyRetention({ queue: act.queue, policy: toSeconds(act.windows), batchSize: 2 });
+      assert.equal(got.jobs, expected, label);
+      return;
+    }
+    case 'delete': {
+      if (ids.length === 0) return;
+      const id = ids[act.pick % ids.length];
+      const expected = modelDelete(model, id, act.subtree);
+      const call = () => (act.subtree ? tm.deleteWorkflowSubtree(id) : tm.deleteJob(id));
+      if ('refused' in expected) {
+        await assert.rejects(call(), (error: unknown) => error?.constructor === expected.refused, label);
+        return;
+      }
+      await call();
+      removeJobsFromModel(model, expected.gone);
+      return;
+    }
+  }
+}
