@@ -1,3 +1,4 @@
+import type { RetentionStatus } from '../retention/pause.js';
 import type { Tidemark } from '../tidemark.js';
 import { type Html, html } from './html.js';
 
@@ -13,6 +14,8 @@ export interface DashboardContext {
   csrf: string;
   /** Whether the viewer logged in with the form (and so can log out). */
   loggedIn: boolean;
+  /** The cluster-wide retention switch, read for every page so each one can show the pause. */
+  retention: RetentionStatus;
 }
 
 /** A link inside the dashboard; query values are encoded, empty ones left out. */

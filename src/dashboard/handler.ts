@@ -105,6 +105,7 @@ async function serve(
     readOnly: options.readOnly,
     csrf: auth.csrfFor(principal),
     loggedIn: principal.kind === 'session',
+    retention: await tm.retentionStatus(),
   };
   if (path === '/logout' && method === 'POST') return logout(ctx, auth, principal, req, res);
 
@@ -225,6 +226,7 @@ function backFrom(ctx: DashboardContext, path: string): string {
   const job = path.match(/^\/jobs\/(\d+)\//);
   if (job) return `${ctx.base}/jobs/${job[1]}`;
   if (path.startsWith('/purge')) return `${ctx.base}/purge`;
+  if (path.startsWith('/retention')) return `${ctx.base}/retention`;
   return `${ctx.base}/`;
 }
 

@@ -1,4 +1,5 @@
 import { type DashboardContext, href } from './context.js';
+import { formatTime } from './format.js';
 import { type Html, type HtmlValue, html } from './html.js';
 
 const NAV: { path: string; label: string }[] = [
@@ -30,8 +31,18 @@ export function layout(ctx: DashboardContext, title: string, current: string, bo
       : ''
   }</div></header>
 <main><h1>${title}</h1>
-${body}
+${pausedBanner(ctx)}${body}
 </main></body></html>`;
+}
+
+/** On every page while retention is paused cluster-wide: since when, by whom, why. */
+function pausedBanner(ctx: DashboardContext): Html | '' {
+  const { retention } = ctx;
+  if (!retention.paused) return '';
+  return html`<div class="notice warn" role="status" id="retention-paused"><strong>Retention is paused</strong>
+cluster-wide${retention.since ? html` since ${formatTime(retention.since)}` : ''}${retention.pausedBy ? html` by <span class="mono">${retention.pausedBy}</span>` : ''}:
+${retention.reason ?? ''}. No sweep deletes anything and purges are refused until it is resumed on the
+<a href="${href(ctx, '/retention')}">Retention</a> page.</div>`;
 }
 
 /** A page with no navigation (login, errors before authentication). */
@@ -48,6 +59,6 @@ export function statusBadge(status: string): Html {
   return html`<span class="status status-${status}">${status}</span>`;
 }
 
-export function notice(kind: 'ok' | 'error' | 'info', message: HtmlValue): Html {
+export function notice(kind: 'ok' | 'error' | 'info' | 'warn', message: HtmlValue): Html {
   return html`<div class="notice ${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${message}</div>`;
 }

@@ -9,6 +9,7 @@ import { purgeFormPage } from './pages/purge.js';
 import { queuesPage } from './pages/queues.js';
 import { retentionPage } from './pages/retention.js';
 import { storagePage } from './pages/storage.js';
+import { runApplyRetention, runPlaceHold, runReleaseHold, runRetentionSwitch } from './retention-actions.js';
 
 const ID = '([1-9][0-9]{0,18})';
 const MAX_BIGINT = 9_223_372_036_854_775_807n;
@@ -61,6 +62,16 @@ export const actions: ActionRoute[] = [
   {
     pattern: /^\/purge\/(preview|confirm)$/,
     run: (ctx, m, form) => runPurge(ctx, form, m[1] as 'preview' | 'confirm'),
+  },
+  {
+    pattern: /^\/retention\/(pause|resume)$/,
+    run: (ctx, m, form) => runRetentionSwitch(ctx, form, m[1] as 'pause' | 'resume'),
+  },
+  { pattern: /^\/retention\/holds$/, run: (ctx, _m, form) => runPlaceHold(ctx, form) },
+  { pattern: /^\/retention\/holds\/release$/, run: (ctx, _m, form) => runReleaseHold(ctx, form) },
+  {
+    pattern: /^\/retention\/apply\/(preview|confirm)$/,
+    run: (ctx, m, form) => runApplyRetention(ctx, form, m[1] as 'preview' | 'confirm'),
   },
 ];
 

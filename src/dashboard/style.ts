@@ -49,6 +49,7 @@ input[type=text], input[type=number], input[type=password], input[type=datetime-
 .notice.ok { background:#e2f4ea; border-color:#a8dbbd; }
 .notice.error { background:#fbe5e3; border-color:#efb4ad; }
 .notice.info { background:#e8f0fc; border-color:#b5cdf2; }
+.notice.warn { background:#fff3c4; border-color:#e4c35a; }
 .grid2 { display:grid; grid-template-columns: 1fr 1fr; gap:16px; }
 @media (max-width: 900px) { .grid2 { grid-template-columns: 1fr; } }
 dl.facts { display:grid; grid-template-columns: 170px 1fr; gap:4px 12px; margin:0; }

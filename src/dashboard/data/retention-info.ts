@@ -1,3 +1,4 @@
+import type { HoldRecord } from '../../retention/holds.js';
 import type { FrozenRetention } from '../../storage/rows.js';
 import type { Tidemark } from '../../tidemark.js';
 import { DEFAULT_SWEEP } from '../../worker/worker-options.js';
@@ -30,15 +31,17 @@ export interface RetentionInfo {
   /** When the cluster's next sweep is due at the default interval (workers may set another). */
   nextDueAt: Date | null;
   intervalSeconds: number;
+  holds: HoldRecord[];
 }
 
 /** Effective policies per queue, the last sweeps and when the next is due. */
 export async function loadRetentionInfo(tm: Tidemark): Promise<RetentionInfo> {
   const core = tm.internals;
-  const [queues, sweeps, turn] = await Promise.all([
+  const [queues, sweeps, turn, holds] = await Promise.all([
     tm.listQueues(),
     tm.listSweeps(20),
     core.storage.readTurn('retention-sweep'),
+    tm.listHolds(),
   ]);
   const intervalSeconds = DEFAULT_SWEEP.intervalSeconds;
   const lastRunAt = turn?.lastRunAt ? new Date(turn.lastRunAt) : null;
@@ -55,6 +58,7 @@ export async function loadRetentionInfo(tm: Tidemark): Promise<RetentionInfo> {
     lastRunAt,
     nextDueAt: lastRunAt ? new Date(lastRunAt.getTime() + intervalSeconds * 1000) : null,
     intervalSeconds,
+    holds,
   };
 }
 

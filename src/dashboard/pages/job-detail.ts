@@ -1,4 +1,5 @@
 import { isFinished } from '../../job-status.js';
+import type { HoldRecord } from '../../retention/holds.js';
 import type { Job } from '../../storage/rows.js';
 import type { CheckpointRow, SignalRow } from '../../storage/workflow-storage.js';
 import { actionButton, type DashboardContext, href } from '../context.js';
@@ -18,7 +19,7 @@ const DONE_MESSAGES: Record<string, string> = {
 export async function jobDetailPage(ctx: DashboardContext, id: string): Promise<Html | null> {
   const detail = await ctx.tm.getJobDetail(id);
   if (!detail) return null;
-  const { job, checkpoints, signals } = detail;
+  const { job, checkpoints, signals, holds } = detail;
   const extras = await loadJobExtras(ctx.tm, id);
   const done = DONE_MESSAGES[ctx.url.searchParams.get('done') ?? ''];
   const body = html`
@@ -36,7 +37,7 @@ ${job.error ? errorCard(job) : ''}
 <div class="card"><h2>Checkpoints (${checkpoints.length})</h2>${checkpointTable(checkpoints)}</div>
 <div class="card"><h2>Signals (${signals.length})</h2>${signalTable(signals)}</div>
 <div class="card"><h2>Children</h2>${treeView(ctx, extras.tree, job.id)}</div>
-<div class="card"><h2>Retention</h2>${retention(job, extras.tree.length > 1)}</div>`;
+<div class="card"><h2>Retention</h2>${heldBy(ctx, holds)}${retention(job, extras.tree.length > 1)}</div>`;
   return layout(ctx, `Job ${job.id}`, '/jobs', body);
 }
 
@@ -149,6 +150,18 @@ function treeView(ctx: DashboardContext, tree: TreeNode[], selfId: string): Html
       html`<li data-depth="${n.depth}">${'— '.repeat(Math.max(n.depth - 1, 0))}<a href="${href(ctx, `/jobs/${n.id}`)}">${n.id}</a> ${n.queue} ${statusBadge(n.status)}</li>`,
   );
   return html`<ul class="tree">${items}</ul>${nodes.length > TREE_LIMIT ? html`<p class="small muted">Only the first ${TREE_LIMIT} descendants are shown.</p>` : ''}`;
+}
+
+/** The holds that keep this job's tree: nothing deletes it while one stands. */
+function heldBy(ctx: DashboardContext, holds: HoldRecord[]): Html | '' {
+  if (holds.length === 0) return '';
+  return notice(
+    'warn',
+    html`<span id="job-holds">Kept by ${holds.map(
+      (h, i) => html`${i > 0 ? ', ' : ''}hold <span class="mono">${h.id}</span> (${h.reason})`,
+    )}</span>: no sweep, purge or delete removes this job or its tree until the hold is released on the
+<a href="${href(ctx, '/retention')}">Retention</a> page.`,
+  );
 }
 
 function retention(job: Job, inTree: boolean): Html {

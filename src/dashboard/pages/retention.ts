@@ -1,18 +1,36 @@
-import type { FrozenRetention } from '../../storage/rows.js';
-import { type DashboardContext, href } from '../context.js';
+import { actionButton, type DashboardContext, href } from '../context.js';
 import { loadRetentionInfo } from '../data/retention-info.js';
 import { formatCount, formatTime, formatWindow, relativeTime } from '../format.js';
 import { type Html, html } from '../html.js';
-import { layout } from '../layout.js';
+import { layout, notice } from '../layout.js';
+import { windowsText } from './apply-retention.js';
+import { holdsCard, pauseCard } from './retention-controls.js';
 
 const STATUSES = ['completed', 'failed', 'cancelled', 'expired'] as const;
 
-/** Effective policies per queue, last sweeps, next sweep, and a dry-run preview on request. */
+const DONE_MESSAGES: Record<string, string> = {
+  paused: 'Retention is paused cluster-wide.',
+  resumed: 'Retention runs again: the next sweep deletes what is due.',
+  held: 'The hold is in place.',
+  released: 'The hold was released: its jobs go by their windows again.',
+};
+
+/**
+ * The switch, the holds, effective policies per queue (each with a way to apply it to the
+ * queue's history), last sweeps, next sweep, and a dry-run preview on request.
+ */
 export async function retentionPage(ctx: DashboardContext): Promise<Html> {
   const info = await loadRetentionInfo(ctx.tm);
   const wantPreview = ctx.url.searchParams.get('preview') === '1';
   const preview = wantPreview ? await ctx.tm.sweep({ dryRun: true }) : null;
-  const body = html`
+  const done = DONE_MESSAGES[ctx.url.searchParams.get('done') ?? ''];
+  const body = html`${done ? notice('ok', done) : ''}
+${pauseCard(ctx)}
+${holdsCard(
+  ctx,
+  info.holds,
+  info.policies.map((p) => p.queue),
+)}
 <div class="card"><h2>Next sweep</h2>
 <p>${
     info.lastRunAt
@@ -31,14 +49,16 @@ ${preview.byQueue.length > 0 ? breakdown(preview.byQueue) : ''}</div>`
 <div class="card"><h2>Effective policies</h2>
 <p class="small muted">Engine default of this process: ${info.engineDisabled ? 'retention: false (keep everything)' : windowsText(info.engine)}.
 Jobs keep the windows frozen on them when they were added.</p>
-<table><thead><tr><th>queue</th><th>from</th>${STATUSES.map((s) => html`<th>${s}</th>`)}<th>consumed signals</th></tr></thead><tbody>
+<table><thead><tr><th>queue</th><th>from</th>${STATUSES.map((s) => html`<th>${s}</th>`)}<th>consumed signals</th><th></th></tr></thead><tbody>
 ${info.policies.map(
   (p) =>
     html`<tr><td>${p.queue}</td><td class="small">${p.source}</td>${STATUSES.map(
       (s) => html`<td class="small">${formatWindow(p.windows[s])}</td>`,
-    )}<td class="small">${p.windows.consumedSignals ? formatWindow(p.windows.consumedSignals) : 'with the job'}</td></tr>`,
+    )}<td class="small">${p.windows.consumedSignals ? formatWindow(p.windows.consumedSignals) : 'with the job'}</td>
+<td>${actionButton(ctx, '/retention/apply/preview', 'Apply to history…', { queue: p.queue })}</td></tr>`,
 )}
-</tbody></table></div>
+</tbody></table>
+<p class="small muted">Apply to history re-freezes the windows of the queue's jobs already in the database with the policy shown (a dry-run count comes first).</p></div>
 <div class="card"><h2>Last sweeps</h2>
 ${
   info.sweeps.length === 0
@@ -53,10 +73,6 @@ ${info.sweeps.map(
 )}</tbody></table>`
 }</div>`;
   return layout(ctx, 'Retention', '/retention', body);
-}
-
-function windowsText(windows: FrozenRetention): string {
-  return STATUSES.map((s) => `${s} ${formatWindow(windows[s])}`).join(', ');
 }
 
 function breakdown(rows: { queue: string; status: string; count: number }[]): Html {
