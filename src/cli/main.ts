@@ -5,6 +5,7 @@ import { demoCommand } from './commands/demo.js';
 import { cancelCommand, retryCommand } from './commands/job-action.js';
 import { migrateCommand } from './commands/migrate.js';
 import { purgeCommand } from './commands/purge.js';
+import { retentionCommand } from './commands/retention.js';
 import { statsCommand } from './commands/stats.js';
 import { sweepCommand } from './commands/sweep.js';
 
@@ -23,6 +24,7 @@ export const commands: Command[] = [
   statsCommand,
   purgeCommand,
   sweepCommand,
+  retentionCommand,
   retryCommand,
   cancelCommand,
 ];

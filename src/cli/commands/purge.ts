@@ -3,14 +3,16 @@ import { FINISHED_STATUSES } from '../../job-status.js';
 import { type CliIo, UsageError } from '../cli-io.js';
 import type { Command } from '../main.js';
 import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand } from '../open-database.js';
+import { batchSizeOption } from './batch-size-option.js';
 
 const USAGE = `Usage: tidemark purge --older-than SECONDS [--queue Q] [--status S]... [--dry-run]
                      [--batch-size N] [--database URL|PATH] [--schema NAME]
 
 Deletes finished jobs (with their checkpoints, signals and fires) that finished more than
 SECONDS ago, whatever their retention windows. In-flight jobs are never deleted, trees go
-whole, and jobs pinned by a live unique lock stay. Deletes in batches, each its own
-transaction, with a progress line.
+whole, and jobs pinned by a live unique lock or kept by a hold stay. Deletes in batches,
+each its own transaction, with a progress line. Refused while retention is paused
+('tidemark retention status').
 
 Options:
   --older-than SECONDS  only jobs finished at least this long ago (required; 0 = any age)
@@ -18,7 +20,7 @@ Options:
   --status S            completed, failed, cancelled or expired; repeat or comma-separate
                         (default all four)
   --dry-run             count what would be deleted; delete nothing
-  --batch-size N        trees per delete statement, 1-10000 (default 1000)
+  --batch-size N        trees per delete statement, 1-10000 (default 1000; larger is clamped)
 ${DATABASE_HELP}`;
 
 export const purgeCommand: Command = {
@@ -45,6 +47,10 @@ export const purgeCommand: Command = {
       if (values['dry-run']) {
         const n = await tm.removeJobs({ ...request, dryRun: true });
         io.stdout.write(`Dry run: ${n} ${scope} would be deleted. Nothing was deleted.\n`);
+        const status = await tm.retentionStatus();
+        if (status.paused) {
+          io.stdout.write(`Retention is paused (${status.reason}): the purge itself would be refused.\n`);
+        }
         return 0;
       }
       const progress = progressLine(io);
@@ -83,15 +89,7 @@ function checkRequest(values: {
       );
     }
   }
-  let batchSize: number | undefined;
-  if (values['batch-size'] !== undefined) {
-    batchSize = Number(values['batch-size']);
-    if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) {
-      throw new UsageError(
-        `--batch-size must be a whole number from 1 to 10000, got '${values['batch-size']}'`,
-      );
-    }
-  }
+  const batchSize = batchSizeOption(values['batch-size']);
   return {
     ...(values.queue !== undefined ? { queue: values.queue } : {}),
     statuses: statuses.length > 0 ? statuses : [...FINISHED_STATUSES],

@@ -3,15 +3,17 @@ import type { CliIo } from '../cli-io.js';
 import type { Command } from '../main.js';
 import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand } from '../open-database.js';
 import { renderTable } from '../table.js';
+import { batchSizeOption } from './batch-size-option.js';
 
-const USAGE = `Usage: tidemark sweep [--dry-run] [--database URL|PATH] [--schema NAME]
+const USAGE = `Usage: tidemark sweep [--dry-run] [--batch-size N] [--database URL|PATH] [--schema NAME]
 
 Runs one retention pass now: deletes every job tree whose frozen windows have all passed,
 consumed signals past their window, and expired unique locks. With --dry-run, shows what
-it would delete and deletes nothing.
+it would delete and deletes nothing. While retention is paused it deletes nothing.
 
 Options:
   --dry-run             show what would be deleted; delete nothing
+  --batch-size N        trees per delete statement, 1-10000 (default 1000; larger is clamped)
 ${DATABASE_HELP}`;
 
 export const sweepCommand: Command = {
@@ -21,13 +23,16 @@ export const sweepCommand: Command = {
   async run(args: string[], io: CliIo): Promise<number> {
     const { values } = parseArgs({
       args,
-      options: { ...DATABASE_OPTIONS, 'dry-run': { type: 'boolean' } },
+      options: { ...DATABASE_OPTIONS, 'dry-run': { type: 'boolean' }, 'batch-size': { type: 'string' } },
       strict: true,
     });
+    const batchSize = batchSizeOption(values['batch-size']);
     const tm = await openForCommand(values, io);
     try {
       const dryRun = values['dry-run'] === true;
-      const result = await tm.sweep({ dryRun });
+      const result = dryRun
+        ? await tm.sweep({ dryRun: true })
+        : await tm.sweep(batchSize === undefined ? {} : { batchSize });
       io.stdout.write(
         `${dryRun ? 'Dry run: a sweep now would delete' : 'Deleted'} ${result.jobs} jobs, ${result.signals} consumed signals, ${result.uniqueLocks} expired unique locks.${dryRun ? ' Nothing was deleted.' : ''}\n`,
       );
@@ -37,6 +42,11 @@ export const sweepCommand: Command = {
             ['queue', 'status', 'jobs'],
             result.byQueue.map((r) => [r.queue, r.status, String(r.count)]),
           )}\n`,
+        );
+      }
+      if (result.paused) {
+        io.stdout.write(
+          `Retention is paused cluster-wide: ${dryRun ? 'a sweep would delete nothing' : 'nothing was deleted'} until 'tidemark retention resume'.\n`,
         );
       }
       const error = (result as { error?: string }).error;

@@ -1,0 +1,161 @@
+import { parseArgs } from 'node:util';
+import type { RetentionPolicy } from '../../retention/policy.js';
+import type { Tidemark } from '../../tidemark.js';
+import { type CliIo, UsageError } from '../cli-io.js';
+import type { Command } from '../main.js';
+import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand } from '../open-database.js';
+import { renderTable } from '../table.js';
+import { batchSizeOption } from './batch-size-option.js';
+
+const USAGE = `Usage: tidemark retention <action> [options] [--database URL|PATH] [--schema NAME]
+
+The operator's controls over deletion, for every node of the cluster.
+
+Actions:
+  status                 the pause switch and the holds in place
+  pause --reason TEXT    stop every sweep and purge, on every node, until resumed
+  resume                 let sweeps and purges delete again
+  hold (--ids 1,2,… | --queue Q) --reason TEXT
+                         keep these jobs (or every job of the queue, now and later), with
+                         their trees, through every sweep and purge; prints the hold id
+  release HOLD           release a hold; its jobs go by their windows again
+  apply --queue Q [--policy JSON | --keep] [--dry-run] [--batch-size N]
+                         re-freeze the windows of the queue's jobs already in the database
+                         with its stored policy (or the JSON policy given, or keep forever);
+                         --dry-run counts the jobs it would change
+
+Options:
+${DATABASE_HELP}`;
+
+const OPTIONS = {
+  ...DATABASE_OPTIONS,
+  reason: { type: 'string' },
+  ids: { type: 'string' },
+  queue: { type: 'string' },
+  policy: { type: 'string' },
+  keep: { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
+  'batch-size': { type: 'string' },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+type Action = (tm: Tidemark, values: Values, positionals: string[], io: CliIo) => Promise<number>;
+
+const ACTIONS: Record<string, Action> = {
+  async status(tm, _values, _positionals, io) {
+    const status = await tm.retentionStatus();
+    io.stdout.write(
+      status.paused
+        ? `Retention is PAUSED cluster-wide since ${status.since?.toISOString()}${status.pausedBy ? ` by ${status.pausedBy}` : ''}: ${status.reason}\nNo sweep deletes anything and purges are refused until 'tidemark retention resume'.\n`
+        : 'Retention is running: sweeps delete due rows by their frozen windows.\n',
+    );
+    const holds = await tm.listHolds();
+    io.stdout.write(
+      holds.length === 0
+        ? 'No holds.\n'
+        : `\n${renderTable(
+            ['hold', 'reason', 'covers', 'jobs', 'placed'],
+            holds.map((h) => [
+              h.id,
+              h.reason,
+              h.queue ? `queue ${h.queue}` : 'named jobs',
+              String(h.jobs),
+              h.createdAt.toISOString(),
+            ]),
+          )}\n`,
+    );
+    return 0;
+  },
+  async pause(tm, values, _positionals, io) {
+    const status = await tm.pauseRetention({ reason: required(values.reason, '--reason TEXT') });
+    io.stdout.write(`Retention paused cluster-wide since ${status.since?.toISOString()}: ${status.reason}\n`);
+    return 0;
+  },
+  async resume(tm, _values, _positionals, io) {
+    const before = await tm.retentionStatus();
+    await tm.resumeRetention();
+    io.stdout.write(before.paused ? 'Retention resumed.\n' : 'Retention was not paused.\n');
+    return 0;
+  },
+  async hold(tm, values, _positionals, io) {
+    const ids = values.ids?.split(/[\s,]+/).filter(Boolean);
+    if (!ids?.length && values.queue === undefined)
+      throw new UsageError('hold needs --ids 1,2,… or --queue Q');
+    const { holdId, jobs } = await tm.holdJobs({
+      ...(ids?.length ? { ids } : {}),
+      ...(values.queue !== undefined ? { queue: values.queue } : {}),
+      reason: required(values.reason, '--reason TEXT'),
+    });
+    io.stdout.write(
+      `Hold ${holdId} keeps ${jobs} jobs and their trees. Release it with 'tidemark retention release ${holdId}'.\n`,
+    );
+    return 0;
+  },
+  async release(tm, _values, positionals, io) {
+    if (positionals.length !== 1) throw new UsageError('release needs one hold id');
+    await tm.releaseHold(positionals[0]);
+    io.stdout.write(`Hold ${positionals[0]} released.\n`);
+    return 0;
+  },
+  async apply(tm, values, _positionals, io) {
+    const queue = required(values.queue, '--queue Q');
+    if (values.policy !== undefined && values.keep) throw new UsageError('give --policy or --keep, not both');
+    const policy = values.keep ? false : values.policy === undefined ? undefined : parsePolicy(values.policy);
+    const batchSize = batchSizeOption(values['batch-size']);
+    const result = await tm.applyRetention({
+      queue,
+      ...(policy === undefined ? {} : { policy }),
+      ...(batchSize === undefined ? {} : { batchSize }),
+      dryRun: values['dry-run'] === true,
+    });
+    io.stdout.write(
+      result.dryRun
+        ? `Dry run: ${result.jobs} jobs of queue ${queue} would be re-frozen with ${JSON.stringify(result.retention)}. Nothing was changed.\n`
+        : `Re-froze ${result.jobs} jobs of queue ${queue} with ${JSON.stringify(result.retention)}.\n`,
+    );
+    return 0;
+  },
+};
+
+export const retentionCommand: Command = {
+  name: 'retention',
+  summary: 'pause or resume all deletion, hold jobs, apply a policy to history',
+  usage: USAGE,
+  async run(args: string[], io: CliIo): Promise<number> {
+    const { values, positionals } = parseArgs({
+      args,
+      options: OPTIONS,
+      allowPositionals: true,
+      strict: true,
+    });
+    const [name, ...rest] = positionals;
+    const action = name === undefined ? undefined : ACTIONS[name];
+    if (!action) {
+      throw new UsageError(
+        `${name === undefined ? 'an action is required' : `unknown action '${name}'`} (${Object.keys(ACTIONS).join(', ')})\n\n${USAGE}`,
+      );
+    }
+    const tm = await openForCommand(values, io);
+    try {
+      return await action(tm, values, rest, io);
+    } finally {
+      await tm.close();
+    }
+  },
+};
+
+function required(value: string | undefined, flag: string): string {
+  if (value === undefined || value.trim() === '') throw new UsageError(`${flag} is required`);
+  return value;
+}
+
+function parsePolicy(text: string): RetentionPolicy {
+  try {
+    return JSON.parse(text) as RetentionPolicy;
+  } catch {
+    throw new UsageError(
+      `--policy must be a JSON retention policy, such as '{"completed":604800}'; got '${text}'`,
+    );
+  }
+}
