@@ -40,8 +40,7 @@ export async function sweepRetention(core: EngineCore, options: SweepRunOptions)
   let signals = 0;
   let uniqueLocks = 0;
   let batches = 0;
-  let error: string | undefined;
-  let paused = false;
+  let stop: StopReason = {};
   try {
     let cursor: BatchCursor = FIRST_BATCH;
     for (;;) {
@@ -64,8 +63,7 @@ export async function sweepRetention(core: EngineCore, options: SweepRunOptions)
       uniqueLocks = await drain((n) => retention.deleteExpiredUniqueLocks(n), options.batchSize);
     }
   } catch (caught) {
-    if (caught instanceof RetentionPausedError) paused = true;
-    else error = caught instanceof Error ? caught.message : String(caught);
+    stop = stoppedBy(caught);
   }
   if (jobs + signals + uniqueLocks > 0) await reclaim(core, retention);
   const result: SweepResult = {
@@ -77,8 +75,7 @@ export async function sweepRetention(core: EngineCore, options: SweepRunOptions)
     ),
     batches,
     durationMs: performance.now() - t0,
-    ...(paused ? { paused } : {}),
-    ...(error === undefined ? {} : { error }),
+    ...stop,
   };
   await report(core, retention, 'retention', startedAt, result);
   return result;
@@ -90,13 +87,11 @@ export async function sweepUniqueLocks(core: EngineCore, batchSize: number): Pro
   const startedAt = new Date();
   const t0 = performance.now();
   let uniqueLocks = 0;
-  let error: string | undefined;
-  let paused = false;
+  let stop: StopReason = {};
   try {
     uniqueLocks = await drain((n) => retention.deleteExpiredUniqueLocks(n), batchSize);
   } catch (caught) {
-    if (caught instanceof RetentionPausedError) paused = true;
-    else error = caught instanceof Error ? caught.message : String(caught);
+    stop = stoppedBy(caught);
   }
   const result: SweepResult = {
     jobs: 0,
@@ -105,8 +100,7 @@ export async function sweepUniqueLocks(core: EngineCore, batchSize: number): Pro
     byQueue: [],
     batches: 0,
     durationMs: performance.now() - t0,
-    ...(paused ? { paused } : {}),
-    ...(error === undefined ? {} : { error }),
+    ...stop,
   };
   await report(core, retention, 'unique-locks', startedAt, result);
   return result;
@@ -129,6 +123,14 @@ export async function previewSweep(core: EngineCore): Promise<SweepPreview> {
     byQueue: preview.byQueue,
     ...(control.paused ? { paused: true } : {}),
   };
+}
+
+/** Why a pass stopped before draining: retention's pause (not an error), or an error. */
+type StopReason = { paused?: true; error?: string };
+
+function stoppedBy(caught: unknown): StopReason {
+  if (caught instanceof RetentionPausedError) return { paused: true };
+  return { error: caught instanceof Error ? caught.message : String(caught) };
 }
 
 /** Space reclaim failing must not turn a successful sweep into a failed one. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AncestorInFlightError, JobInFlightError, silentLogger } from '../../src/index.js';
+import { csrfIn, get, post } from '../support/dashboard.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { existingJobs, insertTree, jobExists } from '../support/factory.js';
 import { fastWorker, waitForStatus } from '../support/jobs.js';
@@ -29,6 +30,20 @@ describeEachDriver('a finished job under an ancestor in flight cannot be deleted
       });
     }
     assert.deepEqual((await existingJobs(tm)).sort(), [root, middle, leaf].sort());
+  });
+
+  test('the dashboard Delete refuses it too, naming the ancestor', async () => {
+    const tm = await open({ logger: silentLogger });
+    const [root, child] = await insertTree(tm, { status: 'waiting' }, [DONE]);
+    const { url } = await tm.dashboard({ port: 0 });
+    const csrf = csrfIn((await get(`${url}jobs/${child}/confirm?action=delete`)).body);
+    const refused = await post(`${url}jobs/${child}/delete`, { csrf });
+    assert.equal(refused.status, 409);
+    assert.match(
+      refused.body,
+      new RegExp(`job ${child} cannot be deleted while its ancestor ${root} is waiting`),
+    );
+    assert.equal(await jobExists(tm, child), true);
   });
 
   test('removeJobs and the sweep keep the whole tree too (R3)', async () => {
