@@ -40,6 +40,7 @@ for (const kind of TEST_DRIVERS) {
       assert.match(pause.io.out(), /^Retention paused cluster-wide since \S+: audit week$/m);
       const status = await runCli(['retention', 'status', ...db.args]);
       assert.match(status.io.out(), /^Retention is PAUSED cluster-wide since \S+ by \S+: audit week$/m);
+      assert.match(status.io.out(), /^No holds\.$/m);
       const purge = await runCli(['purge', '--older-than', '0', ...db.args]);
       assert.equal(purge.code, 1);
       assert.match(purge.io.err(), /tidemark purge: retention is paused \(audit week\)/);

@@ -31,7 +31,7 @@ for (const kind of TEST_DRIVERS) {
       schemas.push(schema);
       return kind === 'pg'
         ? { APP_SCENARIO: scenario, APP_DATABASE: PG_URL, APP_SCHEMA: schema }
-        : { APP_SCENARIO: scenario, APP_DATABASE: 'memory://' };
+        : { APP_SCENARIO: scenario };
     };
 
     test('the default logger prints the worker retention line, and nothing else', async () => {

@@ -258,8 +258,10 @@ function cloneModel(model: Model): Model {
   };
 }
 
+type ErrorClass = abstract new (...args: never[]) => Error;
+
 /** What an explicit delete must do: the error it refuses with, or the jobs it deletes. */
-function modelDelete(model: Model, id: string, subtree: boolean): { refused: Function } | { gone: MJob[] } {
+function modelDelete(model: Model, id: string, subtree: boolean): { refused: ErrorClass } | { gone: MJob[] } {
   const job = model.jobs.get(id) as MJob;
   const members = [job];
   for (let i = 0; i < members.length; i++) {

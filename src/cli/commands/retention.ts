@@ -40,10 +40,12 @@ const OPTIONS = {
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
 
-type Action = (tm: Tidemark, values: Values, positionals: string[], io: CliIo) => Promise<number>;
+/** What an action does once the database is open. */
+type Run = (tm: Tidemark, io: CliIo) => Promise<number>;
 
-const ACTIONS: Record<string, Action> = {
-  async status(tm, _values, _positionals, io) {
+/** Each action checks its arguments before anything opens, and returns what it runs. */
+const ACTIONS: Record<string, (values: Values, positionals: string[]) => Run> = {
+  status: () => async (tm, io) => {
     const status = await tm.retentionStatus();
     io.stdout.write(
       status.paused
@@ -67,54 +69,68 @@ const ACTIONS: Record<string, Action> = {
     );
     return 0;
   },
-  async pause(tm, values, _positionals, io) {
-    const status = await tm.pauseRetention({ reason: required(values.reason, '--reason TEXT') });
-    io.stdout.write(`Retention paused cluster-wide since ${status.since?.toISOString()}: ${status.reason}\n`);
-    return 0;
+  pause: (values) => {
+    const reason = required(values.reason, '--reason TEXT');
+    return async (tm, io) => {
+      const status = await tm.pauseRetention({ reason });
+      io.stdout.write(
+        `Retention paused cluster-wide since ${status.since?.toISOString()}: ${status.reason}\n`,
+      );
+      return 0;
+    };
   },
-  async resume(tm, _values, _positionals, io) {
+  resume: () => async (tm, io) => {
     const before = await tm.retentionStatus();
     await tm.resumeRetention();
     io.stdout.write(before.paused ? 'Retention resumed.\n' : 'Retention was not paused.\n');
     return 0;
   },
-  async hold(tm, values, _positionals, io) {
-    const ids = values.ids?.split(/[\s,]+/).filter(Boolean);
-    if (!ids?.length && values.queue === undefined)
+  hold: (values) => {
+    const ids = values.ids?.split(/[\s,]+/).filter(Boolean) ?? [];
+    if (ids.length === 0 && values.queue === undefined)
       throw new UsageError('hold needs --ids 1,2,… or --queue Q');
-    const { holdId, jobs } = await tm.holdJobs({
-      ...(ids?.length ? { ids } : {}),
-      ...(values.queue !== undefined ? { queue: values.queue } : {}),
-      reason: required(values.reason, '--reason TEXT'),
-    });
-    io.stdout.write(
-      `Hold ${holdId} keeps ${jobs} jobs and their trees. Release it with 'tidemark retention release ${holdId}'.\n`,
-    );
-    return 0;
+    const reason = required(values.reason, '--reason TEXT');
+    return async (tm, io) => {
+      const { holdId, jobs } = await tm.holdJobs({
+        ...(ids.length > 0 ? { ids } : {}),
+        ...(values.queue !== undefined ? { queue: values.queue } : {}),
+        reason,
+      });
+      io.stdout.write(
+        `Hold ${holdId} keeps ${jobs} jobs and their trees. Release it with 'tidemark retention release ${holdId}'.\n`,
+      );
+      return 0;
+    };
   },
-  async release(tm, _values, positionals, io) {
+  release: (_values, positionals) => {
     if (positionals.length !== 1) throw new UsageError('release needs one hold id');
-    await tm.releaseHold(positionals[0]);
-    io.stdout.write(`Hold ${positionals[0]} released.\n`);
-    return 0;
+    const [holdId] = positionals;
+    return async (tm, io) => {
+      await tm.releaseHold(holdId);
+      io.stdout.write(`Hold ${holdId} released.\n`);
+      return 0;
+    };
   },
-  async apply(tm, values, _positionals, io) {
+  apply: (values) => {
     const queue = required(values.queue, '--queue Q');
     if (values.policy !== undefined && values.keep) throw new UsageError('give --policy or --keep, not both');
     const policy = values.keep ? false : values.policy === undefined ? undefined : parsePolicy(values.policy);
     const batchSize = batchSizeOption(values['batch-size']);
-    const result = await tm.applyRetention({
-      queue,
-      ...(policy === undefined ? {} : { policy }),
-      ...(batchSize === undefined ? {} : { batchSize }),
-      dryRun: values['dry-run'] === true,
-    });
-    io.stdout.write(
-      result.dryRun
-        ? `Dry run: ${result.jobs} jobs of queue ${queue} would be re-frozen with ${JSON.stringify(result.retention)}. Nothing was changed.\n`
-        : `Re-froze ${result.jobs} jobs of queue ${queue} with ${JSON.stringify(result.retention)}.\n`,
-    );
-    return 0;
+    return async (tm, io) => {
+      const result = await tm.applyRetention({
+        queue,
+        ...(policy === undefined ? {} : { policy }),
+        ...(batchSize === undefined ? {} : { batchSize }),
+        dryRun: values['dry-run'] === true,
+      });
+      const windows = JSON.stringify(result.retention);
+      io.stdout.write(
+        result.dryRun
+          ? `Dry run: ${result.jobs} jobs of queue ${queue} would be re-frozen with ${windows}. Nothing was changed.\n`
+          : `Re-froze ${result.jobs} jobs of queue ${queue} with ${windows}.\n`,
+      );
+      return 0;
+    };
   },
 };
 
@@ -136,9 +152,10 @@ export const retentionCommand: Command = {
         `${name === undefined ? 'an action is required' : `unknown action '${name}'`} (${Object.keys(ACTIONS).join(', ')})\n\n${USAGE}`,
       );
     }
+    const run = action(values, rest);
     const tm = await openForCommand(values, io);
     try {
-      return await action(tm, values, rest, io);
+      return await run(tm, io);
     } finally {
       await tm.close();
     }

@@ -64,7 +64,7 @@ const MEMBERS_AND_TREES = (stillQualifies: string) => /* sql */ `
      where m.root_id = any(array(select id from candidates))
        for update of m skip locked
   ),
-  seen as (
+  seen as materialized (
     select m.root_id, count(*) as n from /*schema*/jobs m
      where m.root_id = any(array(select id from candidates)) group by m.root_id
   ),
