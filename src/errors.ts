@@ -137,7 +137,7 @@ export class RetentionPausedError extends TidemarkError {
   constructor(reason: string | null, since: Date | null, deleted = 0) {
     super(
       'RETENTION_PAUSED',
-      `retention is paused${reason ? ` (${reason})` : ''}${since ? ` since ${since.toISOString()}` : ''}: nothing is removed in bulk until tm.resumeRetention()${deleted > 0 ? `; ${deleted} jobs were deleted before the pause` : ''}`,
+      `retention is paused${reason ? ` (${reason})` : ''}${since ? ` since ${since.toISOString()}` : ''}: nothing is removed in bulk until it is resumed (tm.resumeRetention(), or tidemark retention resume)${deleted > 0 ? `; ${deleted} jobs were deleted before the pause` : ''}`,
       { reason, since, deleted },
     );
     this.reason = reason;

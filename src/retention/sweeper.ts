@@ -150,17 +150,12 @@ async function report(
   startedAt: Date,
   result: SweepResult,
 ): Promise<void> {
-  const { jobs, signals, uniqueLocks, byQueue, batches, durationMs, error, paused } = result;
+  const { jobs, signals, uniqueLocks, batches, durationMs, error, paused } = result;
   try {
     await retention.recordSweep({
+      ...result,
       kind,
       startedAt,
-      jobs,
-      signals,
-      uniqueLocks,
-      byQueue,
-      batches,
-      durationMs,
       error: error ?? null,
       paused: paused === true,
     });
@@ -174,19 +169,11 @@ async function report(
     batches,
     durationMs: Math.round(durationMs),
     ...(paused ? { paused } : {}),
+    ...(error === undefined ? {} : { error }),
   };
   if (kind === 'retention') {
-    core.events.emit('sweep:finished', {
-      jobs,
-      signals,
-      uniqueLocks,
-      byQueue,
-      batches,
-      durationMs,
-      error,
-      ...(paused ? { paused } : {}),
-    });
-    core.logger.debug('retention sweep finished', { ...fields, ...(error === undefined ? {} : { error }) });
+    core.events.emit('sweep:finished', result);
+    core.logger.debug('retention sweep finished', fields);
   } else {
     core.events.emit('unique-lock-sweep:finished', {
       uniqueLocks,

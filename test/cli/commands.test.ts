@@ -1,19 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Tidemark } from '../../src/index.js';
 import { latestVersion, migrations } from '../../src/storage/migrations/index.js';
-import { captureIo, cliDatabase, runCli } from '../support/cli.js';
+import { captureIo, cliDatabase, runCli, withEngine } from '../support/cli.js';
 import { TEST_DRIVERS } from '../support/databases.js';
-
-/** Open the database, act on it, close it (a PGlite folder has one owner at a time). */
-async function withEngine<T>(open: () => Promise<Tidemark>, fn: (tm: Tidemark) => Promise<T>): Promise<T> {
-  const tm = await open();
-  try {
-    return await fn(tm);
-  } finally {
-    await tm.close();
-  }
-}
 
 for (const kind of TEST_DRIVERS) {
   describe(`tidemark CLI commands [${kind}]`, () => {

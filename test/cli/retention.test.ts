@@ -1,18 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Tidemark } from '../../src/index.js';
-import { cliDatabase, runCli } from '../support/cli.js';
+import { cliDatabase, runCli, withEngine } from '../support/cli.js';
 import { TEST_DRIVERS } from '../support/databases.js';
-
-/** Open the database, act on it, close it (a PGlite folder has one owner at a time). */
-async function withEngine<T>(open: () => Promise<Tidemark>, fn: (tm: Tidemark) => Promise<T>): Promise<T> {
-  const tm = await open();
-  try {
-    return await fn(tm);
-  } finally {
-    await tm.close();
-  }
-}
 
 for (const kind of TEST_DRIVERS) {
   describe(`tidemark retention [${kind}]`, () => {

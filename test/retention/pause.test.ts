@@ -4,6 +4,7 @@ import { InvalidOptionError, RetentionPausedError, silentLogger } from '../../sr
 import { rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { existingJobs, insertJob, jobExists } from '../support/factory.js';
+import { deferred } from '../support/jobs.js';
 
 describeEachDriver('retention pause switch', ({ open }) => {
   test('pauseRetention stores the switch; retentionStatus reads it back; resume clears it', async () => {
@@ -108,26 +109,20 @@ describeEachDriver('retention pause switch', ({ open }) => {
   });
 
   test('a pause waits for a batch in progress, which commits; nothing is deleted after it resolves', async () => {
-    let release = () => {};
-    let entered = () => {};
-    const hookEntered = new Promise<void>((resolve) => {
-      entered = resolve;
-    });
-    const hookReleased = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const entered = deferred();
+    const released = deferred();
     let batches = 0;
     const tm = await open({
       logger: silentLogger,
       archive: async () => {
         batches++;
-        entered();
-        await hookReleased;
+        entered.resolve();
+        await released.promise;
       },
     });
     for (let i = 0; i < 5; i++) await insertJob(tm, { status: 'completed', purgeAfter: -60 - i });
     const sweeping = tm.sweep({ batchSize: 2 });
-    await hookEntered;
+    await entered.promise;
     let pausedAt = 0;
     const pausing = tm.pauseRetention({ reason: 'mid-sweep' }).then((status) => {
       pausedAt = Date.now();
@@ -135,7 +130,7 @@ describeEachDriver('retention pause switch', ({ open }) => {
     });
     await new Promise((resolve) => setTimeout(resolve, 200));
     assert.equal(pausedAt, 0, 'the pause waits for the batch holding the gate');
-    release();
+    released.resolve();
     const status = await pausing;
     assert.equal(status.paused, true);
     const left = (await existingJobs(tm)).length;

@@ -79,3 +79,16 @@ export async function runCli(
   const code = await main(args, io);
   return { code, io };
 }
+
+/** Open the database, act on it, close it (a PGlite folder has one owner at a time). */
+export async function withEngine<T>(
+  open: () => Promise<Tidemark>,
+  fn: (tm: Tidemark) => Promise<T>,
+): Promise<T> {
+  const tm = await open();
+  try {
+    return await fn(tm);
+  } finally {
+    await tm.close();
+  }
+}
