@@ -5,7 +5,8 @@
  *
  *   npm run bench -- [--only drain,latency] [--reps 3] [--peers graphile,pg-boss] [--out file.md]
  *
- * Figures: bulk, single, drain, drain2, latency, async, sweep, history, pglite.
+ * Figures: bulk, single, drain, drain2, latency, async, sweep, sweep-realistic, sweep-scale,
+ * sweep-drain, history, pglite.
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -25,7 +26,13 @@ import {
   SINGLE_JOBS,
 } from './support/figures.js';
 import { BENCH_URL, settle, withClient } from './support/postgres.js';
-import { HISTORY_ROWS, SWEEP_ROWS } from './support/retention-figures.js';
+import {
+  CONCURRENT_DRAIN_JOBS,
+  CONCURRENT_SWEEP_ROWS,
+  HISTORY_ROWS,
+  KEPT_ROWS,
+  SWEEP_ROWS,
+} from './support/retention-figures.js';
 import { formatNumber, median } from './support/stats.js';
 
 interface FigureSpec {
@@ -109,8 +116,46 @@ const FIGURES: FigureSpec[] = [
     key: 'sweep',
     title: `retention: remove ${formatNumber(SWEEP_ROWS)} due finished rows`,
     child: 'sweep',
-    subjects: ['tidemark', 'raw-delete', 'pg-boss', 'pg-boss-removal'],
+    subjects: [
+      'tidemark',
+      'raw-delete',
+      'raw-delete-cascade',
+      'pg-boss',
+      'pg-boss-removal',
+      'tidemark-pglite',
+    ],
     values: [{ name: 'rowsPerSecond', unit: 'rows/s' }],
+    reference: 'tidemark',
+  },
+  {
+    key: 'sweep-realistic',
+    title: `retention: remove ${formatNumber(SWEEP_ROWS)} due jobs, a fifth of them workflows with 3 checkpoints and 2 consumed signals, a tenth with a lapsed unique lock (rows/s counts every row removed)`,
+    child: 'sweep-realistic',
+    subjects: ['tidemark', 'raw-delete-dependents'],
+    values: [{ name: 'rowsPerSecond', unit: 'rows/s' }],
+    reference: 'tidemark',
+  },
+  {
+    key: 'sweep-scale',
+    title: `retention: the same ${formatNumber(SWEEP_ROWS)}-row sweep beside ${formatNumber(KEPT_ROWS)} kept finished rows (ratio: beside kept rows / alone, same process)`,
+    child: 'sweep-scale',
+    subjects: ['tidemark'],
+    values: [
+      { name: 'rowsPerSecond', unit: 'rows/s' },
+      { name: 'alone', unit: 'rows/s' },
+    ],
+    reference: 'tidemark',
+  },
+  {
+    key: 'sweep-drain',
+    title: `drain ${formatNumber(CONCURRENT_DRAIN_JOBS)} no-op jobs while a sweep removes ${formatNumber(CONCURRENT_SWEEP_ROWS)} due rows (ratio: with the sweep / without, same process)`,
+    child: 'sweep-drain',
+    subjects: ['tidemark'],
+    values: [
+      { name: 'jobsPerSecond', unit: 'jobs/s' },
+      { name: 'quiet', unit: 'jobs/s' },
+      { name: 'claimLockWaits', unit: 'samples' },
+    ],
     reference: 'tidemark',
   },
   {
@@ -134,6 +179,13 @@ const FIGURES: FigureSpec[] = [
   },
 ];
 const PGLITE_CHILDREN = ['bulk', 'single', 'drain', 'latency', 'async'];
+
+/** Figures measured as a pair in one process: the value, beside its own baseline. */
+const PAIRED: Record<string, { value: string; base: string; label: string; unit: string }> = {
+  history: { value: 'jobsPerSecond', base: 'empty', label: 'empty table', unit: 'jobs/s' },
+  'sweep-scale': { value: 'rowsPerSecond', base: 'alone', label: 'the due rows alone', unit: 'rows/s' },
+  'sweep-drain': { value: 'jobsPerSecond', base: 'quiet', label: 'no sweep', unit: 'jobs/s' },
+};
 
 const { values: flags } = parseArgs({
   options: {
@@ -237,7 +289,19 @@ for (const figure of selected) {
 }
 
 const labels = new Map(allSubjects().map((s) => [s.key, s.label]));
-labels.set('raw-delete', 'raw batched DELETE (1000 rows per statement, same table)');
+labels.set(
+  'raw-delete',
+  'raw batched DELETE of the jobs, 1000 per statement (Tidemark table, which no table references)',
+);
+labels.set(
+  'raw-delete-cascade',
+  'the same raw DELETE with the five ON DELETE CASCADE foreign keys of the earlier design put back',
+);
+labels.set(
+  'raw-delete-dependents',
+  'raw batched DELETE of the jobs and, in the same statement, their dependent rows (set-based)',
+);
+labels.set('tidemark-pglite', 'Tidemark on embedded PGlite (memory://), the same sweep');
 labels.set('pg-boss:sweep', 'pg-boss 10 maintain() (archives completed jobs out of its job table)');
 labels.set(
   'pg-boss-removal',
@@ -272,12 +336,19 @@ for (const figure of selected) {
     continue;
   }
   const samples = results.get(figure.key) as Samples;
-  if (figure.key === 'history') {
-    const history = medianOf(samples, 'tidemark', 'jobsPerSecond');
-    const empty = medianOf(samples, 'tidemark', 'empty');
+  const paired = PAIRED[figure.key];
+  if (paired) {
+    const mine = medianOf(samples, 'tidemark', paired.value);
+    const base = medianOf(samples, 'tidemark', paired.base);
     lines.push(
-      `| ${figure.title} | Tidemark, empty table | ${formatNumber(empty)} jobs/s | ${formatNumber(history)} jobs/s | ${(history / empty).toFixed(2)} |`,
+      `| ${figure.title} | Tidemark, ${paired.label} | ${formatNumber(base)} ${paired.unit} | ${formatNumber(mine)} ${paired.unit} | ${(mine / base).toFixed(2)} |`,
     );
+    if (figure.key === 'sweep-drain') {
+      const waits = (samples.get('tidemark') ?? []).map((r) => r.claimLockWaits);
+      lines.push(
+        `| ${figure.title}: worker statements seen waiting on a lock (every 20 ms) | Tidemark | | ${waits.join(', ')} | |`,
+      );
+    }
     continue;
   }
   for (const value of figure.values) {
@@ -303,7 +374,7 @@ lines.push('Settings:');
 for (const subject of allSubjects().filter((s) => included(s.key)))
   lines.push(`- ${subject.label}: ${subject.settings}`);
 lines.push(
-  `- raw batched DELETE: \`delete ... using (select id ... where purge_after <= now() order by purge_after limit ${1000})\` until a short batch, on a Tidemark jobs table (same indexes and foreign keys)`,
+  `- raw batched DELETE: \`delete ... using (select id ... where purge_after <= now() order by purge_after limit ${1000})\` until a short batch, on a Tidemark jobs table (same indexes; no table references it)`,
 );
 lines.push(
   '- pg-boss maintain(): 200,000 completed jobs, completed 2 days ago (past archiveCompletedAfterSeconds 12 h)',

@@ -17,10 +17,13 @@ import {
   workForParent,
 } from './figures.js';
 import {
+  drainBesideSweep,
   pgBossMaintain,
   pgBossRemoval,
   rawBatchedDelete,
+  sweepBesideKeptRows,
   tidemarkSweep,
+  tidemarkSweepPglite,
   withHistory,
 } from './retention-figures.js';
 
@@ -47,11 +50,21 @@ async function measure(): Promise<Figures> {
       return { empty: empty.jobsPerSecond, jobsPerSecond: history.jobsPerSecond };
     }
     case 'sweep':
-      if (key === 'tidemark') return tidemarkSweep();
-      if (key === 'raw-delete') return rawBatchedDelete();
+      if (key === 'tidemark') return tidemarkSweep('plain');
+      if (key === 'raw-delete') return rawBatchedDelete('plain', 'jobs');
+      if (key === 'raw-delete-cascade') return rawBatchedDelete('plain', 'cascade');
       if (key === 'pg-boss') return pgBossMaintain();
       if (key === 'pg-boss-removal') return pgBossRemoval();
+      if (key === 'tidemark-pglite') return tidemarkSweepPglite();
       throw new Error(`no sweep for ${key}`);
+    case 'sweep-realistic':
+      if (key === 'tidemark') return tidemarkSweep('realistic');
+      if (key === 'raw-delete-dependents') return rawBatchedDelete('realistic', 'dependents');
+      throw new Error(`no realistic sweep for ${key}`);
+    case 'sweep-scale':
+      return sweepBesideKeptRows();
+    case 'sweep-drain':
+      return drainBesideSweep();
     default:
       throw new Error(`unknown figure ${figure}`);
   }

@@ -181,14 +181,9 @@ export class RetentionControls {
     batchSize: number,
   ): Promise<{ scanned: number; lastId: string | null; changed: number }> {
     const [row] = await this.storage.run<
-      Parameters<typeof sql.applyRetentionBatch.values>[0],
+      Parameters<ReturnType<typeof sql.applyRetentionBatch>['values']>[0],
       { scanned: number; last_id: string | null; changed: number }
-    >(sql.applyRetentionBatch, {
-      queue,
-      retention: JSON.stringify(retention),
-      after,
-      batch_size: batchSize,
-    });
+    >(sql.applyRetentionBatch(batchSize), { queue, retention: JSON.stringify(retention), after });
     return { scanned: Number(row.scanned), lastId: row.last_id, changed: Number(row.changed) };
   }
 

@@ -1,6 +1,7 @@
+import { RetentionPausedError } from '../errors.js';
 import type { ArchivedJob, ArchiveHook } from '../retention/archive.js';
 import type { SweepBreakdown, SweepRecord } from '../retention/sweep-types.js';
-import { type JobRow, toJob } from './rows.js';
+import { type JobRow, toDate, toJob } from './rows.js';
 import { getJobs } from './sql/jobs.js';
 import * as sql from './sql/retention.js';
 import type { Storage } from './storage.js';
@@ -49,9 +50,9 @@ const SWEEP_HISTORY = 500;
 /**
  * The retention capability of a storage: deleting due rows. It is optional (SPEC section
  * 7): a storage without it keeps working, and workers then log one warning and run no
- * sweep. Each deleting method is one transaction: the retention gate (which throws
- * RetentionPausedError while retention is paused, see RetentionControls.gated), then
- * its statement, or on the archive path the lock, the hook and the delete.
+ * sweep. Each deleting method is one statement behind the retention gate (sql/gate.ts),
+ * or on the archive path one transaction: the gate, the lock, the hook and the delete. All
+ * throw RetentionPausedError while retention is paused, having deleted nothing.
  */
 export interface RetentionCapability {
   /** Delete one batch of due trees. */
@@ -83,11 +84,10 @@ export class PostgresRetention implements RetentionCapability {
   constructor(private readonly storage: Storage) {}
 
   async deleteDueBatch(batchSize: number, from: BatchCursor): Promise<DueBatch> {
-    const [row] = await this.storage.controls.gated((tx) =>
-      this.storage.run<sql.BatchParams, CursorRow & { counts: CountRow[] }>(
-        sql.deleteDueTrees,
-        cursorParams(batchSize, from),
-        tx,
+    const row = await throughGate(() =>
+      this.storage.run<sql.BatchParams, CursorRow & GateRow & { counts: CountRow[] }>(
+        sql.deleteDueTrees(batchSize),
+        cursorParams(from),
       ),
     );
     return { scanned: Number(row.scanned), next: nextCursor(row, from), deleted: toBreakdown(row.counts) };
@@ -97,8 +97,8 @@ export class PostgresRetention implements RetentionCapability {
     const { storage } = this;
     return storage.controls.gated(async (tx) => {
       const [row] = await storage.run<sql.BatchParams, CursorRow & { ids: string[] }>(
-        sql.lockDueTrees,
-        cursorParams(batchSize, from),
+        sql.lockDueTrees(batchSize),
+        cursorParams(from),
         tx,
       );
       const batch = { scanned: Number(row.scanned), next: nextCursor(row, from) };
@@ -116,16 +116,23 @@ export class PostgresRetention implements RetentionCapability {
   }
 
   async deleteConsumedSignals(batchSize: number): Promise<number> {
-    return this.storage.controls.gated(
-      async (tx) => (await this.storage.run(sql.deleteConsumedSignals, { batch_size: batchSize }, tx)).length,
+    const row = await throughGate(() =>
+      this.storage.run<Record<string, never>, GateRow & { n: number }>(
+        sql.deleteConsumedSignals(batchSize),
+        {},
+      ),
     );
+    return Number(row.n);
   }
 
   async deleteExpiredUniqueLocks(batchSize: number): Promise<number> {
-    return this.storage.controls.gated(
-      async (tx) =>
-        (await this.storage.run(sql.deleteExpiredUniqueLocks, { batch_size: batchSize }, tx)).length,
+    const row = await throughGate(() =>
+      this.storage.run<Record<string, never>, GateRow & { n: number }>(
+        sql.deleteExpiredUniqueLocks(batchSize),
+        {},
+      ),
     );
+    return Number(row.n);
   }
 
   async preview(): Promise<{ byQueue: SweepBreakdown[]; signals: number; uniqueLocks: number }> {
@@ -142,11 +149,10 @@ export class PostgresRetention implements RetentionCapability {
   }
 
   async purgeBatch(filter: PurgeFilter, batchSize: number, from: BatchCursor) {
-    const [row] = await this.storage.controls.gated((tx) =>
-      this.storage.run<sql.PurgeParams & sql.BatchParams, CursorRow & { n: number }>(
-        sql.purgeFinished,
-        { ...purgeParams(filter), ...cursorParams(batchSize, from) },
-        tx,
+    const row = await throughGate(() =>
+      this.storage.run<sql.PurgeParams & sql.BatchParams, CursorRow & GateRow & { n: number }>(
+        sql.purgeFinished(batchSize),
+        { ...purgeParams(filter), ...cursorParams(from) },
       ),
     );
     return { scanned: Number(row.scanned), next: nextCursor(row, from), deleted: Number(row.n) };
@@ -223,8 +229,35 @@ export async function listSweepRecords(
 
 type CountRow = { queue: string; status: string; n: number };
 
-function cursorParams(batchSize: number, from: BatchCursor): sql.BatchParams {
-  return { batch_size: batchSize, after: from.after, after_id: from.afterId };
+/** The retention gate's columns in a deleting statement's result (sql/gate.ts). */
+type GateRow = {
+  paused: boolean | null;
+  fresh: boolean | null;
+  paused_reason: string | null;
+  paused_at: unknown;
+};
+
+/** A statement that met a hold placed after its snapshot runs again; more times than this is an error. */
+const GATE_ATTEMPTS = 20;
+
+/**
+ * Run a statement that carries the retention gate. While retention is paused it deleted
+ * nothing: RetentionPausedError. When a hold was placed after its snapshot was taken it
+ * deleted nothing either: it runs again, with a new snapshot.
+ */
+async function throughGate<Row extends GateRow>(run: () => Promise<Row[]>): Promise<Row> {
+  for (let attempt = 1; ; attempt++) {
+    const [row] = await run();
+    if (row.paused) throw new RetentionPausedError(row.paused_reason, toDate(row.paused_at));
+    if (row.fresh) return row;
+    if (attempt >= GATE_ATTEMPTS) {
+      throw new Error(`retention holds changed ${GATE_ATTEMPTS} times while one batch tried to delete`);
+    }
+  }
+}
+
+function cursorParams(from: BatchCursor): sql.BatchParams {
+  return { after: from.after, after_id: from.afterId };
 }
 
 function nextCursor(row: CursorRow, from: BatchCursor): BatchCursor {

@@ -5,8 +5,9 @@ import { rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { existingJobs, insertJob, jobExists } from '../support/factory.js';
 import { deferred } from '../support/jobs.js';
+import { waitFor } from '../support/wait-for.js';
 
-describeEachDriver('retention pause switch', ({ open }) => {
+describeEachDriver('retention pause switch', ({ kind, open }) => {
   test('pauseRetention stores the switch; retentionStatus reads it back; resume clears it', async () => {
     const tm = await open({ logger: silentLogger });
     assert.deepEqual(await tm.retentionStatus(), {
@@ -120,6 +121,7 @@ describeEachDriver('retention pause switch', ({ open }) => {
         await released.promise;
       },
     });
+    const other = await open({ logger: silentLogger, schema: tm.schema });
     for (let i = 0; i < 5; i++) await insertJob(tm, { status: 'completed', purgeAfter: -60 - i });
     const sweeping = tm.sweep({ batchSize: 2 });
     await entered.promise;
@@ -128,7 +130,20 @@ describeEachDriver('retention pause switch', ({ open }) => {
       pausedAt = Date.now();
       return status;
     });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    if (kind === 'pg') {
+      // Release the batch only once the pause is blocked on its lock.
+      await waitFor('the pause to wait for the batch', async () => {
+        const rows = await rawQuery(
+          other,
+          `select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like '%retention_control%'
+              and query like '%paused_by%'`,
+        );
+        return rows.length > 0 ? true : null;
+      });
+    } else {
+      // One session: the pause is queued behind the batch's transaction as soon as it is called.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
     assert.equal(pausedAt, 0, 'the pause waits for the batch holding the gate');
     released.resolve();
     const status = await pausing;

@@ -13,6 +13,7 @@ import {
   silentLogger,
   type Tidemark,
 } from '../../src/index.js';
+import { JOB_DEPENDENTS } from '../../src/storage/sql/job-removal.js';
 import { rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { insertJob, passTime } from '../support/factory.js';
@@ -337,6 +338,18 @@ async function insertHistory(tm: Tidemark, spec: JobSpec[][], model: Model): Pro
 
 async function assertMatches(tm: Tidemark, model: Model, after: string): Promise<void> {
   const s = `"${tm.schema}"`;
+  const orphans = await rawQuery<{ what: string }>(
+    tm,
+    [
+      ...JOB_DEPENDENTS.map(
+        (t) =>
+          `select '${t} ' || d.job_id as what from ${s}.${t} d where not exists (select 1 from ${s}.jobs j where j.id = d.job_id)`,
+      ),
+      `select 'child ' || c.id from ${s}.jobs c where c.parent_id is not null and not exists (select 1 from ${s}.jobs p where p.id = c.parent_id)`,
+      `select 'member ' || c.id from ${s}.jobs c where c.root_id is not null and not exists (select 1 from ${s}.jobs p where p.id = c.root_id)`,
+    ].join(' union all '),
+  );
+  assert.deepEqual(orphans, [], `rows left without their job (${after})`);
   const jobs = await rawQuery<{ id: string }>(tm, `select id::text as id from ${s}.jobs order by id`);
   const signals = await rawQuery<{ name: string }>(tm, `select name from ${s}.signals order by name`);
   const locks = await rawQuery<{ scope: string }>(tm, `select scope from ${s}.unique_locks order by scope`);
@@ -361,8 +374,10 @@ describeEachDriver('retention against a model (property)', ({ open }) => {
     tm.createQueue({ name: 'b' });
     await fc.assert(
       fc.asyncProperty(history, fc.array(action, { minLength: 1, maxLength: 10 }), async (spec, actions) => {
-        await rawQuery(tm, `delete from "${tm.schema}".jobs`);
-        await rawQuery(tm, `delete from "${tm.schema}".retention_holds`);
+        await rawQuery(
+          tm,
+          `truncate ${['jobs', 'retention_holds', ...JOB_DEPENDENTS].map((t) => `"${tm.schema}".${t}`).join(', ')}`,
+        );
         await tm.resumeRetention();
         const model: Model = {
           now: 0,

@@ -175,29 +175,4 @@ describeEachDriver('safety rules R1-R5: which jobs may go', ({ open }) => {
       assert.equal(await countRows(tm, table), 0, `${table} is empty`);
     }
   });
-
-  test('R5: every table that references a job cascades, with an index led by job_id', async () => {
-    const tm = await open();
-    const fks = await rawQuery<{ table: string; column: string; action: string; indexed: boolean }>(
-      tm,
-      `select c.conrelid::regclass::text as table, a.attname as column, c.confdeltype as action,
-              exists (select 1 from pg_index i where i.indrelid = c.conrelid and i.indkey[0] = c.conkey[1]) as indexed
-         from pg_constraint c
-         join pg_attribute a on a.attrelid = c.conrelid and a.attnum = c.conkey[1]
-        where c.contype = 'f' and c.confrelid = $1::regclass`,
-      [`"${tm.schema}".jobs`],
-    );
-    const tables = fks.map((fk) => `${fk.table.replace(/^.*\./, '')}.${fk.column}`).sort();
-    assert.deepEqual(tables, [
-      'checkpoints.job_id',
-      'jobs.parent_id',
-      'schedule_fires.job_id',
-      'signals.job_id',
-      'unique_locks.job_id',
-    ]);
-    for (const fk of fks) {
-      assert.equal(fk.action, 'c', `${fk.table}.${fk.column} is ON DELETE CASCADE`);
-      assert.equal(fk.indexed, true, `${fk.table}.${fk.column} has an index`);
-    }
-  });
 });

@@ -45,13 +45,21 @@ describePostgresOnly('retention at scale', ({ open }) => {
   test('the sweep reads the purge_after index and deletes by primary key, with no scan of jobs', async () => {
     const tm = await engine();
     await fill(tm, 5_000, 20_000);
-    const params = { batch_size: 1_000, ...sql.CURSOR_START };
-    const text = await plan(tm, sql.deleteDueTrees.text(tm.schema), sql.deleteDueTrees.values(params));
+    const params = { ...sql.CURSOR_START };
+    const text = await plan(
+      tm,
+      sql.deleteDueTrees(1_000).text(tm.schema),
+      sql.deleteDueTrees(1_000).values(params),
+    );
     assert.match(text, /Index (Only )?Scan using jobs_purge_after_idx on jobs r\b/);
     assert.match(text, /Index Scan using jobs_pkey on jobs j/);
     assert.doesNotMatch(text, /Seq Scan on jobs/, text);
     const purge = { queue: null, statuses: ['completed'], older_than_seconds: 0, ...params };
-    const purgeText = await plan(tm, sql.purgeFinished.text(tm.schema), sql.purgeFinished.values(purge));
+    const purgeText = await plan(
+      tm,
+      sql.purgeFinished(1_000).text(tm.schema),
+      sql.purgeFinished(1_000).values(purge),
+    );
     assert.match(purgeText, /Index (Only )?Scan using jobs_finished_idx on jobs r\b/);
     assert.doesNotMatch(purgeText, /Seq Scan on jobs/, purgeText);
   });
@@ -82,17 +90,23 @@ describePostgresOnly('retention at scale', ({ open }) => {
     for (const table of ['jobs', 'retention_holds', 'retention_hold_jobs', 'signals']) {
       await rawQuery(tm, `analyze ${s}.${table}`);
     }
-    const params = { batch_size: 1_000, ...sql.CURSOR_START };
-    const sweep = await plan(tm, sql.deleteDueTrees.text(tm.schema), sql.deleteDueTrees.values(params));
+    const params = { ...sql.CURSOR_START };
+    const sweep = await plan(
+      tm,
+      sql.deleteDueTrees(1_000).text(tm.schema),
+      sql.deleteDueTrees(1_000).values(params),
+    );
     const purge = await plan(
       tm,
-      sql.purgeFinished.text(tm.schema),
-      sql.purgeFinished.values({ queue: null, statuses: ['completed'], older_than_seconds: 0, ...params }),
+      sql.purgeFinished(1_000).text(tm.schema),
+      sql
+        .purgeFinished(1_000)
+        .values({ queue: null, statuses: ['completed'], older_than_seconds: 0, ...params }),
     );
     const signals = await plan(
       tm,
-      sql.deleteConsumedSignals.text(tm.schema),
-      sql.deleteConsumedSignals.values({ batch_size: 1_000 }),
+      sql.deleteConsumedSignals(1_000).text(tm.schema),
+      sql.deleteConsumedSignals(1_000).values({}),
     );
     for (const [name, text] of [
       ['sweep', sweep],

@@ -2,9 +2,9 @@
  * The operator's controls over retention: one cluster-wide pause switch, and holds that
  * keep chosen jobs (and their trees) through every sweep and bulk removal.
  *
- * `retention_control` has exactly one row. Every deletion path locks it FOR SHARE before
- * its delete statement, and pausing or placing a hold updates it, so a pause or a hold
- * waits for the deletions in progress and every later deletion sees it.
+ * `retention_control` has exactly one row. Every deletion locks it FOR SHARE, and pausing,
+ * resuming or placing a hold updates it and raises its `version`, so a pause or a hold
+ * waits for the deletions in progress and every later deletion sees it (sql/gate.ts).
  */
 export const name = 'retention-controls';
 
@@ -15,8 +15,8 @@ create table /*schema*/retention_control (
   reason text,
   paused_at timestamptz,
   paused_by text,
-  -- when a hold was last placed; the write is what orders a new hold after running deletions
-  holds_changed_at timestamptz
+  -- raised by every pause, resume and new hold: a deletion whose snapshot is older sees it changed
+  version bigint not null default 0
 );
 insert into /*schema*/retention_control (id) values (1);
 

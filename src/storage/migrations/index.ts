@@ -1,5 +1,6 @@
 import * as m0001 from './0001-initial.js';
 import * as m0002 from './0002-retention-controls.js';
+import * as m0003 from './0003-set-based-removal.js';
 
 export interface Migration {
   version: number;
@@ -11,6 +12,7 @@ export interface Migration {
 export const migrations: readonly Migration[] = [
   { version: 1, ...m0001 },
   { version: 2, ...m0002 },
+  { version: 3, ...m0003 },
 ];
 
 export const latestVersion = migrations.length;

@@ -11,12 +11,17 @@
 /** True when `from … where …` has a row; always one index probe per evaluation, never a hash of the table. */
 export const PROBE = (fromWhere: string) => /* sql */ `((select true from ${fromWhere} limit 1) is not null)`;
 
-/** Whether any queue hold exists; uncorrelated, so PostgreSQL evaluates it once per statement. */
-const ANY_QUEUE_HOLD = /* sql */ `(select exists (select 1 from /*schema*/retention_holds where queue is not null))`;
+/**
+ * Whether any queue hold, or any hold naming jobs, exists. Uncorrelated, so PostgreSQL
+ * evaluates each once per statement: with no hold in place, no job pays a probe. Written
+ * as min() so that it is one index entry read, never a scan past dead rows.
+ */
+const ANY_QUEUE_HOLD = /* sql */ `((select min(queue) from /*schema*/retention_holds where queue is not null) is not null)`;
+const ANY_HOLD_LINK = /* sql */ `((select min(tree_id) from /*schema*/retention_hold_jobs) is not null)`;
 
 /** A hold names a job of the tree whose top's id is `tree`. */
 export const TREE_LINKED = (tree: string) =>
-  PROBE(`/*schema*/retention_hold_jobs hl where hl.tree_id = ${tree}`);
+  `(${ANY_HOLD_LINK} and ${PROBE(`/*schema*/retention_hold_jobs hl where hl.tree_id = ${tree}`)})`;
 
 /** Job `job` is in a held queue. */
 export const QUEUE_HELD = (job: string) =>

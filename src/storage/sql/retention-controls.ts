@@ -1,16 +1,14 @@
 import { ALL_STATUSES } from '../../job-status.js';
-import { defineQuery } from './define-query.js';
+import { defineQuery, defineSizedQuery } from './define-query.js';
+import { removeJobs } from './job-removal.js';
 
 /**
  * The operator's controls: the cluster-wide pause, holds, re-freezing a queue's history,
- * and the checks of an explicit delete.
- *
- * Ordering: every deletion runs in a transaction whose first statement locks the one
- * `retention_control` row FOR SHARE (`retentionGate`), and its delete statement comes
- * after, with a snapshot taken once that lock is held. Pausing and placing a hold update
- * the row, so they wait for deletions in progress, and every deletion that starts later
- * sees them. A statement's snapshot predates its own locks, so the gate is a statement of
- * its own.
+ * and the checks of an explicit delete. Every change of the pause or of the holds raises
+ * the control row's `version`; see gate.ts for how deletions are ordered against them.
+ * Deletions made of several statements (the archive path, explicit deletes) take the gate
+ * as a statement of its own first (`retentionGate`); the statements after it have
+ * snapshots taken once the lock is held.
  */
 
 const CONTROL_COLUMNS = `paused, reason, paused_at, paused_by`;
@@ -32,11 +30,11 @@ export const readRetentionControl = defineQuery(
 export const pauseRetention = defineQuery<{ reason: string; by: string }>(
   'pauseRetention',
   /* sql */ `
-  insert into /*schema*/retention_control as c (id, paused, reason, paused_at, paused_by)
-  values (1, true, @reason, now(), @by)
+  insert into /*schema*/retention_control as c (id, paused, reason, paused_at, paused_by, version)
+  values (1, true, @reason, now(), @by, 1)
   on conflict (id) do update
      set paused = true, reason = excluded.reason, paused_by = excluded.paused_by,
-         paused_at = case when c.paused then c.paused_at else now() end
+         paused_at = case when c.paused then c.paused_at else now() end, version = c.version + 1
   returning ${CONTROL_COLUMNS}`,
 );
 
@@ -44,7 +42,7 @@ export const resumeRetention = defineQuery(
   'resumeRetention',
   /* sql */ `
   update /*schema*/retention_control
-     set paused = false, reason = null, paused_at = null, paused_by = null
+     set paused = false, reason = null, paused_at = null, paused_by = null, version = version + 1
    where id = 1
   returning ${CONTROL_COLUMNS}`,
 );
@@ -53,8 +51,8 @@ export const resumeRetention = defineQuery(
 export const markHoldsChanged = defineQuery(
   'markHoldsChanged',
   /* sql */ `
-  insert into /*schema*/retention_control as c (id, holds_changed_at) values (1, now())
-  on conflict (id) do update set holds_changed_at = now()
+  insert into /*schema*/retention_control as c (id, version) values (1, 1)
+  on conflict (id) do update set version = c.version + 1
   returning id`,
 );
 
@@ -145,7 +143,7 @@ const IN_FLIGHT = `('pending', 'active', 'retry', 'waiting', 'paused')`;
  * an ancestor in flight (its replay would create the deleted child again), or a hold on
  * the tree. Members and ancestors are read with locking reads, which return each row's
  * newest version: one reopened after this statement's snapshot counts as in flight.
- * Checkpoints, signals, fires and unique locks go by cascade.
+ * Checkpoints, signals, fires and unique locks go with them (removeJobs).
  */
 export const deleteSubtreeChecked = defineQuery<{ id: string; single: boolean }>(
   'deleteSubtreeChecked',
@@ -182,14 +180,16 @@ export const deleteSubtreeChecked = defineQuery<{ id: string; single: boolean }>
       (select jsonb_build_object('id', h.id::text, 'reason', h.reason) from /*schema*/retention_holds h
         where ${HOLD_KEEPS_TOP} order by h.id limit 1) as hold
   ),
-  deleted as (
-    delete from /*schema*/jobs j using members_now m, facts f
+  ${removeJobs([
+    {
+      name: 'deleted_subtree',
+      clause: `using members_now m, facts f
      where j.id = m.id
        and f.in_flight is null and f.ancestor is null and f.hold is null
-       and not (@single::boolean and f.members > 1)
-    returning j.id
-  )
-  select f.members, f.in_flight, f.ancestor, f.hold, (select count(*) from deleted)::int as deleted
+       and not (@single::boolean and f.members > 1)`,
+    },
+  ])}
+  select f.members, f.in_flight, f.ancestor, f.hold, (select count(*) from removed)::int as deleted
     from facts f`,
 );
 
@@ -209,11 +209,10 @@ export const countJobsWithWindow = defineQuery<{ cap: number }>(
  * still in flight carries the new windows when it finishes. Rows already frozen with these
  * windows are not written.
  */
-export const applyRetentionBatch = defineQuery<{
+export const applyRetentionBatch = defineSizedQuery<{
   queue: string;
   retention: string;
   after: string;
-  batch_size: number;
 }>(
   'applyRetentionBatch',
   /* sql */ `

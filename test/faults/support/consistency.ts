@@ -1,4 +1,5 @@
 import type { Tidemark } from '../../../src/index.js';
+import { JOB_DEPENDENTS } from '../../../src/storage/sql/job-removal.js';
 
 /** Runs one statement against a Tidemark schema's database (the engine's driver, or a pg client). */
 export type RunSql = <Row = Record<string, unknown>>(text: string, params?: unknown[]) => Promise<Row[]>;
@@ -70,24 +71,8 @@ function consistencySql(schema: string): string {
           and (paused_from is null or paused_from not in ('pending','retry','waiting'))`,
     ],
     [
-      'checkpoint of a missing job',
-      `select c.job_id::text from ${s}checkpoints c where not exists (select 1 from ${s}jobs j where j.id = c.job_id)`,
-    ],
-    [
-      'signal of a missing job',
-      `select g.id::text from ${s}signals g where not exists (select 1 from ${s}jobs j where j.id = g.job_id)`,
-    ],
-    [
       'consumed signal without consumed_at',
       `select id::text from ${s}signals where consumed_at is null and (consumed_by is not null or purge_after is not null)`,
-    ],
-    [
-      'unique lock of a missing job',
-      `select u.scope from ${s}unique_locks u where not exists (select 1 from ${s}jobs j where j.id = u.job_id)`,
-    ],
-    [
-      'schedule fire of a missing job',
-      `select f.schedule_name from ${s}schedule_fires f where not exists (select 1 from ${s}jobs j where j.id = f.job_id)`,
     ],
     [
       'two in-flight jobs holding one unique key',
@@ -95,6 +80,13 @@ function consistencySql(schema: string): string {
           group by queue, unique_key having count(*) > 1`,
     ],
   ];
+  // A row of any table that belongs to a job (job-removal.ts) whose job is gone.
+  for (const table of JOB_DEPENDENTS) {
+    rules.push([
+      `${table} row of a missing job`,
+      `select d.job_id::text from ${s}${table} d where not exists (select 1 from ${s}jobs j where j.id = d.job_id)`,
+    ]);
+  }
   return rules
     .map(([problem, query]) => `select '${problem}' as problem, x.* from (${query}) as x(subject)`)
     .join('\nunion all\n');
