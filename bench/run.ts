@@ -346,7 +346,7 @@ for (const figure of selected) {
     if (figure.key === 'sweep-drain') {
       const waits = (samples.get('tidemark') ?? []).map((r) => r.claimLockWaits);
       lines.push(
-        `| ${figure.title}: worker statements seen waiting on a lock (every 20 ms) | Tidemark | | ${waits.join(', ')} | |`,
+        `| ${figure.title}: worker statements seen waiting on a lock a sweep statement holds (sampled every 20 ms; each run) | Tidemark | | ${waits.join(', ')} | |`,
       );
     }
     continue;

@@ -245,7 +245,8 @@ export async function sweepBesideKeptRows(): Promise<Figures> {
  * What a sweep costs a busy worker: the drain rate of CONCURRENT_DRAIN_JOBS no-op jobs, on a
  * table that holds CONCURRENT_SWEEP_ROWS due rows, with and without a sweep of those rows
  * running beside it (in one process, sweep first started). While both run, pg_stat_activity
- * is sampled every 20 ms for worker statements (claims, completions) waiting on a lock.
+ * is sampled every 20 ms for worker statements (claims, completions) waiting on a lock that
+ * a sweep statement holds.
  */
 export async function drainBesideSweep(): Promise<Figures> {
   const quiet = await drainWithHistory(false);
@@ -272,12 +273,14 @@ async function drainWithHistory(sweeping: boolean): Promise<{ rate: number; clai
     let sampling = true;
     const sampler = withClient(async (client) => {
       while (sampling) {
-        // A worker statement (claim, completion, heartbeat) waiting on a lock; the sweep's own
-        // statements are the ones that read the retention gate.
+        // A worker statement (claim, completion, heartbeat) waiting on a lock that a sweep
+        // statement holds; the sweep's statements are the ones that read the retention gate.
         const { rows } = await client.query<{ n: number }>(
-          `select count(*)::int as n from pg_stat_activity
-            where wait_event_type = 'Lock' and query like '%' || $1 || '%'
-              and query not like '%retention_control%'`,
+          `select count(*)::int as n from pg_stat_activity w
+            where w.wait_event_type = 'Lock' and w.query like '%' || $1 || '%'
+              and w.query not like '%retention_control%'
+              and exists (select 1 from pg_stat_activity b
+                           where b.pid = any(pg_blocking_pids(w.pid)) and b.query like '%retention_control%')`,
           [tm.schema],
         );
         claimLockWaits += rows[0].n;
