@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { silentLogger, type Tidemark } from '../../src/index.js';
+import { JOB_DEPENDENTS } from '../../src/storage/sql/job-removal.js';
 import * as sql from '../../src/storage/sql/retention.js';
+import * as controls from '../../src/storage/sql/retention-controls.js';
 import { rawQuery } from '../support/databases.js';
 import { describePostgresOnly } from '../support/each-driver.js';
 import { fastWorker } from '../support/jobs.js';
@@ -62,6 +64,71 @@ describePostgresOnly('retention at scale', ({ open }) => {
     );
     assert.match(purgeText, /Index (Only )?Scan using jobs_finished_idx on jobs r\b/);
     assert.doesNotMatch(purgeText, /Seq Scan on jobs/, purgeText);
+  });
+
+  test('every statement that deletes jobs or their rows reads indexes: no scan of jobs or of a dependent table', async () => {
+    const tm = await engine();
+    await fill(tm, 5_000, 20_000);
+    const s = `"${tm.schema}"`;
+    // Dependent rows for a fifth of the jobs, as a history with workflows holds them.
+    await rawQuery(
+      tm,
+      `insert into ${s}.checkpoints (job_id, name) select id, 'a' from ${s}.jobs where id % 5 = 0`,
+    );
+    await rawQuery(
+      tm,
+      `insert into ${s}.signals (job_id, name, consumed_at, purge_after)
+       select id, 'go', now() - interval '2 days', now() + case when id % 50 = 0 then -1 else 1 end * interval '1 day'
+         from ${s}.jobs where id % 5 = 0`,
+    );
+    await rawQuery(
+      tm,
+      `insert into ${s}.unique_locks (scope, job_id, expires_at)
+       select 'k' || id, id, now() + case when id % 100 = 0 then -1 else 1 end * interval '1 day'
+         from ${s}.jobs where id % 10 = 0`,
+    );
+    await rawQuery(
+      tm,
+      `insert into ${s}.schedule_fires (schedule_name, fire_at, job_id) select 's', now() - id * interval '1 s', id from ${s}.jobs where id % 5 = 0`,
+    );
+    // Holds on 2,000 jobs that are not due, so that the hold tables are not tiny either.
+    await rawQuery(
+      tm,
+      `with hold as (insert into ${s}.retention_holds (reason) values ('audit') returning id)
+       insert into ${s}.retention_hold_jobs (hold_id, job_id, tree_id)
+       select hold.id, j.id, j.id from hold, (select id from ${s}.jobs where purge_after is null limit 2000) j`,
+    );
+    for (const table of ['jobs', 'retention_holds', ...JOB_DEPENDENTS])
+      await rawQuery(tm, `analyze ${s}.${table}`);
+    const cursor = { ...sql.CURSOR_START };
+    const statements: [string, string, unknown[]][] = [
+      ['sweep batch', sql.deleteDueTrees(1_000).text(tm.schema), sql.deleteDueTrees(1_000).values(cursor)],
+      ['archive lock', sql.lockDueTrees(1_000).text(tm.schema), sql.lockDueTrees(1_000).values(cursor)],
+      [
+        'archive delete',
+        sql.deleteJobsById.text(tm.schema),
+        sql.deleteJobsById.values({ ids: Array.from({ length: 1_000 }, (_, i) => String(i + 1)) }),
+      ],
+      [
+        'purge batch',
+        sql.purgeFinished(1_000).text(tm.schema),
+        sql
+          .purgeFinished(1_000)
+          .values({ queue: null, statuses: ['completed'], older_than_seconds: 0, ...cursor }),
+      ],
+      ['consumed signals', sql.deleteConsumedSignals(1_000).text(tm.schema), []],
+      ['expired locks', sql.deleteExpiredUniqueLocks(1_000).text(tm.schema), []],
+      [
+        'explicit delete',
+        controls.deleteSubtreeChecked.text(tm.schema),
+        controls.deleteSubtreeChecked.values({ id: '5', single: false }),
+      ],
+    ];
+    const tables = ['jobs', ...JOB_DEPENDENTS].join('|');
+    for (const [name, text, values] of statements) {
+      const shown = await plan(tm, text, values);
+      assert.doesNotMatch(shown, new RegExp(`Seq Scan on (${tables})\\b`), `${name}:\n${shown}`);
+    }
   });
 
   test('with thousands of holds the sweep, the purge and the signal sweep stay index-driven', async () => {

@@ -257,7 +257,7 @@ export const deleteConsumedSignals = defineSizedQuery(
      limit @batch_size
        for update of s skip locked
   ),
-  deleted as (delete from /*schema*/signals s using doomed where s.id = doomed.id returning s.id)
+  deleted as (delete from /*schema*/signals s where s.id = any(array(select id from doomed)) returning s.id)
   select (select count(*) from deleted)::int as n, ${GATE_STATE}`,
 );
 
@@ -282,7 +282,9 @@ export const deleteExpiredUniqueLocks = defineSizedQuery(
      limit @batch_size
        for update skip locked
   ),
-  deleted as (delete from /*schema*/unique_locks u using doomed where u.scope = doomed.scope returning u.scope)
+  deleted as (
+    delete from /*schema*/unique_locks u where u.scope = any(array(select scope from doomed)) returning u.scope
+  )
   select (select count(*) from deleted)::int as n, ${GATE_STATE}`,
 );
 
