@@ -360,6 +360,11 @@ for (const figure of selected) {
       const label =
         labels.get(figure.key === 'sweep' && subject === 'pg-boss' ? 'pg-boss:sweep' : subject) ?? subject;
       const digits = value.unit === 'ms' ? 1 : 0;
+      if (subject === 'tidemark-pglite') {
+        // Another engine, not a peer: its own figure, no ratio.
+        lines.push(`| ${name} | ${label} | | ${formatNumber(theirs, digits)} ${value.unit} | |`);
+        continue;
+      }
       lines.push(
         `| ${name} | ${label} | ${formatNumber(theirs, digits)} ${value.unit} | ${formatNumber(mine, digits)} ${value.unit} | ${(mine / theirs).toFixed(2)} |`,
       );

@@ -1,7 +1,8 @@
 /**
  * The first schema. `/*schema*\/` is replaced by the quoted schema name when the
- * migration runs. Every table that references a job does so with ON DELETE CASCADE and
- * an index whose first column is `job_id` (rule R5), so deleting a job is one statement.
+ * migration runs. Every table that holds rows of a job has an index whose first column is
+ * `job_id` (rule R5). Its ON DELETE CASCADE foreign keys were dropped by migration 0003:
+ * deletes now remove those rows themselves (sql/job-removal.ts).
  */
 export const name = 'initial';
 
