@@ -10,6 +10,7 @@ for (const kind of TEST_DRIVERS) {
     after(() => db.dispose());
 
     before(async () => {
+      await db.seed();
       const { code, io } = await runCli(['migrate', ...db.args]);
       assert.equal(code, 0, io.err());
       const versions = migrations.map((m) => m.version);

@@ -20,7 +20,10 @@ function runApp(env: Record<string, string>): Promise<{ code: number | null; lin
   );
 }
 
-for (const kind of TEST_DRIVERS) {
+// What a process prints does not depend on the driver; the app runs on the embedded database,
+// the default a new user starts with, unless the run is PostgreSQL only.
+const kind = TEST_DRIVERS.includes('pglite') ? 'pglite' : TEST_DRIVERS[0];
+if (kind) {
   describe(`an app with no logger says what retention will delete [${kind}]`, () => {
     const schemas: string[] = [];
     after(async () => {

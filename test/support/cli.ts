@@ -5,6 +5,7 @@ import type { CliIo } from '../../src/cli/cli-io.js';
 import { main } from '../../src/cli/main.js';
 import { Tidemark } from '../../src/index.js';
 import { type DriverKind, dropSchema, freshSchema, PG_URL } from './databases.js';
+import { seedEmbeddedFolder } from './pglite-boot.js';
 
 /** A captured CliIo: what a command wrote, and a Ctrl-C the test presses. */
 export interface CapturedIo extends CliIo {
@@ -46,6 +47,8 @@ export function captureIo(env: Record<string, string | undefined> = {}, tty = fa
 export interface CliDatabase {
   args: string[];
   schema: string;
+  /** Create the embedded folder from the suite's cached data folder (no initdb); nothing on PostgreSQL. */
+  seed(): Promise<void>;
   /** Open the same database in the test (close it before running a command on PGlite). */
   open(): Promise<Tidemark>;
   dispose(): Promise<void>;
@@ -57,6 +60,7 @@ export function cliDatabase(kind: DriverKind): CliDatabase {
     return {
       args: ['--database', PG_URL, '--schema', schema],
       schema,
+      seed: async () => {},
       open: () => Tidemark.open({ database: PG_URL, schema }),
       dispose: () => dropSchema('pg', schema),
     };
@@ -66,6 +70,7 @@ export function cliDatabase(kind: DriverKind): CliDatabase {
   return {
     args: ['--database', folder, '--schema', schema],
     schema,
+    seed: () => seedEmbeddedFolder(folder),
     open: () => Tidemark.open({ database: folder, schema }),
     dispose: async () => rmSync(dir, { recursive: true, force: true }),
   };

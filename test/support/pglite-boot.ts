@@ -13,10 +13,42 @@ import type { PGlite } from '@electric-sql/pglite';
  */
 export async function bootTestPglite(): Promise<PGlite> {
   const { PGlite } = await import('@electric-sql/pglite');
-  const options = {
+  const options = testOptions(PGlite.defaultStartParams);
+  const db = await bootFromCache(options);
+  if (db) return db;
+  return bootAndCache(options);
+}
+
+/**
+ * Make `folder` an embedded database as `Tidemark.open` would, without initdb: the cached
+ * dump of a fresh instance is unpacked into it (under a second, against several). Tidemark's
+ * schema is not in it; opening the folder migrates as on a new one.
+ */
+export async function seedEmbeddedFolder(folder: string): Promise<void> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const options = testOptions(PGlite.defaultStartParams);
+  let saved: Buffer;
+  try {
+    saved = readFileSync(cachePath(options));
+  } catch {
+    await (await bootAndCache(options)).close();
+    saved = readFileSync(cachePath(options));
+  }
+  const db = await PGlite.create({ dataDir: folder, loadDataDir: new Blob([saved]) });
+  await db.close();
+}
+
+function testOptions(defaultStartParams: string[]) {
+  return {
     initDbStartParams: ['--wal-segsize=1'],
-    startParams: [...PGlite.defaultStartParams, '-c', 'min_wal_size=4MB', '-c', 'max_wal_size=32MB'],
+    startParams: [...defaultStartParams, '-c', 'min_wal_size=4MB', '-c', 'max_wal_size=32MB'],
   };
+}
+
+type BootOptions = ReturnType<typeof testOptions>;
+
+async function bootFromCache(options: BootOptions): Promise<PGlite | null> {
+  const { PGlite } = await import('@electric-sql/pglite');
   const cache = cachePath(options);
   let saved: Buffer | null = null;
   try {
@@ -32,6 +64,12 @@ export async function bootTestPglite(): Promise<PGlite> {
       rmSync(cache, { force: true });
     }
   }
+  return null;
+}
+
+async function bootAndCache(options: BootOptions): Promise<PGlite> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const cache = cachePath(options);
   const db = await PGlite.create(options);
   try {
     const dump = await db.dumpDataDir('none');
