@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { silentLogger, Tidemark } from '../../src/index.js';
 import { TEST_DRIVERS } from '../support/databases.js';
+import { seedEmbeddedFolder } from '../support/pglite-boot.js';
 import { startFixture } from './support/processes.js';
 
 interface Trial {
@@ -47,9 +48,11 @@ async function killAfterAdd(folder: string, trial: number, strict: boolean): Pro
 if (TEST_DRIVERS.includes('pglite')) {
   describe('embedded durability: a PGlite process killed with SIGKILL right after addJob resolves (PGlite only)', () => {
     const folders: string[] = [];
-    const folder = () => {
+    /** A new embedded folder, made from the suite's cached data folder rather than by initdb. */
+    const folder = async () => {
       const dir = mkdtempSync(join(tmpdir(), 'tidemark-durability-'));
       folders.push(dir);
+      await seedEmbeddedFolder(join(dir, 'db'));
       return join(dir, 'db');
     };
     after(() => {
@@ -59,7 +62,7 @@ if (TEST_DRIVERS.includes('pglite')) {
     test('strictDurability syncs the WAL on each commit (fsync on, open_datasync); the default does not', async () => {
       for (const strict of [false, true]) {
         const tm = await Tidemark.open({
-          database: folder(),
+          database: await folder(),
           strictDurability: strict,
           logger: silentLogger,
         });
@@ -80,7 +83,7 @@ if (TEST_DRIVERS.includes('pglite')) {
       ['strictDurability', true, 3],
     ] as const) {
       test(`${mode}: reopening the folder finds every acknowledged job, ${trials} kills in a row`, async (t) => {
-        const dir = folder();
+        const dir = await folder();
         const results: Trial[] = [];
         for (let trial = 1; trial <= trials; trial++) results.push(await killAfterAdd(dir, trial, strict));
         for (const [i, r] of results.entries()) {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { silentLogger, Tidemark } from '../../src/index.js';
 import { PG_URL, rawQuery, TEST_DRIVERS } from '../support/databases.js';
+import { seedEmbeddedFolder } from '../support/pglite-boot.js';
 import { findInconsistencies, sqlOf } from './support/consistency.js';
 import { adminClient, dropFaultSchema, faultSchema } from './support/pg.js';
 import { startFixture } from './support/processes.js';
@@ -145,6 +146,7 @@ describe('a sweeping process killed in the middle of a batch', () => {
       const dir = mkdtempSync(join(tmpdir(), 'tidemark-sweep-kill-'));
       dirs.push(dir);
       const folder = join(dir, 'db');
+      await seedEmbeddedFolder(folder);
       let tm = await Tidemark.open({ database: folder, logger: silentLogger });
       const trees = await fillTrees(tm, 600);
       await tm.close();
