@@ -219,17 +219,51 @@ export class DuplicateStepError extends TidemarkError {
   }
 }
 
-/** A child job failed or was cancelled; thrown from `ctx.runChild`. */
+/** A child job failed or was cancelled; thrown from `ctx.runChild`. Its message carries the child's error. */
 export class ChildJobFailedError extends TidemarkError {
-  constructor(childId: string, status: string, error: unknown) {
-    super('CHILD_JOB_FAILED', `child job ${childId} ended ${status}`, { childId, status, error });
+  readonly childId: string;
+  readonly queue: string | undefined;
+  readonly status: string;
+  constructor(childId: string, status: string, error: unknown, queue?: string) {
+    const where = queue === undefined ? `child job ${childId}` : `child job ${childId} (queue '${queue}')`;
+    super('CHILD_JOB_FAILED', `${where} ended ${status}${errorSuffix(error)}`, {
+      childId,
+      queue,
+      status,
+      error,
+    });
+    this.childId = childId;
+    this.queue = queue;
+    this.status = status;
   }
 }
 
-/** `result(id)` was awaited on a job that ended in a status other than completed. */
+/**
+ * `result(id)` was awaited on a job that ended failed, cancelled or expired. The message carries
+ * the job's last error; `details.error` holds it whole (`{ name, message, stack }`).
+ */
 export class JobFailedError extends TidemarkError {
+  readonly jobId: string;
+  readonly status: string;
   constructor(jobId: string, status: string, error: unknown) {
-    super('JOB_FAILED', `job ${jobId} ended ${status}`, { jobId, status, error });
+    super('JOB_FAILED', `job ${jobId} ended ${status}${errorSuffix(error)}`, { jobId, status, error });
+    this.jobId = jobId;
+    this.status = status;
+  }
+}
+
+/** `result(id, { timeoutSeconds })` gave up before the job finished. The job itself goes on. */
+export class ResultTimeoutError extends TidemarkError {
+  readonly jobId: string;
+  readonly status: string;
+  constructor(jobId: string, status: string, seconds: number) {
+    super(
+      'RESULT_TIMEOUT',
+      `job ${jobId} did not finish within ${seconds}s (it is ${status}); the job itself goes on`,
+      { jobId, status, seconds },
+    );
+    this.jobId = jobId;
+    this.status = status;
   }
 }
 
@@ -249,6 +283,17 @@ export class InsecureDashboardError extends TidemarkError {
       { host },
     );
   }
+}
+
+/** `: <name>: <message>` of a stored job error, or '' when there is none. */
+function errorSuffix(error: unknown): string {
+  if (error === null || error === undefined) return '';
+  if (typeof error === 'object' && typeof (error as { message?: unknown }).message === 'string') {
+    const { name, message } = error as { name?: unknown; message: string };
+    const label = typeof name === 'string' && name !== '' && name !== 'Error' ? `${name}: ` : '';
+    return `: ${label}${message}`;
+  }
+  return `: ${describe(error)}`;
 }
 
 function describe(value: unknown): string {

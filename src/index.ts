@@ -21,6 +21,7 @@ export {
   QueueNotFoundError,
   RetentionPausedError,
   RetentionUnsupportedError,
+  ResultTimeoutError,
   ScheduleNotFoundError,
   SchemaTooNewError,
   TidemarkError,

@@ -6,6 +6,7 @@ import {
   InvalidJobStateError,
   InvalidOptionError,
   JobFailedError,
+  ResultTimeoutError,
   JobNotFoundError,
   QueueNotFoundError,
   ScheduleNotFoundError,
@@ -286,8 +287,9 @@ export class Tidemark {
   }
 
   /**
-   * Wait for a job to finish and return its output. Throws JobFailedError when it ends
-   * failed, cancelled or expired, and JobNotFoundError when it does not exist (or was purged).
+   * Wait for a job to finish and return its output. Throws JobFailedError (with the job's last
+   * error in its message) when it ends failed, cancelled or expired, JobNotFoundError when it does
+   * not exist (or was purged), and ResultTimeoutError when `timeoutSeconds` pass first.
    */
   async result<Output = unknown>(id: string, options: { timeoutSeconds?: number } = {}): Promise<Output> {
     const jobId = checkId(id);
@@ -304,8 +306,7 @@ export class Tidemark {
       if (!job) throw new JobNotFoundError(jobId);
       if (job.status === 'completed') return job.output as Output;
       if (isFinished(job.status)) throw new JobFailedError(jobId, job.status, job.error);
-      if (Date.now() >= deadline)
-        throw new InvalidJobStateError(jobId, job.status, 'it did not finish in time');
+      if (Date.now() >= deadline) throw new ResultTimeoutError(jobId, job.status, timeout ?? 0);
       await this.waitForFinish(jobId, Math.min(delay, Math.max(deadline - Date.now(), 0)));
       delay = Math.min(delay * 2, 1_000);
     }

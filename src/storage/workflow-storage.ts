@@ -99,7 +99,7 @@ export class WorkflowStorage {
   async findChild(parentId: string, step: string) {
     const rows = await this.storage.run<
       { parent_id: string; parent_step: string },
-      { id: string; status: string; output: unknown; error: unknown }
+      { id: string; queue: string; status: string; output: unknown; error: unknown }
     >(wf.findChild, { parent_id: parentId, parent_step: step });
     return rows[0] ? { ...rows[0], id: String(rows[0].id) } : null;
   }

@@ -174,7 +174,7 @@ export class WorkflowContext implements JobContext {
     if (!child) throw new LostOwnership(job.id);
     if (child.status === 'completed') return child.output as T;
     if (['failed', 'cancelled', 'expired'].includes(child.status)) {
-      throw new ChildJobFailedError(child.id, child.status, child.error);
+      throw new ChildJobFailedError(child.id, child.status, child.error, child.queue);
     }
     throw this.suspend({ kind: 'child', childId: child.id, key }, null);
   }

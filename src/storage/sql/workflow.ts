@@ -103,7 +103,7 @@ export const insertChild = defineQuery<QueueDefaultParams & { job: string; token
 
 export const findChild = defineQuery<{ parent_id: string; parent_step: string }>(
   'findChild',
-  /* sql */ `select id::text as id, status, output, error from /*schema*/jobs
+  /* sql */ `select id::text as id, queue, status, output, error from /*schema*/jobs
    where parent_id = @parent_id::bigint and parent_step = @parent_step`,
 );
 
