@@ -6,9 +6,9 @@ import {
   InvalidJobStateError,
   InvalidOptionError,
   JobFailedError,
-  ResultTimeoutError,
   JobNotFoundError,
   QueueNotFoundError,
+  ResultTimeoutError,
   ScheduleNotFoundError,
 } from './errors.js';
 import { type TidemarkEventName, type TidemarkEvents, TypedEmitter } from './events.js';
