@@ -60,6 +60,7 @@ export type { FrozenRetention, Job, JobError } from './storage/rows.js';
 export type { CheckpointRow, SignalRefusal, SignalRow } from './storage/workflow-storage.js';
 export { type JobDetail, type OpenOptions, type ScheduleOptions, Tidemark } from './tidemark.js';
 export { NonRetryableError } from './worker/serialize-error.js';
+export type { StopOnSignalsOptions } from './worker/stop-on-signals.js';
 export type { Worker } from './worker/worker.js';
 export type { SweepOptions, WorkerOptions } from './worker/worker-options.js';
 export type {

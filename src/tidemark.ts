@@ -75,6 +75,7 @@ import { checkSchemaName } from './storage/schema-name.js';
 import { deleteSchedule, listSchedules, upsertSchedule } from './storage/sql/schedules.js';
 import { Storage } from './storage/storage.js';
 import { type CheckpointRow, type SignalRow, WorkflowStorage } from './storage/workflow-storage.js';
+import { type StopOnSignalsOptions, stopOnSignals } from './worker/stop-on-signals.js';
 import { Worker } from './worker/worker.js';
 import { DEFAULT_SWEEP, resolveWorkerOptions, type WorkerOptions } from './worker/worker-options.js';
 
@@ -617,6 +618,16 @@ export class Tidemark {
     const worker = new Worker(this.core, resolved, warnings);
     this.workers.add(worker);
     return worker;
+  }
+
+  /**
+   * Opt in to a clean shutdown on SIGTERM and SIGINT (by default): stop every worker (running
+   * handlers get `timeoutSeconds`, then their jobs go back without an attempt counted), close
+   * the engine and exit 0 (1 if closing failed) unless `exit: false`. A second signal exits at
+   * once with 128 + its number. Returns a function that removes the handlers.
+   */
+  stopOnSignals(options: StopOnSignalsOptions = {}): () => void {
+    return stopOnSignals({ core: this.core, workers: this.workers, close: () => this.close() }, options);
   }
 
   /** Stop every worker and close the database (when Tidemark opened it). */

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { EngineCore } from '../engine-core.js';
 import { InvalidOptionError } from '../errors.js';
 import { childLogger, type Logger } from '../log/logger.js';
+import { checkKnownKeys, checkObject, checkSeconds } from '../options/check.js';
 import type { ResolvedQueue } from '../queues/queue-options.js';
 import { announceRetention } from '../retention/announce.js';
 import type { Subscription } from '../storage/driver/driver.js';
@@ -124,19 +125,34 @@ export class Worker {
   }
 
   /**
-   * Stop claiming, wait up to `shutdownTimeoutSeconds` for running handlers, then abort the
-   * rest and give their jobs back at once (no attempt counted) so another worker takes them.
+   * Stop claiming, wait up to `shutdownTimeoutSeconds` (or `options.timeoutSeconds`) for
+   * running handlers, then abort the rest and give their jobs back at once (no attempt
+   * counted) so another worker takes them. A call while a stop is under way joins it, and
+   * that stop keeps its own timeout.
    */
-  stop(): Promise<void> {
+  stop(options: { timeoutSeconds?: number } = {}): Promise<void> {
+    let timeoutSeconds: number;
+    try {
+      timeoutSeconds = this.stopTimeout(options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     if (this.state === 'idle') return this.stopping ?? Promise.resolve();
     if (this.stopping) return this.stopping;
-    this.stopping = this.stopNow().finally(() => {
+    this.stopping = this.stopNow(timeoutSeconds).finally(() => {
       this.stopping = null;
     });
     return this.stopping;
   }
 
-  private async stopNow(): Promise<void> {
+  private stopTimeout(options: unknown): number {
+    const input = checkObject(options, 'options');
+    checkKnownKeys(input, '', ['timeoutSeconds']);
+    if (input.timeoutSeconds === undefined) return this.options.shutdownTimeoutSeconds;
+    return checkSeconds(input.timeoutSeconds, 'timeoutSeconds', { max: 86_400 });
+  }
+
+  private async stopNow(timeoutSeconds: number): Promise<void> {
     await this.starting?.catch(() => {});
     this.state = 'stopping';
     this.wakeLoop?.();
@@ -146,7 +162,7 @@ export class Worker {
       let timer: NodeJS.Timeout | undefined;
       await new Promise<void>((resolve) => {
         this.onIdle = resolve;
-        timer = setTimeout(resolve, this.options.shutdownTimeoutSeconds * 1000);
+        timer = setTimeout(resolve, timeoutSeconds * 1000);
       });
       this.onIdle = null;
       clearTimeout(timer);
