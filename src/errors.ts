@@ -172,6 +172,24 @@ export class SchemaTooNewError extends TidemarkError {
   }
 }
 
+/**
+ * Opened with `migrate: false` where no Tidemark schema of that name exists, or one behind this
+ * version's migrations. Nothing was created; run `tidemark migrate` (or open with migrations on).
+ */
+export class SchemaNotFoundError extends TidemarkError {
+  readonly schema: string;
+  constructor(schema: string, databaseVersion: number, codeVersion: number) {
+    super(
+      'SCHEMA_NOT_FOUND',
+      databaseVersion === 0
+        ? `no Tidemark schema '${schema}' here: check the database and --schema, or create it with 'tidemark migrate'`
+        : `schema '${schema}' is at migration ${databaseVersion} but this Tidemark needs ${codeVersion}: run 'tidemark migrate'`,
+      { schema, databaseVersion, codeVersion },
+    );
+    this.schema = schema;
+  }
+}
+
 /** The engine or its driver was closed. */
 export class DriverClosedError extends TidemarkError {
   constructor() {

@@ -23,6 +23,7 @@ export {
   RetentionPausedError,
   RetentionUnsupportedError,
   ScheduleNotFoundError,
+  SchemaNotFoundError,
   SchemaTooNewError,
   TidemarkError,
   TransactionMisuseError,
@@ -54,7 +55,7 @@ export {
 export type { RemoveJobsOptions } from './retention/remove-jobs.js';
 export type { SweepBreakdown, SweepOutcome, SweepPreview, SweepRecord } from './retention/sweep-types.js';
 export type { CallerTransaction } from './storage/driver/caller-transaction.js';
-export type { DatabaseOption } from './storage/driver/create-driver.js';
+export type { DatabaseOption, PgliteInstance } from './storage/driver/create-driver.js';
 export type { Queryable } from './storage/driver/driver.js';
 export type { FrozenRetention, Job, JobError } from './storage/rows.js';
 export type { CheckpointRow, SignalRefusal, SignalRow } from './storage/workflow-storage.js';

@@ -68,7 +68,7 @@ import { checkCron } from './schedule/cron.js';
 import { type CallerTransaction, wrapCallerTransaction } from './storage/driver/caller-transaction.js';
 import { createDriver, type DatabaseOption } from './storage/driver/create-driver.js';
 import type { Driver } from './storage/driver/driver.js';
-import { migrate } from './storage/migrate.js';
+import { checkSchema, migrate } from './storage/migrate.js';
 import { listSweepRecords } from './storage/retention-storage.js';
 import type { Job } from './storage/rows.js';
 import { checkSchemaName } from './storage/schema-name.js';
@@ -92,7 +92,10 @@ export interface OpenOptions {
   archive?: ArchiveHook;
   /** Embedded only: sync the WAL on every commit (power-loss safe, about half the commit rate). */
   strictDurability?: boolean;
-  /** Apply pending migrations at open (default true). */
+  /**
+   * Apply pending migrations at open (default true). With `false` nothing is written: open
+   * throws SchemaNotFoundError unless the schema exists at this version's migrations.
+   */
   migrate?: boolean;
   /** Connections in the pool Tidemark creates from a URL. Default 10. */
   poolSize?: number;
@@ -170,7 +173,8 @@ export class Tidemark {
       },
     });
     try {
-      if (options.migrate !== false) await migrate(driver, schema);
+      if (options.migrate === false) await checkSchema(driver, schema);
+      else await migrate(driver, schema);
     } catch (error) {
       await driver.close();
       throw error;

@@ -8,7 +8,7 @@ export interface CliIo {
 }
 
 export const processIo: CliIo = {
-  stdout: process.stdout,
+  stdout: quietOnClosedPipe(process.stdout),
   stderr: process.stderr,
   env: process.env,
   untilInterrupted: () =>
@@ -24,4 +24,22 @@ export class UsageError extends Error {
     super(message);
     this.name = 'UsageError';
   }
+}
+
+/**
+ * `tidemark stats | head` closes the pipe early: stop writing instead of crashing with EPIPE,
+ * and let the command finish and close the database normally.
+ */
+function quietOnClosedPipe(stream: NodeJS.WriteStream): CliIo['stdout'] {
+  let closed = false;
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+    closed = true;
+  });
+  return {
+    get isTTY() {
+      return stream.isTTY;
+    },
+    write: (text: string) => (closed ? false : stream.write(text)),
+  };
 }

@@ -8,6 +8,9 @@ import { purgeCommand } from './commands/purge.js';
 import { retentionCommand } from './commands/retention.js';
 import { statsCommand } from './commands/stats.js';
 import { sweepCommand } from './commands/sweep.js';
+import { databaseFrom } from './database-option.js';
+import { describeConnectionFailure } from './failure.js';
+import { packageVersion } from './version.js';
 
 /** A `tidemark` subcommand. */
 export interface Command {
@@ -40,22 +43,28 @@ Options common to commands that open a database:
   --database URL|PATH   postgres://… URL or embedded folder (default ./.tidemark;
                         env TIDEMARK_DATABASE_URL)
   --schema NAME         SQL schema of Tidemark's tables (default tidemark; env TIDEMARK_SCHEMA)
-Run 'tidemark <command> --help' for a command's options.
+Run 'tidemark help <command>' or 'tidemark <command> --help' for a command's options,
+'tidemark --version' for the version.
 `;
 
 /** Run the CLI with `argv` (without node and script); returns the exit code. */
 export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
   const [name, ...rest] = argv;
-  if (!name || name === '--help' || name === '-h' || name === 'help') {
+  if (name === '--version' || name === '-v' || name === '-V' || name === 'version') {
+    io.stdout.write(`tidemark ${packageVersion()}\n`);
+    return 0;
+  }
+  if (!name || name === '--help' || name === '-h' || (name === 'help' && rest.length === 0)) {
     io.stdout.write(HELP());
     return name ? 0 : 2;
   }
-  const command = commands.find((c) => c.name === name);
+  const wanted = name === 'help' ? rest[0] : name;
+  const command = commands.find((c) => c.name === wanted);
   if (!command) {
-    io.stderr.write(`tidemark: unknown command '${name}'\n\n${HELP()}`);
+    io.stderr.write(`tidemark: unknown command '${wanted}'\n\n${HELP()}`);
     return 2;
   }
-  if (rest.includes('--help') || rest.includes('-h')) {
+  if (name === 'help' || rest.includes('--help') || rest.includes('-h')) {
     io.stdout.write(`${command.usage}\n`);
     return 0;
   }
@@ -70,6 +79,18 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       io.stderr.write(`tidemark ${name}: ${error.message}\n\n${command.usage}\n`);
       return 2;
     }
+    const failure = describeConnectionFailure(error, databaseFrom(flagValue(rest, '--database'), io));
+    if (failure) {
+      io.stderr.write(`tidemark ${name}: ${failure}\n`);
+      return 1;
+    }
     throw error;
   }
+}
+
+/** `--flag VALUE` or `--flag=VALUE` from raw arguments (for messages, after parsing failed). */
+function flagValue(args: string[], flag: string): string | undefined {
+  const index = args.indexOf(flag);
+  if (index >= 0) return args[index + 1];
+  return args.find((arg) => arg.startsWith(`${flag}=`))?.slice(flag.length + 1);
 }

@@ -15,14 +15,32 @@ export const DATABASE_HELP = `  --database URL|PATH   postgres://… URL or embe
   --schema NAME         SQL schema of Tidemark's tables (default tidemark; env TIDEMARK_SCHEMA)`;
 
 /**
- * Open Tidemark for a command. `mustExist` refuses an embedded folder that is not there, so a
- * mistyped path is an error rather than a new empty database.
+ * Open Tidemark for a command. Commands never create or migrate a schema (only `tidemark
+ * migrate` does), so a mistyped --schema is SchemaNotFoundError, not a new empty schema; and
+ * `mustExist` refuses an embedded folder that is not there, so a mistyped path is an error
+ * rather than a new empty database.
  */
 export async function openForCommand(
   values: { database?: string; schema?: string },
   io: CliIo,
-  { mustExist = true, ...options }: OpenOptions & { mustExist?: boolean } = {},
+  options: OpenOptions = {},
 ): Promise<Tidemark> {
+  const { database, schema } = commandTarget(values, io, true);
+  return Tidemark.open({
+    logger: ioLogger(io, 'warn'),
+    migrate: false,
+    ...options,
+    database,
+    ...(schema !== undefined ? { schema } : {}),
+  });
+}
+
+/** The database and schema a command names (flags, then environment, then defaults). */
+export function commandTarget(
+  values: { database?: string; schema?: string },
+  io: CliIo,
+  mustExist: boolean,
+): { database: string; schema: string | undefined } {
   const database = databaseFrom(values.database, io);
   const schema = values.schema ?? io.env.TIDEMARK_SCHEMA;
   const embedded = !/^postgres(ql)?:\/\//.test(database) && database !== 'memory://';
@@ -31,12 +49,7 @@ export async function openForCommand(
       `no embedded database at '${database}': pass --database, or run 'tidemark migrate' first`,
     );
   }
-  return Tidemark.open({
-    logger: ioLogger(io, 'warn'),
-    ...options,
-    database,
-    ...(schema !== undefined ? { schema } : {}),
-  });
+  return { database, schema };
 }
 
 /** A job id argument, checked before anything opens. */

@@ -1,4 +1,4 @@
-import { SchemaTooNewError } from '../errors.js';
+import { SchemaNotFoundError, SchemaTooNewError } from '../errors.js';
 import type { Driver } from './driver/driver.js';
 import { latestVersion, migrations } from './migrations/index.js';
 import { bindSchema } from './schema-name.js';
@@ -53,4 +53,14 @@ export async function schemaVersion(driver: Driver, schema: string): Promise<num
     bindSchema('select max(version)::int as version from /*schema*/migrations', schema),
   );
   return result.rows[0]?.version ?? 0;
+}
+
+/**
+ * Refuse a schema this code cannot run on, without writing anything: what `migrate: false`
+ * and the CLI's read-only commands rely on.
+ */
+export async function checkSchema(driver: Driver, schema: string): Promise<void> {
+  const version = await schemaVersion(driver, schema);
+  if (version > latestVersion) throw new SchemaTooNewError(schema, version, latestVersion);
+  if (version < latestVersion) throw new SchemaNotFoundError(schema, version, latestVersion);
 }

@@ -1,20 +1,30 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
+import * as api from '../../src/index.js';
 import {
+  AncestorInFlightError,
   ChildJobFailedError,
   DatabaseLockedError,
   DriverClosedError,
   DuplicateStepError,
+  HoldNotFoundError,
+  InsecureDashboardError,
   InvalidJobStateError,
   InvalidOptionError,
   InvalidRetentionPolicyError,
   JobFailedError,
   JobHasChildrenError,
+  JobHeldError,
   JobInFlightError,
   JobNotFoundError,
   JobTimeoutError,
   QueueNotFoundError,
+  ResultTimeoutError,
+  RetentionPausedError,
+  RetentionUnsupportedError,
   ScheduleNotFoundError,
+  SchemaNotFoundError,
   SchemaTooNewError,
   TidemarkError,
   TransactionMisuseError,
@@ -29,12 +39,18 @@ const CASES: [string, TidemarkError, string][] = [
     new InvalidRetentionPolicyError('retention.completed', 'a window', -1),
     'INVALID_RETENTION_POLICY',
   ],
+  ['RetentionUnsupportedError', new RetentionUnsupportedError('sweep'), 'RETENTION_UNSUPPORTED'],
   ['JobNotFoundError', new JobNotFoundError('7'), 'JOB_NOT_FOUND'],
   ['QueueNotFoundError', new QueueNotFoundError('q'), 'QUEUE_NOT_FOUND'],
   ['InvalidJobStateError', new InvalidJobStateError('7', 'active', 'no'), 'INVALID_JOB_STATE'],
   ['JobInFlightError', new JobInFlightError('7', 'active'), 'JOB_IN_FLIGHT'],
+  ['AncestorInFlightError', new AncestorInFlightError('7', '3', 'active'), 'ANCESTOR_IN_FLIGHT'],
   ['JobHasChildrenError', new JobHasChildrenError('7'), 'JOB_HAS_CHILDREN'],
+  ['JobHeldError', new JobHeldError('7', '2', 'audit'), 'JOB_HELD'],
+  ['HoldNotFoundError', new HoldNotFoundError('2'), 'HOLD_NOT_FOUND'],
+  ['RetentionPausedError', new RetentionPausedError('audit', null), 'RETENTION_PAUSED'],
   ['UnknownSignalError', new UnknownSignalError('q', 's'), 'UNKNOWN_SIGNAL'],
+  ['SchemaNotFoundError', new SchemaNotFoundError('tidemark', 0, 3), 'SCHEMA_NOT_FOUND'],
   ['SchemaTooNewError', new SchemaTooNewError('tidemark', 9, 1), 'SCHEMA_TOO_NEW'],
   ['DriverClosedError', new DriverClosedError(), 'CLOSED'],
   ['DatabaseLockedError', new DatabaseLockedError('/tmp/x', 1), 'DATABASE_LOCKED'],
@@ -43,8 +59,15 @@ const CASES: [string, TidemarkError, string][] = [
   ['DuplicateStepError', new DuplicateStepError('s'), 'DUPLICATE_STEP'],
   ['ChildJobFailedError', new ChildJobFailedError('8', 'failed', null), 'CHILD_JOB_FAILED'],
   ['JobFailedError', new JobFailedError('7', 'failed', null), 'JOB_FAILED'],
+  ['ResultTimeoutError', new ResultTimeoutError('7', 'active', 1), 'RESULT_TIMEOUT'],
   ['ScheduleNotFoundError', new ScheduleNotFoundError('s'), 'SCHEDULE_NOT_FOUND'],
+  ['InsecureDashboardError', new InsecureDashboardError('0.0.0.0'), 'INSECURE_DASHBOARD'],
 ];
+
+/** Every TidemarkError class the package exports. */
+const EXPORTED = Object.entries(api).filter(
+  ([, value]) => typeof value === 'function' && value.prototype instanceof TidemarkError,
+);
 
 describe('typed errors', () => {
   for (const [name, error, code] of CASES) {
@@ -64,6 +87,32 @@ describe('typed errors', () => {
     assert.match(error.message, /backoff\.delaySeconds/);
     assert.match(error.message, /-1/);
     assert.deepEqual(error.details, { field: 'backoff.delaySeconds', expected: 'a number of seconds >= 0' });
+  });
+
+  test('every exported error class is listed here, and in docs/concepts.md with its code', () => {
+    const listed = CASES.map(([name]) => name).sort();
+    assert.deepEqual(EXPORTED.map(([name]) => name).sort(), listed);
+    const doc = readFileSync('docs/concepts.md', 'utf8');
+    for (const [name, , code] of CASES) {
+      assert.match(
+        doc,
+        new RegExp(`^\\| \`${name}\` \\| \`${code}\` \\| `, 'm'),
+        `${name} in docs/concepts.md`,
+      );
+    }
+  });
+
+  test('failure errors carry the cause in their message', () => {
+    const error = { name: 'TypeError', message: 'bad input' };
+    assert.equal(
+      new JobFailedError('7', 'failed', error).message,
+      'job 7 ended failed: TypeError: bad input',
+    );
+    assert.equal(
+      new ChildJobFailedError('8', 'failed', { name: 'Error', message: 'no stock' }, 'reserve').message,
+      "child job 8 (queue 'reserve') ended failed: no stock",
+    );
+    assert.equal(new JobFailedError('7', 'cancelled', null).message, 'job 7 ended cancelled');
   });
 
   test('refinements are caught by their parent class', () => {

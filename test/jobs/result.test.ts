@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { InvalidOptionError, JobFailedError, JobNotFoundError } from '../../src/index.js';
+import {
+  InvalidJobStateError,
+  InvalidOptionError,
+  JobFailedError,
+  JobNotFoundError,
+  ResultTimeoutError,
+} from '../../src/index.js';
 import { rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { fastWorker } from '../support/jobs.js';
@@ -32,8 +38,27 @@ describeEachDriver('tm.result(id)', ({ open }) => {
       assert.equal(e.details.jobId, id);
       assert.equal(e.details.status, 'failed');
       assert.equal((e.details.error as { message: string }).message, 'bad thing');
+      // The message itself carries the cause: a log line of the rejection is enough to act on.
+      assert.equal(e.message, `job ${id} ended failed: TypeError: bad thing`);
       return true;
     });
+  });
+
+  test('a result that times out throws ResultTimeoutError; the job goes on', async () => {
+    const tm = await open();
+    tm.createQueue({ name: 'q', handler: () => 1 });
+    const { id } = await tm.addJob({ queue: 'q' });
+    await assert.rejects(tm.result(id, { timeoutSeconds: 0.05 }), (e: unknown) => {
+      assert.ok(e instanceof ResultTimeoutError);
+      assert.ok(!(e instanceof InvalidJobStateError));
+      assert.equal(e.code, 'RESULT_TIMEOUT');
+      assert.equal(e.jobId, id);
+      assert.equal(e.status, 'pending');
+      assert.match(e.message, new RegExp(`job ${id} did not finish within 0.05s \\(it is pending\\)`));
+      return true;
+    });
+    await fastWorker(tm).start();
+    assert.equal(await tm.result(id), 1);
   });
 
   test('throws JobNotFoundError for an unknown or deleted job', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { SchemaTooNewError, Tidemark } from '../../src/index.js';
+import { SchemaNotFoundError, SchemaTooNewError, Tidemark } from '../../src/index.js';
 import { latestVersion, migrations } from '../../src/storage/migrations/index.js';
 import { freshSchema, PG_URL, rawQuery, sharedPgliteInstance } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
@@ -78,5 +78,42 @@ describeEachDriver('migrations', ({ kind, open }) => {
       assert.equal(e.details.codeVersion, latestVersion);
       return true;
     });
+  });
+
+  test('migrate: false writes nothing: a missing or behind schema is SchemaNotFoundError', async () => {
+    const tm = await open();
+    const missing = freshSchema();
+    await assert.rejects(
+      Tidemark.open({ database: await database(), schema: missing, migrate: false }),
+      (e: unknown) => {
+        assert.ok(e instanceof SchemaNotFoundError);
+        assert.equal(e.code, 'SCHEMA_NOT_FOUND');
+        assert.equal(e.schema, missing);
+        assert.match(e.message, new RegExp(`no Tidemark schema '${missing}' here`));
+        return true;
+      },
+    );
+    const created = await rawQuery(tm, 'select 1 from pg_namespace where nspname = $1', [missing]);
+    assert.deepEqual(created, []);
+
+    await rawQuery(tm, `delete from "${tm.schema}".migrations where version = $1`, [latestVersion]);
+    await assert.rejects(
+      Tidemark.open({ database: await database(), schema: tm.schema, migrate: false }),
+      (e: unknown) => {
+        assert.ok(e instanceof SchemaNotFoundError);
+        assert.match(
+          e.message,
+          new RegExp(
+            `at migration ${latestVersion - 1} but this Tidemark needs ${latestVersion}: run 'tidemark migrate'`,
+          ),
+        );
+        return true;
+      },
+    );
+    await rawQuery(tm, `insert into "${tm.schema}".migrations (version, name) values ($1, 'restored')`, [
+      latestVersion,
+    ]);
+    const ready = await Tidemark.open({ database: await database(), schema: tm.schema, migrate: false });
+    await ready.close();
   });
 });

@@ -112,6 +112,11 @@ describeEachDriver('ctx.runChild', ({ open }) => {
     const details = (caught as { details: { status: string; error: { message: string } } }).details;
     assert.equal(details.status, 'failed');
     assert.equal(details.error.message, 'child broke');
+    // The parent's own stored error says which child failed and why, without opening details.
+    const childId = (caught as { childId: string }).childId;
+    assert.match(childId, /^[1-9][0-9]*$/);
+    assert.equal((caught as { queue: string }).queue, 'child');
+    assert.equal(failed.error?.message, `child job ${childId} (queue 'child') ended failed: child broke`);
   });
 
   test('a retried parent reuses its finished child instead of running it again', async () => {

@@ -1,4 +1,6 @@
 import { parseArgs } from 'node:util';
+import { InvalidJobStateError } from '../../errors.js';
+import { isFinished } from '../../job-status.js';
 import type { CliIo } from '../cli-io.js';
 import type { Command } from '../main.js';
 import { DATABASE_HELP, DATABASE_OPTIONS, jobIdArgument, openForCommand } from '../open-database.js';
@@ -25,6 +27,10 @@ ${DATABASE_HELP}`;
       const tm = await openForCommand(values, io);
       try {
         const before = (await tm.getJob(id))?.status;
+        if (name === 'cancel' && before !== undefined && isFinished(before)) {
+          // tm.cancelJob is idempotent for code; a person typing cancel expects to be told.
+          throw new InvalidJobStateError(id, before, 'only a job that has not finished can be cancelled');
+        }
         const job = name === 'retry' ? await tm.retryJob(id) : await tm.cancelJob(id);
         io.stdout.write(`Job ${job.id} (${job.queue}): ${before ?? '?'} → ${job.status}\n`);
         return 0;

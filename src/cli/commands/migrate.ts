@@ -1,9 +1,11 @@
 import { parseArgs } from 'node:util';
+import { createDriver } from '../../storage/driver/create-driver.js';
 import { migrate, schemaVersion } from '../../storage/migrate.js';
 import { latestVersion } from '../../storage/migrations/index.js';
+import { checkSchemaName } from '../../storage/schema-name.js';
 import type { CliIo } from '../cli-io.js';
 import type { Command } from '../main.js';
-import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand } from '../open-database.js';
+import { commandTarget, DATABASE_HELP, DATABASE_OPTIONS } from '../open-database.js';
 
 const USAGE = `Usage: tidemark migrate [--database URL|PATH] [--schema NAME]
 
@@ -20,19 +22,21 @@ export const migrateCommand: Command = {
   usage: USAGE,
   async run(args: string[], io: CliIo): Promise<number> {
     const { values } = parseArgs({ args, options: DATABASE_OPTIONS, strict: true });
-    const tm = await openForCommand(values, io, { migrate: false, mustExist: false });
+    const target = commandTarget(values, io, false);
+    const schema = checkSchemaName(target.schema ?? 'tidemark');
+    // The one command that writes DDL: it runs the migrations on a bare driver, not on an engine.
+    const driver = await createDriver(target.database);
     try {
-      const driver = tm.internals.storage.driver;
-      const before = await schemaVersion(driver, tm.schema);
-      const applied = await migrate(driver, tm.schema);
+      const before = await schemaVersion(driver, schema);
+      const applied = await migrate(driver, schema);
       io.stdout.write(
         applied.length === 0
-          ? `Schema ${tm.schema} is up to date (version ${before}).\n`
-          : `Schema ${tm.schema}: applied migration${applied.length > 1 ? 's' : ''} ${applied.join(', ')}; now at version ${latestVersion}.\n`,
+          ? `Schema ${schema} is up to date (version ${before}).\n`
+          : `Schema ${schema}: applied migration${applied.length > 1 ? 's' : ''} ${applied.join(', ')}; now at version ${latestVersion}.\n`,
       );
       return 0;
     } finally {
-      await tm.close();
+      await driver.close();
     }
   },
 };

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { FINISHED_STATUSES } from '../../job-status.js';
 import { type CliIo, UsageError } from '../cli-io.js';
+import { warnIfUnknownQueue } from '../known-queue.js';
 import type { Command } from '../main.js';
 import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand } from '../open-database.js';
 import { batchSizeOption } from './batch-size-option.js';
@@ -43,6 +44,7 @@ export const purgeCommand: Command = {
     const request = checkRequest(values);
     const tm = await openForCommand(values, io);
     try {
+      await warnIfUnknownQueue(tm, request.queue, io);
       const scope = `${request.statuses.join('/')} jobs${request.queue ? ` of queue ${request.queue}` : ''} finished more than ${request.olderThanSeconds} s ago`;
       if (values['dry-run']) {
         const n = await tm.removeJobs({ ...request, dryRun: true });

@@ -5,8 +5,26 @@ import type { Driver } from './driver.js';
 import { NodePostgresDriver } from './node-postgres.js';
 import { PgliteDriver } from './pglite.js';
 
+/**
+ * An open PGlite instance from `@electric-sql/pglite`, named by the methods Tidemark calls, so
+ * that an app's type check does not need PGlite's own declarations (they refer to Emscripten
+ * types that PGlite does not install).
+ */
+export interface PgliteInstance {
+  query(query: string, params?: unknown[]): Promise<unknown>;
+  exec(query: string): Promise<unknown>;
+  transaction<T>(
+    callback: (tx: {
+      query(query: string, params?: unknown[]): Promise<unknown>;
+      exec(query: string): Promise<unknown>;
+    }) => Promise<T>,
+  ): Promise<T>;
+  listen(channel: string, callback: (payload: string) => void): Promise<unknown>;
+  close(): Promise<void>;
+}
+
 /** What `Tidemark.open({ database })` accepts. */
-export type DatabaseOption = string | pg.Pool | PGlite;
+export type DatabaseOption = string | pg.Pool | PgliteInstance;
 
 export interface CreateDriverOptions {
   strictDurability?: boolean;
@@ -29,7 +47,7 @@ export async function createDriver(
   }
   if (database instanceof pg.Pool || isPool(database))
     return new NodePostgresDriver(database, false, { onError: options.onError });
-  if (isPglite(database)) return PgliteDriver.wrap(database);
+  if (isPglite(database)) return PgliteDriver.wrap(database as unknown as PGlite);
   throw new InvalidOptionError(
     'database',
     "a folder path, 'memory://', a postgres:// URL, a pg.Pool or a PGlite",
@@ -37,8 +55,8 @@ export async function createDriver(
   );
 }
 
-function isPglite(value: unknown): value is PGlite {
-  const candidate = value as PGlite | null;
+function isPglite(value: unknown): value is PgliteInstance {
+  const candidate = value as PgliteInstance | null;
   return (
     !!candidate &&
     typeof candidate === 'object' &&

@@ -1,0 +1,113 @@
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, describe, test } from 'node:test';
+
+const ROOT = resolve('.');
+const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+
+/** The first ```ts block under the README's "## Quick start" heading. */
+function quickStart(): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Quick start'));
+  const match = /```ts\n([\s\S]*?)```/.exec(section);
+  assert.ok(match, 'README.md has a ts block under "## Quick start"');
+  return match[1];
+}
+
+// Packs the project as `npm publish` would (the prepare script builds dist/), installs the
+// tarball into a new app beside nothing else, and uses it there as a user would.
+describe('the packed package, installed into a fresh app', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tidemark-pack-'));
+  const app = join(dir, 'app');
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('npm pack builds dist/ through prepare; the tarball installs, runs a job and type-checks the quick start', () => {
+    const packed = JSON.parse(
+      execFileSync('npm', ['pack', '--json', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8' }),
+    ) as { filename: string; files: { path: string }[] }[];
+    const files = packed[0].files.map((f) => f.path);
+    for (const needed of ['dist/index.js', 'dist/index.d.ts', 'dist/require.cjs', 'dist/cli/bin.js']) {
+      assert.ok(files.includes(needed), `${needed} is in the tarball`);
+    }
+    assert.ok(
+      !files.some((f) => f.startsWith('src/') || f.startsWith('test/')),
+      'no sources or tests shipped',
+    );
+
+    execFileSync('mkdir', ['-p', app]);
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
+    execFileSync(
+      'npm',
+      [
+        'install',
+        join(dir, packed[0].filename),
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+        '--loglevel=error',
+      ],
+      { cwd: app, encoding: 'utf8' },
+    );
+    const installed = join(app, 'node_modules', 'tidemark');
+
+    // Stack traces can show the TypeScript that is not shipped: the maps carry it.
+    const map = JSON.parse(readFileSync(join(installed, 'dist', 'tidemark.js.map'), 'utf8')) as {
+      sourcesContent?: string[];
+    };
+    assert.match(map.sourcesContent?.[0] ?? '', /export class Tidemark/);
+
+    // A job on memory://, through the package's own entry point.
+    writeFileSync(
+      join(app, 'run.mjs'),
+      `import { Tidemark, silentLogger } from 'tidemark';
+const tm = await Tidemark.open({ database: 'memory://', logger: silentLogger });
+tm.createQueue({ name: 'hello', handler: (job) => 'hi ' + job.data.name });
+const worker = tm.worker({ pollIntervalSeconds: 0.05 });
+await worker.start();
+const { id } = await tm.addJob({ queue: 'hello', data: { name: 'packed' } });
+console.log(await tm.result(id, { timeoutSeconds: 30 }));
+await tm.close();
+`,
+    );
+    assert.equal(execFileSync(process.execPath, ['run.mjs'], { cwd: app, encoding: 'utf8' }), 'hi packed\n');
+
+    // CommonJS: require() works where Node can load ES modules that way; elsewhere it says why.
+    writeFileSync(join(app, 'use.cjs'), "console.log(typeof require('tidemark').Tidemark);\n");
+    assert.equal(execFileSync(process.execPath, ['use.cjs'], { cwd: app, encoding: 'utf8' }), 'function\n');
+    const old = spawnSync(process.execPath, ['--no-experimental-require-module', 'use.cjs'], {
+      cwd: app,
+      encoding: 'utf8',
+    });
+    assert.notEqual(old.status, 0);
+    assert.match(old.stderr, /tidemark is an ES module \(ESM-only\).*import\('tidemark'\)/);
+
+    // The README's quick start, strict, with the package's declarations checked too.
+    writeFileSync(
+      join(app, 'quick-start.ts'),
+      `declare function sendEmail(to: string, options: { signal: AbortSignal }): Promise<void>;\n${quickStart()}`,
+    );
+    writeFileSync(
+      join(app, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          skipLibCheck: false,
+          noEmit: true,
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+        },
+        files: ['quick-start.ts'],
+      }),
+    );
+    const check = spawnSync(process.execPath, [TSC, '-p', app], { encoding: 'utf8' });
+    assert.equal(check.status, 0, `tsc in the fresh app:\n${check.stdout}${check.stderr}`);
+    assert.ok(
+      readdirSync(join(app, 'node_modules', '@types')).includes('pg'),
+      'pg types come with the package',
+    );
+  });
+});
