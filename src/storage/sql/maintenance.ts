@@ -4,6 +4,11 @@ import { defineQuery } from './define-query.js';
  * "Is it my turn?" One node per interval across the cluster: the row update succeeds for
  * exactly one caller per interval (a concurrent caller waits on the row, then finds it
  * fresh). Run inside a transaction that already holds the service's advisory lock.
+ *
+ * A last run later than the database's clock means the clock stepped back: the turn is
+ * free, or no node would run the service until the clock caught up. That test reads
+ * clock_timestamp(), not the transaction's start: a caller whose transaction began just
+ * before the winner's must still find the winner's run in its past.
  */
 export const takeTurn = defineQuery<{ name: string; interval_seconds: number }>(
   'takeTurn',
@@ -11,6 +16,7 @@ export const takeTurn = defineQuery<{ name: string; interval_seconds: number }>(
   insert into /*schema*/maintenance as m (name, last_run_at) values (@name, now())
   on conflict (name) do update set last_run_at = now()
    where m.last_run_at is null or m.last_run_at <= now() - @interval_seconds * interval '1 second'
+      or m.last_run_at > clock_timestamp()
   returning name`,
 );
 
