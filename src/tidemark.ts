@@ -13,7 +13,7 @@ import {
 } from './errors.js';
 import { type TidemarkEventName, type TidemarkEvents, TypedEmitter } from './events.js';
 import { isFinished } from './job-status.js';
-import { insertResolvedJobs } from './jobs/add-jobs.js';
+import { insertJobsAtomically } from './jobs/add-jobs.js';
 import { deleteJob, deleteWorkflowSubtree } from './jobs/delete-jobs.js';
 import { type AddJobInput, type AddJobResult, resolveAddJob } from './jobs/job-options.js';
 import { defaultLogger, type Logger } from './log/logger.js';
@@ -259,7 +259,10 @@ export class Tidemark {
     return result;
   }
 
-  /** Add many jobs in one statement (jobs with a time-windowed dedupe key take one each). */
+  /**
+   * Add many jobs in one statement (jobs with a time-windowed dedupe key take one each), all
+   * or nothing: when the call fails, no job is added and no dedupe key is taken.
+   */
   async addJobs<Data = unknown>(
     inputs: AddJobInput<Data>[],
     options: { tx?: CallerTransaction } = {},
@@ -276,7 +279,7 @@ export class Tidemark {
     if (on) this.assertOpen();
     else await this.ready();
     if (adds.length === 0) return [];
-    const results = await insertResolvedJobs(this.core, adds, on);
+    const results = await insertJobsAtomically(this.core, adds, on);
     const perQueue = new Map<string, number>();
     results.forEach((r, i) => {
       if (!r.deduplicated) perQueue.set(adds[i].queue, (perQueue.get(adds[i].queue) ?? 0) + 1);

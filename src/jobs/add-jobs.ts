@@ -10,9 +10,50 @@ export interface TreePlacement {
   parentStep: string;
 }
 
+let savepoints = 0;
+
+/**
+ * Insert resolved adds all or nothing. A batch that takes more than one writing statement
+ * (a time-windowed lock beside other jobs, or `unique` keys whose holder may vanish) runs
+ * in one transaction, or, inside a caller's transaction (`on`), behind a savepoint: a
+ * failure leaves no job and no key taken, and the caller's transaction usable.
+ */
+export async function insertJobsAtomically(
+  core: EngineCore,
+  adds: ResolvedAdd[],
+  on?: Queryable,
+): Promise<AddJobResult[]> {
+  if (!needsSeveralWrites(adds)) return insertResolvedJobs(core, adds, on);
+  if (!on) return core.storage.driver.transaction((tx) => insertResolvedJobs(core, adds, tx));
+  // A name of its own per call, so a concurrent call on the same transaction cannot release it.
+  const savepoint = `tidemark_add_jobs_${++savepoints}`;
+  await on.query(`savepoint ${savepoint}`);
+  let results: AddJobResult[];
+  try {
+    results = await insertResolvedJobs(core, adds, on);
+  } catch (error) {
+    await on.query(`rollback to savepoint ${savepoint}`).catch(() => {});
+    throw error;
+  }
+  await on.query(`release savepoint ${savepoint}`);
+  return results;
+}
+
+/**
+ * One add writes in one statement at most, and so does a batch of plain jobs. A `unique` job
+ * in a batch may be inserted again by a second statement (when the key's holder finishes
+ * before it is read), and each time-windowed lock takes its own.
+ */
+function needsSeveralWrites(adds: ResolvedAdd[]): boolean {
+  return adds.length > 1 && adds.some((add) => add.lock !== undefined || add.uniqueKey !== undefined);
+}
+
 /**
  * Insert resolved adds: plain and `unique` ones in one statement for the whole batch,
- * those with a time-windowed lock (idempotencyKey, uniqueFor) one statement each.
+ * those with a time-windowed lock (idempotencyKey, uniqueFor) one statement each, in the
+ * order of their scopes, so two batches in concurrent transactions never wait on each other's
+ * locks in opposite orders (a deadlock).
+ * Not atomic by itself: see insertJobsAtomically.
  */
 export async function insertResolvedJobs(
   core: EngineCore,
@@ -42,12 +83,11 @@ export async function insertResolvedJobs(
   }
   const results: AddJobResult[] = new Array(adds.length);
   const batch: number[] = [];
-  for (let i = 0; i < adds.length; i++) {
-    const lock = adds[i].lock;
-    if (!lock) {
-      batch.push(i);
-      continue;
-    }
+  const locked: number[] = [];
+  for (let i = 0; i < adds.length; i++) (adds[i].lock ? locked : batch).push(i);
+  locked.sort((a, b) => compareScopes(adds[a], adds[b]));
+  for (const i of locked) {
+    const lock = adds[i].lock as { scope: string; ttlSeconds: number };
     results[i] = await insertWithLock(storage, rows[i], lock.scope, lock.ttlSeconds, insertDefaults, on);
   }
   if (batch.length > 0) {
@@ -104,4 +144,10 @@ async function insertWithLock(
     if (holder) return { id: holder, deduplicated: true };
   }
   throw new Error(`could not take or read unique lock ${scope}`);
+}
+
+function compareScopes(a: ResolvedAdd, b: ResolvedAdd): number {
+  const x = a.lock?.scope ?? '';
+  const y = b.lock?.scope ?? '';
+  return x < y ? -1 : x > y ? 1 : 0;
 }
