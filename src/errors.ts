@@ -103,6 +103,25 @@ export class AncestorInFlightError extends JobInFlightError {
   }
 }
 
+/**
+ * A job below the top of a workflow tree cannot be deleted on its own, even when the whole
+ * tree has finished: a retry of the workflow would replay it and create the job again, so
+ * its work would run twice. Delete the tree from its top.
+ */
+export class PartOfWorkflowError extends TidemarkError {
+  readonly jobId: string;
+  readonly topId: string;
+  constructor(jobId: string, topId: string) {
+    super(
+      'PART_OF_WORKFLOW',
+      `job ${jobId} belongs to the workflow tree of job ${topId}: a retry of job ${topId} would create it again, so the tree goes whole; delete it with deleteWorkflowSubtree('${topId}')`,
+      { jobId, topId },
+    );
+    this.jobId = jobId;
+    this.topId = topId;
+  }
+}
+
 /** A hold keeps this job's tree: release the hold first. */
 export class JobHeldError extends TidemarkError {
   readonly jobId: string;

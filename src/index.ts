@@ -18,6 +18,7 @@ export {
   JobInFlightError,
   JobNotFoundError,
   JobTimeoutError,
+  PartOfWorkflowError,
   QueueNotFoundError,
   ResultTimeoutError,
   RetentionPausedError,

@@ -385,7 +385,8 @@ export class Tidemark {
   /**
    * Delete a finished job now, with its checkpoints, signals, fires and unique locks.
    * Refuses a job in flight (cancel first), a job with children (use deleteWorkflowSubtree),
-   * a job whose ancestor is in flight (AncestorInFlightError) and a held job (JobHeldError).
+   * a job whose ancestor is in flight (AncestorInFlightError), a held job (JobHeldError) and
+   * a job below the top of a workflow tree (PartOfWorkflowError: the tree goes whole).
    * Not stopped by `pauseRetention`: an explicit delete of one job is not a bulk removal.
    */
   async deleteJob(id: string): Promise<void> {

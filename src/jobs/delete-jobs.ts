@@ -5,6 +5,7 @@ import {
   JobHeldError,
   JobInFlightError,
   JobNotFoundError,
+  PartOfWorkflowError,
 } from '../errors.js';
 import type { TreeDeletion } from '../storage/retention-controls.js';
 import { retryOnDeadlock } from '../storage/retry-deadlock.js';
@@ -12,8 +13,9 @@ import { retryOnDeadlock } from '../storage/retry-deadlock.js';
 /**
  * Delete a finished job now, with its checkpoints, signals, fires and unique locks (R9).
  * Refuses a job in flight (cancel first), a job with children (use deleteWorkflowSubtree),
- * a job whose ancestor is in flight (its replay would create the job again), and a job
- * whose tree a hold keeps. Works while retention is paused: it is not a bulk removal.
+ * a job whose ancestor is in flight (its replay would create the job again), a child of a
+ * finished workflow (a retry of it would replay, and create the job again: a tree goes
+ * whole, from its top), and a job whose tree a hold keeps. Works while retention is paused: it is not a bulk removal.
  */
 export async function deleteJob(core: EngineCore, id: string): Promise<void> {
   const outcome = await retryOnDeadlock(() => core.storage.controls.deleteTree(id, true));
@@ -37,4 +39,5 @@ function refuseUnlessDeleted(id: string, outcome: TreeDeletion, single: boolean)
   if (inFlight) throw new JobInFlightError(inFlight.id, inFlight.status);
   if (ancestor) throw new AncestorInFlightError(id, ancestor.id, ancestor.status);
   if (hold) throw new JobHeldError(id, hold.id, hold.reason);
+  if (outcome.top) throw new PartOfWorkflowError(id, outcome.top.id);
 }

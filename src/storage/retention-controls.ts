@@ -33,6 +33,8 @@ export interface TreeDeletion {
   deleted: number;
   inFlight: { id: string; status: string } | null;
   ancestor: { id: string; status: string } | null;
+  /** The top of the tree when the job is not itself a top. */
+  top: { id: string; status: string } | null;
   hold: { id: string; reason: string } | null;
 }
 
@@ -146,7 +148,8 @@ export class RetentionControls {
     const { storage } = this;
     return this.gated(async (tx) => {
       const top = await storage.run(sql.lockTreeTop, { id }, tx);
-      if (top.length === 0) return { members: 0, deleted: 0, inFlight: null, ancestor: null, hold: null };
+      if (top.length === 0)
+        return { members: 0, deleted: 0, inFlight: null, ancestor: null, top: null, hold: null };
       const [row] = await storage.run<
         { id: string; single: boolean },
         {
@@ -154,6 +157,7 @@ export class RetentionControls {
           deleted: number;
           in_flight: TreeDeletion['inFlight'];
           ancestor: TreeDeletion['ancestor'];
+          top: TreeDeletion['top'];
           hold: TreeDeletion['hold'];
         }
       >(sql.deleteSubtreeChecked, { id, single }, tx);
@@ -162,6 +166,7 @@ export class RetentionControls {
         deleted: Number(row.deleted),
         inFlight: row.in_flight ?? null,
         ancestor: row.ancestor ?? null,
+        top: row.top ?? null,
         hold: row.hold ?? null,
       };
     }, true);

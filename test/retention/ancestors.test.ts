@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AncestorInFlightError, JobInFlightError, silentLogger } from '../../src/index.js';
+import {
+  AncestorInFlightError,
+  JobInFlightError,
+  PartOfWorkflowError,
+  silentLogger,
+} from '../../src/index.js';
 import { csrfIn, get, post } from '../support/dashboard.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { existingJobs, insertTree, jobExists } from '../support/factory.js';
@@ -55,11 +60,54 @@ describeEachDriver('a finished job under an ancestor in flight cannot be deleted
     assert.equal(await jobExists(tm, root), true);
   });
 
-  test('once every ancestor has finished, the child can be deleted', async () => {
+  test('a child of a finished workflow is refused too (a retry would replay it); the tree goes whole from its top', async () => {
     const tm = await open({ logger: silentLogger });
-    const [, child] = await insertTree(tm, { status: 'failed', finishedAt: -60 }, [DONE]);
-    await tm.deleteJob(child);
+    const [top, child] = await insertTree(tm, { status: 'failed', finishedAt: -60 }, [DONE]);
+    for (const remove of [() => tm.deleteJob(child), () => tm.deleteWorkflowSubtree(child)]) {
+      await assert.rejects(remove(), (error: unknown) => {
+        assert.ok(error instanceof PartOfWorkflowError);
+        assert.equal(error.code, 'PART_OF_WORKFLOW');
+        assert.equal(error.topId, top);
+        assert.match(error.message, new RegExp(`deleteWorkflowSubtree\\('${top}'\\)`));
+        return true;
+      });
+    }
+    assert.equal(await jobExists(tm, child), true);
+    assert.equal(await tm.deleteWorkflowSubtree(top), 2);
     assert.equal(await jobExists(tm, child), false);
+  });
+
+  test('a failed workflow retried after an operator tried to delete its finished child runs the child once', async () => {
+    const tm = await open({ logger: silentLogger });
+    let childRuns = 0;
+    let failParent = true;
+    tm.createQueue({
+      name: 'child',
+      handler: async () => {
+        childRuns++;
+        return 1;
+      },
+    });
+    tm.createQueue({
+      name: 'order',
+      maxAttempts: 1,
+      handler: async (_job, ctx) => {
+        const shipped = await ctx.runChild<number>('child', {});
+        if (failParent) throw new Error('carrier down');
+        return shipped;
+      },
+    });
+    const worker = fastWorker(tm);
+    await worker.start();
+    const { id } = await tm.addJob({ queue: 'order' });
+    await waitForStatus(tm, id, 'failed');
+    const [child] = (await tm.getJobDetail(id))?.children ?? [];
+    assert.ok(child, 'the order has its child');
+    await assert.rejects(tm.deleteJob(child.id), PartOfWorkflowError);
+    failParent = false;
+    await tm.retryJob(id);
+    assert.equal(await tm.result(id, { timeoutSeconds: 15 }), 1);
+    assert.equal(childRuns, 1);
   });
 
   test('a workflow waiting after its child finished: the child is kept and its handler runs once', async () => {

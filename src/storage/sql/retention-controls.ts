@@ -140,8 +140,8 @@ const IN_FLIGHT = `('pending', 'active', 'retry', 'waiting', 'paused')`;
 /**
  * An explicit delete, step two: delete the job and its descendants (with @single, only a
  * job without children) unless something forbids it, and say what did: a member in flight,
- * an ancestor in flight (its replay would create the deleted child again), or a hold on
- * the tree. Members and ancestors are read with locking reads, which return each row's
+ * an ancestor in flight (its replay would create the deleted child again), any ancestor at
+ * all (a retry of it would replay, and create the child again), or a hold on the tree. Members and ancestors are read with locking reads, which return each row's
  * newest version: one reopened after this statement's snapshot counts as in flight.
  * Checkpoints, signals, fires and unique locks go with them (removeJobs).
  */
@@ -177,6 +177,8 @@ export const deleteSubtreeChecked = defineQuery<{ id: string; single: boolean }>
         where m.status in ${IN_FLIGHT} order by m.depth, m.id limit 1) as in_flight,
       (select jsonb_build_object('id', a.id::text, 'status', a.status) from ancestors_now a
         where a.status in ${IN_FLIGHT} order by a.up limit 1) as ancestor,
+      (select jsonb_build_object('id', a.id::text, 'status', a.status) from ancestors_now a
+        order by a.up desc limit 1) as top,
       (select jsonb_build_object('id', h.id::text, 'reason', h.reason) from /*schema*/retention_holds h
         where ${HOLD_KEEPS_TOP} order by h.id limit 1) as hold
   ),
@@ -185,11 +187,11 @@ export const deleteSubtreeChecked = defineQuery<{ id: string; single: boolean }>
       name: 'deleted_subtree',
       clause: `using members_now m, facts f
      where j.id = m.id
-       and f.in_flight is null and f.ancestor is null and f.hold is null
+       and f.in_flight is null and f.ancestor is null and f.top is null and f.hold is null
        and not (@single::boolean and f.members > 1)`,
     },
   ])}
-  select f.members, f.in_flight, f.ancestor, f.hold, (select count(*) from removed)::int as deleted
+  select f.members, f.in_flight, f.ancestor, f.top, f.hold, (select count(*) from removed)::int as deleted
     from facts f`,
 );
 
