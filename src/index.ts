@@ -38,7 +38,7 @@ export { messages } from './log/messages.js';
 export type { InstrumentOptions } from './metrics/instrument.js';
 export type { MeterLike } from './metrics/meter.js';
 export { DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE } from './options/batch-size.js';
-export { MAX_PAYLOAD_BYTES } from './options/json.js';
+export { MAX_JSON_DEPTH, MAX_PAYLOAD_BYTES } from './options/json.js';
 export type { BackoffOptions, Handler, QueueOptions, ResolvedQueue } from './queues/queue-options.js';
 export type {
   ApplyRetentionOptions,
