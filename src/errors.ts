@@ -137,6 +137,28 @@ export class JobHeldError extends TidemarkError {
   }
 }
 
+/**
+ * `retryJob` of a `unique` job whose key another in-flight job took meanwhile: two jobs in
+ * flight with one key would break the promise of `unique`, so nothing is reopened.
+ * `holderId` is the job holding the key (null when it finished as the error was built).
+ */
+export class UniqueKeyConflictError extends TidemarkError {
+  readonly jobId: string;
+  readonly uniqueKey: string;
+  readonly holderId: string | null;
+  constructor(jobId: string, queue: string, uniqueKey: string, holderId: string | null, cause?: unknown) {
+    super(
+      'UNIQUE_KEY_CONFLICT',
+      `job ${jobId} cannot run again: its unique key '${uniqueKey}' on queue '${queue}' is held by ${holderId === null ? 'another in-flight job' : `job ${holderId}`}, in flight; retry it once that job has finished`,
+      { jobId, queue, uniqueKey, holderId },
+      { cause },
+    );
+    this.jobId = jobId;
+    this.uniqueKey = uniqueKey;
+    this.holderId = holderId;
+  }
+}
+
 /** No retention hold has this id (it was released, or never existed). */
 export class HoldNotFoundError extends TidemarkError {
   readonly holdId: string;

@@ -28,6 +28,7 @@ export {
   SchemaTooNewError,
   TidemarkError,
   TransactionMisuseError,
+  UniqueKeyConflictError,
   UnknownSignalError,
 } from './errors.js';
 export type { SweepCounts, TidemarkEventName, TidemarkEvents } from './events.js';

@@ -16,6 +16,7 @@ import { isFinished } from './job-status.js';
 import { insertJobsAtomically } from './jobs/add-jobs.js';
 import { deleteJob, deleteWorkflowSubtree } from './jobs/delete-jobs.js';
 import { type AddJobInput, type AddJobResult, resolveAddJob } from './jobs/job-options.js';
+import { retryJob } from './jobs/retry-job.js';
 import { defaultLogger, type Logger } from './log/logger.js';
 import { OnceLogger } from './log/once.js';
 import { type InstrumentOptions, instrumentEngine } from './metrics/instrument.js';
@@ -343,16 +344,14 @@ export class Tidemark {
     return this.mustGet(jobId);
   }
 
-  /** Run a finished (or retry-waiting) job again now, with at least one attempt left. */
+  /**
+   * Run a finished (or retry-waiting) job again now, with at least one attempt left. A `unique`
+   * job whose key another in-flight job holds is refused with UniqueKeyConflictError.
+   */
   async retryJob(id: string): Promise<Job> {
     const jobId = checkId(id);
     await this.ready();
-    const reopened = await this.core.storage.retrySubtree(jobId);
-    const job = await this.mustGet(jobId);
-    if (!reopened.includes(jobId)) {
-      throw new InvalidJobStateError(jobId, job.status, 'only finished or retry-waiting jobs can be retried');
-    }
-    return job;
+    return retryJob(this.core, jobId);
   }
 
   /** Hold a pending, retry-waiting or waiting job until resumed. */

@@ -29,6 +29,7 @@ import {
   SchemaTooNewError,
   TidemarkError,
   TransactionMisuseError,
+  UniqueKeyConflictError,
   UnknownSignalError,
 } from '../../src/index.js';
 
@@ -49,6 +50,7 @@ const CASES: [string, TidemarkError, string][] = [
   ['PartOfWorkflowError', new PartOfWorkflowError('7', '3'), 'PART_OF_WORKFLOW'],
   ['JobHasChildrenError', new JobHasChildrenError('7'), 'JOB_HAS_CHILDREN'],
   ['JobHeldError', new JobHeldError('7', '2', 'audit'), 'JOB_HELD'],
+  ['UniqueKeyConflictError', new UniqueKeyConflictError('7', 'q', 'k', '8'), 'UNIQUE_KEY_CONFLICT'],
   ['HoldNotFoundError', new HoldNotFoundError('2'), 'HOLD_NOT_FOUND'],
   ['RetentionPausedError', new RetentionPausedError('audit', null), 'RETENTION_PAUSED'],
   ['UnknownSignalError', new UnknownSignalError('q', 's'), 'UNKNOWN_SIGNAL'],

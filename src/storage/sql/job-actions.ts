@@ -80,3 +80,25 @@ export const resumeJob = defineQuery<{ id: string; channel: string }>(
   nudged as (select count(pg_notify(@channel, 'j:' || queue)) as n from resumed where run_at <= now())
   select resumed.id::text as id from resumed cross join nudged`,
 );
+
+/**
+ * Why a retry of this tree broke the one-in-flight-job-per-key rule: the first job of the
+ * tree with a `unique` key, and the other in-flight job holding that key (null when none
+ * does any more, then the retry can simply be run again).
+ */
+export const uniqueKeyConflict = defineQuery<{ id: string }>(
+  'uniqueKeyConflict',
+  /* sql */ `${SUBTREE}
+  select j.queue, j.unique_key, holder.id::text as holder_id
+    from subtree s
+    join /*schema*/jobs j on j.id = s.id
+    left join lateral (
+      select h.id from /*schema*/jobs h
+       where h.queue = j.queue and h.unique_key = j.unique_key and h.id <> j.id
+         and h.status in ('pending', 'active', 'retry', 'waiting', 'paused')
+       limit 1
+    ) holder on true
+   where j.unique_key is not null
+   order by holder.id is null, s.depth
+   limit 1`,
+);
