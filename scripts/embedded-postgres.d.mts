@@ -7,8 +7,13 @@ export interface EmbeddedPostgres {
   major: number;
   /** The temporary folder holding the data folder and the server's log; gone after stop(). */
   dir: string;
+  /** The first server process's pid (a restart starts another). */
   pid: number;
   stop(): Promise<void>;
+  /** Shut the server down (fast: sessions are cut), keeping its folder and port for restart(). */
+  halt(): Promise<void>;
+  /** Start a halted server again on the same data folder and port; resolves once it accepts connections. */
+  restart(): Promise<void>;
 }
 
 export function startEmbeddedPostgres(options?: {

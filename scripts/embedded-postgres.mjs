@@ -79,6 +79,7 @@ export async function startEmbeddedPostgres({ database = 'test', log = () => {} 
       }
     }
     if (!server.child) throw lastError;
+    server.launchAgain = () => launch(bin.postgres, data, server.port, join(dir, 'postgres.log'), account);
 
     const admin = await connectWhenReady(server, 'postgres');
     try {
@@ -99,6 +100,8 @@ export async function startEmbeddedPostgres({ database = 'test', log = () => {} 
       dir,
       pid: server.child.pid,
       stop: () => stopEmbeddedPostgres(server),
+      halt: () => haltServer(server),
+      restart: () => restartServer(server),
     };
   } catch (error) {
     await stopEmbeddedPostgres(server);
@@ -112,6 +115,26 @@ export async function startEmbeddedPostgres({ database = 'test', log = () => {} 
  */
 async function stopEmbeddedPostgres(server) {
   if (server.stopped) return;
+  await shutDown(server);
+  stopNow(server);
+}
+
+/** A server outage for fault tests: shut the server down, keeping its folder and port. */
+async function haltServer(server) {
+  if (server.stopped) throw new Error('the embedded PostgreSQL was stopped');
+  await shutDown(server);
+}
+
+/** Start a halted server again on its data folder and port; resolves once it accepts connections. */
+async function restartServer(server) {
+  if (server.stopped) throw new Error('the embedded PostgreSQL was stopped');
+  const { child } = server;
+  if (child && child.exitCode === null && child.signalCode === null) return;
+  server.child = await server.launchAgain();
+  await (await connectWhenReady(server, 'postgres')).end();
+}
+
+async function shutDown(server) {
   const { child } = server;
   if (child && child.exitCode === null && child.signalCode === null) {
     const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -124,7 +147,6 @@ async function stopEmbeddedPostgres(server) {
       }
     }
   }
-  stopNow(server);
 }
 
 /** The synchronous last resort (process exit): immediate shutdown, folder removed. */
@@ -248,6 +270,8 @@ function isLink(path) {
 }
 
 function launch(postgres, data, port, logFile, account) {
+  // A restart appends to the log of the earlier run: wait for this run's ready line.
+  const from = existsSync(logFile) ? statSync(logFile).size : 0;
   const logFd = openSync(logFile, 'a');
   const child = spawn(
     postgres,
@@ -274,7 +298,7 @@ function launch(postgres, data, port, logFile, account) {
   );
   closeSync(logFd);
   return new Promise((resolve, reject) => {
-    const readLog = () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : '');
+    const readLog = () => (existsSync(logFile) ? readFileSync(logFile).subarray(from).toString('utf8') : '');
     const timer = setInterval(() => {
       if (readLog().includes('ready to accept connections')) done(null);
     }, 50);

@@ -269,6 +269,24 @@ export class JobTimeoutError extends TidemarkError {
   }
 }
 
+/**
+ * The database refused to store an attempt's outcome (a value it cannot hold). The attempt is
+ * failed with this error instead, and the queue's retry policy applies; the jobs finished in
+ * the same batch are written as usual.
+ */
+export class OutcomeRefusedError extends TidemarkError {
+  constructor(jobId: string, what: 'output' | 'error', cause: unknown) {
+    const sqlState = (cause as { code?: unknown } | null)?.code;
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    super(
+      'OUTCOME_REFUSED',
+      `the database refused to store the ${what} of job ${jobId}'s attempt (${typeof sqlState === 'string' ? `${sqlState}: ` : ''}${reason}); the attempt failed instead`,
+      { jobId, what, sqlState: typeof sqlState === 'string' ? sqlState : null },
+      { cause },
+    );
+  }
+}
+
 /** A workflow used the same step name twice in one run. */
 export class DuplicateStepError extends TidemarkError {
   constructor(name: string) {
@@ -359,11 +377,22 @@ function describe(value: unknown): string {
   if (value === undefined) return 'undefined';
   if (typeof value === 'bigint') return `bigint ${value}`;
   if (typeof value === 'function') return 'a function';
-  if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
+  if (typeof value === 'string') return JSON.stringify(clip(value, 60));
   try {
     const text = JSON.stringify(value);
-    return text === undefined ? String(value) : text.length > 80 ? `${text.slice(0, 80)}…` : text;
+    return text === undefined ? String(value) : clip(text, 80);
   } catch {
     return typeof value;
   }
+}
+
+/**
+ * The first `max` UTF-16 units of `text` and an ellipsis, or one unit fewer where the cut would
+ * split a surrogate pair: half a character is text PostgreSQL refuses to store.
+ */
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const high = text.charCodeAt(max - 1);
+  const end = high >= 0xd800 && high <= 0xdbff ? max - 1 : max;
+  return `${text.slice(0, end)}…`;
 }

@@ -18,6 +18,7 @@ export {
   JobInFlightError,
   JobNotFoundError,
   JobTimeoutError,
+  OutcomeRefusedError,
   PartOfWorkflowError,
   QueueNotFoundError,
   ResultTimeoutError,

@@ -1,5 +1,5 @@
 import type { EngineCore } from '../engine-core.js';
-import { JobTimeoutError } from '../errors.js';
+import { JobTimeoutError, OutcomeRefusedError } from '../errors.js';
 import { toJsonText } from '../options/json.js';
 import { backoffSeconds, type ResolvedQueue } from '../queues/queue-options.js';
 import type { Queryable } from '../storage/driver/driver.js';
@@ -7,7 +7,9 @@ import type { Job } from '../storage/rows.js';
 import type { ClaimedJob } from '../storage/storage.js';
 import { LostOwnership, Suspension } from '../workflow/suspend.js';
 import { WorkflowContext } from '../workflow/workflow-context.js';
-import type { FinishBuffer } from './finish-buffer.js';
+import { isConnectionError } from './database-errors.js';
+import { type FinishBuffer, Unwritten } from './finish-buffer.js';
+import type { RetryWindow } from './retry-window.js';
 import { NonRetryableError, serializeError } from './serialize-error.js';
 
 /** Why a running attempt was aborted from outside its handler. */
@@ -144,21 +146,34 @@ export async function runAttempt(
         return await fail(core, finish, claimed, queue, error, durationMs);
       }
       if (ctx.completionHook) {
+        let owned: boolean;
         try {
-          const owned = await completeInTransaction(core, claimed, queue, outputText, ctx.completionHook);
-          if (!owned) return reportLost(core, job.id, job.queue, 'lost');
+          owned = await completeWithRetries(
+            core,
+            claimed,
+            queue,
+            outputText,
+            ctx.completionHook,
+            finish.window,
+          );
         } catch (error) {
           return await fail(core, finish, claimed, queue, error, durationMs);
         }
+        if (!owned) return reportLost(core, job.id, job.queue, 'lost');
       } else {
-        const written = await finish.push({
-          id: job.id,
-          token,
-          ok: true,
-          output: outputText,
-          dropCheckpoints: queue.deleteCheckpointsOnComplete,
-        });
-        if (!written.has(job.id)) return reportLost(core, job.id, job.queue, 'lost');
+        const status = (
+          await finish.push({
+            id: job.id,
+            token,
+            ok: true,
+            output: outputText,
+            dropCheckpoints: queue.deleteCheckpointsOnComplete,
+          })
+        ).get(job.id);
+        if (typeof status !== 'string') {
+          if (status === undefined) return reportLost(core, job.id, job.queue, 'lost');
+          return await notWritten(core, finish, claimed, queue, status, 'output', durationMs, true, false);
+        }
       }
       if (core.events.listenerCount('job:completed') > 0) {
         core.events.emit('job:completed', { id: job.id, queue: job.queue, durationMs });
@@ -171,8 +186,8 @@ export async function runAttempt(
     if (error instanceof LostOwnership) return reportLost(core, job.id, job.queue, 'lost');
     await fail(core, finish, claimed, queue, error, durationMs);
   } catch (error) {
-    // The outcome could not be written (database unreachable): the lock lapses and the
-    // maintenance tick retries the job. Nothing is lost; report it.
+    // The outcome could not be written (a suspension, say, while the database is unreachable):
+    // the lock lapses and the maintenance tick retries the job. Nothing is lost; report it.
     core.events.emit('error', { scope: 'worker', error });
     core.logger.error('could not record the outcome of an attempt', { jobId: job.id, error: String(error) });
   } finally {
@@ -221,6 +236,29 @@ function runHandler(
   });
 }
 
+/**
+ * Complete inside the completion hook's transaction, again while the database cannot be
+ * reached: a lost connection rolled back the completion and the hook's writes together, and
+ * the handler's result should not be thrown away for it. Other errors (the hook's own) fail
+ * the attempt.
+ */
+async function completeWithRetries(
+  core: EngineCore,
+  claimed: ClaimedJob,
+  queue: ResolvedQueue,
+  outputText: string,
+  hook: (tx: Queryable) => Promise<void> | void,
+  window: RetryWindow,
+): Promise<boolean> {
+  for (let failures = 1; ; failures++) {
+    try {
+      return await completeInTransaction(core, claimed, queue, outputText, hook);
+    } catch (error) {
+      if (!isConnectionError(error) || !(await window.beforeRetry(failures))) throw error;
+    }
+  }
+}
+
 /** Complete inside a transaction the handler's completion hook shares; false when the job was lost. */
 function completeInTransaction(
   core: EngineCore,
@@ -252,6 +290,10 @@ async function suspend(core: EngineCore, { job, token }: ClaimedJob, suspension:
   });
 }
 
+/**
+ * Record a failed attempt. `refusedBefore`: this failure stands in for an outcome the database
+ * refused, so a second refusal gives up rather than trying a third outcome.
+ */
 async function fail(
   core: EngineCore,
   finish: FinishBuffer,
@@ -259,18 +301,23 @@ async function fail(
   queue: ResolvedQueue,
   error: unknown,
   durationMs: number,
+  retryable = !(error instanceof NonRetryableError),
+  refusedBefore = false,
 ): Promise<void> {
   const { job, token } = claimed;
-  const retryable = !(error instanceof NonRetryableError);
-  const written = await finish.push({
-    id: job.id,
-    token,
-    ok: false,
-    error: serializeError(error),
-    retryDelaySeconds: retryable ? backoffSeconds(queue.backoff, job.attempts) : null,
-  });
-  const status = written.get(job.id);
+  const status = (
+    await finish.push({
+      id: job.id,
+      token,
+      ok: false,
+      error: serializeError(error),
+      retryDelaySeconds: retryable ? backoffSeconds(queue.backoff, job.attempts) : null,
+    })
+  ).get(job.id);
   if (status === undefined) return reportLost(core, job.id, job.queue, 'lost');
+  if (status instanceof Unwritten) {
+    return notWritten(core, finish, claimed, queue, status, 'error', durationMs, retryable, refusedBefore);
+  }
   core.events.emit('job:failed', {
     id: job.id,
     queue: job.queue,
@@ -278,6 +325,39 @@ async function fail(
     willRetry: status === 'retry',
     durationMs,
   });
+}
+
+/**
+ * An outcome that was not written. Refused by the database: the attempt fails with an
+ * OutcomeRefusedError instead (once; the queue's retry policy applies). Given up at shutdown:
+ * the buffer has logged it, and the job runs again once its lock lapses.
+ */
+async function notWritten(
+  core: EngineCore,
+  finish: FinishBuffer,
+  claimed: ClaimedJob,
+  queue: ResolvedQueue,
+  status: Unwritten,
+  what: 'output' | 'error',
+  durationMs: number,
+  retryable: boolean,
+  refusedBefore: boolean,
+): Promise<void> {
+  const { job } = claimed;
+  if (status.refused && !refusedBefore) {
+    const error = new OutcomeRefusedError(job.id, what, status.error);
+    return fail(core, finish, claimed, queue, error, durationMs, retryable, true);
+  }
+  core.events.emit('error', { scope: 'worker', error: status.error });
+  if (status.refused) {
+    core.logger.error(
+      'the database refused the failure recorded for a refused outcome too; the job runs again once its lock lapses',
+      {
+        jobId: job.id,
+        error: String(status.error),
+      },
+    );
+  }
 }
 
 type Result = { ok: true; value: unknown } | { ok: false; error: unknown };

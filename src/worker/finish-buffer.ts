@@ -1,13 +1,36 @@
+import { type Logger, silentLogger } from '../log/logger.js';
 import type { AttemptOutcome, Storage } from '../storage/storage.js';
+import { isRefusal } from './database-errors.js';
+import { RetryWindow } from './retry-window.js';
 
-const RETRY_DELAYS_MS = [100, 500, 2_000, 5_000];
+/**
+ * An outcome that was not written: refused by the database for a value it carries (the
+ * attempt should fail with a storable error instead), or given up when the worker's retry
+ * window closed (its job runs again once its lock lapses).
+ */
+export class Unwritten {
+  constructor(
+    readonly error: unknown,
+    readonly refused: boolean,
+  ) {}
+}
+
+/** What a batch reports for one job: its new status, or why its outcome was not written. */
+export type WriteResult = string | Unwritten;
 
 /** Outcomes written together, and the one promise their attempts wait on. */
 interface Batch {
   outcomes: AttemptOutcome[];
-  written: Promise<ReadonlyMap<string, string>>;
-  resolve(written: ReadonlyMap<string, string>): void;
-  reject(error: unknown): void;
+  written: Promise<ReadonlyMap<string, WriteResult>>;
+  resolve(written: ReadonlyMap<string, WriteResult>): void;
+}
+
+export interface FinishBufferOptions {
+  /** Most outcomes per statement. Default 1000. */
+  maxBatch?: number;
+  /** When to stop retrying a write the database does not answer. Default: never closes. */
+  window?: RetryWindow;
+  logger?: Logger;
 }
 
 /**
@@ -15,24 +38,37 @@ interface Batch {
  * a write is in flight, go together in the next statement, so a busy worker writes many
  * completions per round trip and an idle one writes each at once. Every attempt in a batch
  * waits on the batch's one promise (no promise per job) and reads its own row from it.
+ *
+ * A write the database does not answer is retried until it lands or the retry window closes
+ * (the worker stopped and its shutdown timeout passed): the write is idempotent, since a second
+ * one matches no lock token. A write refused for a value one row carries is split in halves
+ * until that row stands alone, so the others are written and only its attempt is told.
  */
 export class FinishBuffer {
   /** Batches waiting to be written, oldest first; only the last takes new outcomes. */
   private readonly pending: Batch[] = [];
   private flushing: Promise<void> | null = null;
+  private readonly maxBatch: number;
+  private readonly logger: Logger;
+  /** A write has failed and none has landed since: the outage is logged once, not per try. */
+  private failing = false;
+  readonly window: RetryWindow;
 
   constructor(
     private readonly storage: Storage,
-    private readonly maxBatch = 1_000,
-    private readonly retryDelaysMs = RETRY_DELAYS_MS,
-  ) {}
+    options: FinishBufferOptions = {},
+  ) {
+    this.maxBatch = options.maxBatch ?? 1_000;
+    this.window = options.window ?? new RetryWindow();
+    this.logger = options.logger ?? silentLogger;
+  }
 
   /**
-   * Queue an outcome. Resolves, once its batch is written, with the new status of every job
-   * in the batch that was still owned (look up your id: missing means the attempt had lost
-   * the job); rejects when the write failed.
+   * Queue an outcome. Resolves, once its batch is written, with what became of every job in
+   * the batch that was still owned (look up your id: missing means the attempt had lost the
+   * job; an `Unwritten` says why it was not written). Never rejects.
    */
-  push(outcome: AttemptOutcome): Promise<ReadonlyMap<string, string>> {
+  push(outcome: AttemptOutcome): Promise<ReadonlyMap<string, WriteResult>> {
     let batch = this.pending[this.pending.length - 1];
     if (!batch || batch.outcomes.length >= this.maxBatch) {
       batch = newBatch();
@@ -45,47 +81,90 @@ export class FinishBuffer {
     return batch.written;
   }
 
-  /** Wait until everything pushed so far is written. */
+  /** Wait until everything pushed so far is written (or given up). */
   async idle(): Promise<void> {
     while (this.flushing) await this.flushing;
-  }
-
-  /**
-   * A lost connection should not turn finished work into a stalled job: retry the write a
-   * few times (it is idempotent: a second write matches no lock token).
-   */
-  private async writeWithRetries(outcomes: AttemptOutcome[]): Promise<Map<string, string>> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.storage.finishAttempts(outcomes);
-      } catch (error) {
-        if (attempt >= this.retryDelaysMs.length) throw error;
-        await new Promise((resolve) => setTimeout(resolve, this.retryDelaysMs[attempt]));
-      }
-    }
   }
 
   private async drain(): Promise<void> {
     try {
       for (let batch = this.pending.shift(); batch; batch = this.pending.shift()) {
+        const written = new Map<string, WriteResult>();
         try {
-          batch.resolve(await this.writeWithRetries(batch.outcomes));
+          await this.write(batch.outcomes, written);
         } catch (error) {
-          batch.reject(error);
+          // Not a database error: a bug. Say so for each outcome rather than leave them waiting.
+          for (const outcome of batch.outcomes) written.set(outcome.id, new Unwritten(error, false));
         }
+        batch.resolve(written);
       }
     } finally {
       this.flushing = null;
     }
   }
+
+  /** Write `outcomes`, recording in `written` what became of each. */
+  private async write(outcomes: AttemptOutcome[], written: Map<string, WriteResult>): Promise<void> {
+    for (let failures = 1; ; failures++) {
+      let error: unknown;
+      try {
+        const statuses = await this.storage.finishAttempts(outcomes);
+        for (const [id, status] of statuses) written.set(id, status);
+        if (this.failing) {
+          this.failing = false;
+          this.logger.info('the database answers again; held outcomes are being written');
+        }
+        return;
+      } catch (caught) {
+        error = caught;
+      }
+      if (isRefusal(error)) return this.split(outcomes, written, error);
+      if (!this.failing) {
+        this.failing = true;
+        this.logger.warn(
+          'could not write the outcomes of finished attempts; retrying while the worker runs',
+          {
+            outcomes: outcomes.length,
+            error: String(error),
+          },
+        );
+      }
+      if (!(await this.window.beforeRetry(failures))) {
+        this.logger.error(
+          'gave up writing the outcomes of finished attempts: the database did not answer before the shutdown timeout; their jobs run again once their locks lapse',
+          { outcomes: outcomes.length, jobIds: outcomes.slice(0, 20).map((o) => o.id), error: String(error) },
+        );
+        for (const outcome of outcomes) written.set(outcome.id, new Unwritten(error, false));
+        return;
+      }
+    }
+  }
+
+  /** A refused write: find the row at fault by halves, write the rest. */
+  private async split(
+    outcomes: AttemptOutcome[],
+    written: Map<string, WriteResult>,
+    error: unknown,
+  ): Promise<void> {
+    if (outcomes.length === 1) {
+      const [outcome] = outcomes;
+      this.logger.warn("the database refused an attempt's outcome; the attempt fails instead", {
+        jobId: outcome.id,
+        error: String(error),
+      });
+      written.set(outcome.id, new Unwritten(error, true));
+      return;
+    }
+    const half = Math.ceil(outcomes.length / 2);
+    await this.write(outcomes.slice(0, half), written);
+    await this.write(outcomes.slice(half), written);
+  }
 }
 
 function newBatch(): Batch {
   let resolve!: Batch['resolve'];
-  let reject!: Batch['reject'];
-  const written = new Promise<ReadonlyMap<string, string>>((res, rej) => {
+  const written = new Promise<ReadonlyMap<string, WriteResult>>((res) => {
     resolve = res;
-    reject = rej;
   });
-  return { outcomes: [], written, resolve, reject };
+  return { outcomes: [], written, resolve };
 }

@@ -1,7 +1,29 @@
+import { storableJsonReplacer } from '../options/storable-text.js';
 import type { JobError } from '../storage/rows.js';
 
-/** A thrown value as JSON text for the job's `error` column: name, message, stack, code. */
+/**
+ * A thrown value as JSON text for the job's `error` column: name, message, stack, code, field,
+ * details. Every string and key is made storable (NUL and unpaired surrogates become U+FFFD):
+ * a message about binary input, or one cut in the middle of a character, must not stop the
+ * attempt's outcome, or the batch it is written with, from being recorded.
+ */
 export function serializeError(error: unknown): string {
+  let out: JobError;
+  try {
+    out = describeError(error);
+  } catch (readError) {
+    // A getter on the thrown value threw (a proxy, say): record that much.
+    out = { name: 'NonError', message: `the thrown value could not be read: ${safeString(readError)}` };
+  }
+  try {
+    return JSON.stringify(out, storableJsonReplacer);
+  } catch {
+    // details that JSON cannot hold (BigInt, a cycle): keep the rest.
+    return JSON.stringify({ name: out.name, message: out.message, stack: out.stack }, storableJsonReplacer);
+  }
+}
+
+function describeError(error: unknown): JobError {
   const out: JobError =
     error instanceof Error
       ? { name: error.name, message: error.message, stack: error.stack }
@@ -12,18 +34,18 @@ export function serializeError(error: unknown): string {
       if (value !== undefined) out[key] = value;
     }
   }
-  try {
-    return JSON.stringify(out);
-  } catch {
-    return JSON.stringify({ name: out.name, message: out.message, stack: out.stack });
-  }
+  return out;
 }
 
 function safeString(value: unknown): string {
   try {
     return JSON.stringify(value) ?? String(value);
   } catch {
-    return String(value);
+    try {
+      return String(value);
+    } catch {
+      return typeof value;
+    }
   }
 }
 

@@ -12,6 +12,7 @@ import { type AttemptHost, type RunningAttempt, runAttempt } from './attempt.js'
 import { FinishBuffer } from './finish-buffer.js';
 import { JobBuffer } from './job-buffer.js';
 import { PrefetchSizer } from './prefetch.js';
+import { RetryWindow } from './retry-window.js';
 import { createWorkerServices, type WorkerService } from './services.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
 
@@ -33,6 +34,16 @@ export class Worker {
    * while the old attempt still runs, and both hold a slot until they settle.
    */
   private readonly running = new Map<string, RunningAttempt>();
+  /**
+   * Settled attempts whose outcome is still being written, by lock token. Their locks are
+   * extended too: a write held through a database outage must still own its row when it lands.
+   */
+  private readonly writing = new Map<string, RunningAttempt>();
+  /**
+   * Claims pause while this many outcomes wait to be written, so a database that takes claims
+   * but not outcomes cannot make the worker hold an ever-growing backlog in memory.
+   */
+  private readonly maxWriting: number;
   /** Running plus buffered attempts per queue, so a queue's cap also bounds what it prefetches. */
   private readonly heldPerQueue = new Map<string, number>();
   /** Attempts started and not yet over (their outcome may still be being written). */
@@ -42,13 +53,18 @@ export class Worker {
   /** What attempts report to: made once, so a job costs no closures. */
   private readonly host: AttemptHost = {
     register: (attempt) => this.running.set(attempt.token, attempt),
-    settled: (attempt) => this.attemptSettled(attempt),
+    settled: (attempt) => {
+      this.attemptSettled(attempt);
+      this.writing.set(attempt.token, attempt);
+    },
     finished: (attempt) => this.attemptFinished(attempt),
   };
   /** Claimed jobs waiting for a free slot, in claim order. */
   private readonly buffer = new JobBuffer();
   private readonly prefetch: PrefetchSizer;
   private readonly finish: FinishBuffer;
+  /** Outcomes are retried while the worker runs, and until the shutdown timeout once it stops. */
+  private readonly retryWindow = new RetryWindow();
   private services: WorkerService[] = [];
   private subscription: Subscription | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
@@ -69,7 +85,8 @@ export class Worker {
   ) {
     this.id = options.id ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
     this.logger = childLogger(core.logger, { worker: this.id });
-    this.finish = new FinishBuffer(core.storage);
+    this.finish = new FinishBuffer(core.storage, { window: this.retryWindow, logger: this.logger });
+    this.maxWriting = Math.max(1_000, 2 * options.concurrency);
     this.prefetch = new PrefetchSizer(options.prefetch);
     options.queues?.forEach((name, index) => {
       if (!core.registry.localQueue(name)?.handler) {
@@ -112,6 +129,7 @@ export class Worker {
       for (const warning of this.warnings) this.logger.warn(warning);
       await announceRetention(this.core, this.options.sweep, this.logger);
     }
+    this.retryWindow.closeAt(null);
     this.services = createWorkerServices(this.core, this.options, this.logger);
     this.subscription = await this.core.storage.driver.listen(
       this.core.storage.channel,
@@ -155,6 +173,9 @@ export class Worker {
   private async stopNow(timeoutSeconds: number): Promise<void> {
     await this.starting?.catch(() => {});
     this.state = 'stopping';
+    // Outcomes the database does not take by then are given up (and logged): their jobs run
+    // again once their locks lapse.
+    this.retryWindow.closeAt(Date.now() + timeoutSeconds * 1000);
     this.wakeLoop?.();
     await this.loopDone;
     await this.releaseBuffer();
@@ -280,7 +301,7 @@ export class Worker {
    */
   private wanted(): number {
     const target = this.prefetch.target();
-    if (this.buffer.length > target >> 1) return 0;
+    if (this.buffer.length > target >> 1 || this.writing.size >= this.maxWriting) return 0;
     const want = this.options.concurrency + target - this.running.size - this.buffer.length;
     return Math.min(want, this.options.fetchBatchSize);
   }
@@ -370,18 +391,22 @@ export class Worker {
   /** An attempt is over, its outcome written or given up. */
   private attemptFinished(attempt: RunningAttempt): void {
     this.attemptSettled(attempt);
+    this.writing.delete(attempt.token);
     this.inflight--;
     if (this.inflight === 0) this.onIdle?.();
+    // Claims paused on a backlog of unwritten outcomes resume as it drains.
+    if (this.waitingForRoom && this.writing.size === this.maxWriting - 1) this.wakeLoop?.();
   }
 
   private async extendLocks(): Promise<void> {
     const attempts = [...this.running.values()];
+    const writing = [...this.writing.values()];
     const buffered = this.buffer.toArray();
-    if (attempts.length === 0 && buffered.length === 0) return;
+    if (attempts.length === 0 && writing.length === 0 && buffered.length === 0) return;
     try {
       const kept = await this.core.storage.extendLocks(
-        [...attempts.map((a) => a.id), ...buffered.map((c) => c.job.id)],
-        [...attempts.map((a) => a.token), ...buffered.map((c) => c.token)],
+        [...attempts.map((a) => a.id), ...writing.map((a) => a.id), ...buffered.map((c) => c.job.id)],
+        [...attempts.map((a) => a.token), ...writing.map((a) => a.token), ...buffered.map((c) => c.token)],
         this.options.lockSeconds,
       );
       for (const attempt of attempts) {

@@ -19,6 +19,7 @@ import {
   JobInFlightError,
   JobNotFoundError,
   JobTimeoutError,
+  OutcomeRefusedError,
   PartOfWorkflowError,
   QueueNotFoundError,
   ResultTimeoutError,
@@ -60,6 +61,15 @@ const CASES: [string, TidemarkError, string][] = [
   ['DatabaseLockedError', new DatabaseLockedError('/tmp/x', 1), 'DATABASE_LOCKED'],
   ['TransactionMisuseError', new TransactionMisuseError(), 'TRANSACTION_MISUSE'],
   ['JobTimeoutError', new JobTimeoutError(5), 'JOB_TIMEOUT'],
+  [
+    'OutcomeRefusedError',
+    new OutcomeRefusedError(
+      '7',
+      'error',
+      Object.assign(new Error('unsupported Unicode escape sequence'), { code: '22P05' }),
+    ),
+    'OUTCOME_REFUSED',
+  ],
   ['DuplicateStepError', new DuplicateStepError('s'), 'DUPLICATE_STEP'],
   ['ChildJobFailedError', new ChildJobFailedError('8', 'failed', null), 'CHILD_JOB_FAILED'],
   ['JobFailedError', new JobFailedError('7', 'failed', null), 'JOB_FAILED'],

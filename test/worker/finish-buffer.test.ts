@@ -1,15 +1,30 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { Logger } from '../../src/index.js';
 import type { AttemptOutcome, Storage } from '../../src/storage/storage.js';
-import { FinishBuffer } from '../../src/worker/finish-buffer.js';
+import { FinishBuffer, Unwritten } from '../../src/worker/finish-buffer.js';
+import { RetryWindow } from '../../src/worker/retry-window.js';
 
-/** A storage whose finishing write records each batch; ids listed in `lost` were not owned. */
-function fakeStorage(options: { lost?: string[]; failOn?: string } = {}) {
+/** What PostgreSQL says of a NUL in jsonb, with its SQLSTATE, as both drivers report it. */
+const refusal = () => Object.assign(new Error('unsupported Unicode escape sequence'), { code: '22P05' });
+const connectionRefused = () =>
+  Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+
+/**
+ * A storage whose finishing write records each batch; ids listed in `lost` were not owned,
+ * a batch holding an id of `refuse` is refused, and the first `down` writes fail to connect.
+ */
+function fakeStorage(options: { lost?: string[]; refuse?: string[]; down?: number } = {}) {
   const batches: string[][] = [];
+  let down = options.down ?? 0;
   const storage = {
     async finishAttempts(outcomes: AttemptOutcome[]) {
       batches.push(outcomes.map((o) => o.id));
-      if (options.failOn && outcomes.some((o) => o.id === options.failOn)) throw new Error('write failed');
+      if (down > 0) {
+        down--;
+        throw connectionRefused();
+      }
+      if (outcomes.some((o) => options.refuse?.includes(o.id))) throw refusal();
       return new Map(
         outcomes
           .filter((o) => !options.lost?.includes(o.id))
@@ -20,12 +35,20 @@ function fakeStorage(options: { lost?: string[]; failOn?: string } = {}) {
   return { storage, batches };
 }
 
+function recordingLogger() {
+  const records: { level: string; message: string }[] = [];
+  const at = (level: string) => (message: string) => records.push({ level, message });
+  const logger: Logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  return { logger, records };
+}
+
 const outcome = (id: string, ok = true): AttemptOutcome => ({ id, token: `t${id}`, ok, output: 'null' });
+const quickRetries = () => new RetryWindow(() => 1);
 
 describe('FinishBuffer', () => {
   test('outcomes of one turn share statements of at most the batch size, and each reads its own row', async () => {
     const { storage, batches } = fakeStorage({ lost: ['5'] });
-    const buffer = new FinishBuffer(storage, 3);
+    const buffer = new FinishBuffer(storage, { maxBatch: 3 });
     const ids = ['1', '2', '3', '4', '5', '6', '7'];
     const results = await Promise.all(ids.map((id) => buffer.push(outcome(id, id !== '2'))));
     assert.deepEqual(batches, [['1', '2', '3'], ['4', '5', '6'], ['7']]);
@@ -46,15 +69,59 @@ describe('FinishBuffer', () => {
     assert.deepEqual(batches, [['1'], ['2', '3']]);
   });
 
-  test('a failed write rejects its own batch only', async () => {
-    const { storage, batches } = fakeStorage({ failOn: '2' });
-    // The failure is permanent here: every retry fails too.
-    const buffer = new FinishBuffer(storage, 2, [1, 1]);
-    const pushes = ['1', '2', '3'].map((id) => buffer.push(outcome(id)));
-    const settled = await Promise.allSettled(pushes);
-    assert.equal(settled[0].status, 'rejected');
-    assert.equal(settled[1].status, 'rejected');
-    assert.equal(settled[2].status, 'fulfilled');
-    assert.equal(batches.filter((b) => b.includes('2')).length, 3, 'the failed write was tried three times');
+  test('a batch refused for one row is split until that row stands alone; the others are written', async () => {
+    const { storage, batches } = fakeStorage({ refuse: ['6'] });
+    const { logger, records } = recordingLogger();
+    const buffer = new FinishBuffer(storage, { logger, window: quickRetries() });
+    const ids = ['1', '2', '3', '4', '5', '6', '7', '8'];
+    const [written] = await Promise.all(ids.map((id) => buffer.push(outcome(id))));
+    for (const id of ids.filter((id) => id !== '6')) assert.equal(written.get(id), 'completed', id);
+    const bad = written.get('6');
+    assert.ok(bad instanceof Unwritten && bad.refused, 'the row at fault is reported as refused');
+    assert.equal((bad.error as { code: string }).code, '22P05');
+    // Halves: 8 -> 4 + 4 -> (2 + 2) -> (1 + 1): 1 + 2 + 2 + 2 statements.
+    assert.equal(batches.length, 7, JSON.stringify(batches));
+    assert.deepEqual(
+      records.map((r) => r.level),
+      ['warn'],
+      'one warning, for the refused row; refusals are not retried',
+    );
+  });
+
+  test('a write the database does not answer is retried past any fixed schedule until it lands', async () => {
+    // Twelve failures: the former schedule gave up after five tries.
+    const { storage, batches } = fakeStorage({ down: 12 });
+    const { logger, records } = recordingLogger();
+    const buffer = new FinishBuffer(storage, { logger, window: quickRetries() });
+    const written = await buffer.push(outcome('1'));
+    assert.equal(written.get('1'), 'completed');
+    assert.equal(batches.length, 13);
+    assert.deepEqual(
+      records.map((r) => r.level),
+      ['warn', 'info'],
+      'the outage is logged once, and its end once',
+    );
+  });
+
+  test('once the retry window closes (a stopping worker past its timeout), held outcomes are given up and logged', async () => {
+    const { storage } = fakeStorage({ down: Number.POSITIVE_INFINITY });
+    const { logger, records } = recordingLogger();
+    const window = new RetryWindow(() => 60_000);
+    const buffer = new FinishBuffer(storage, { logger, window });
+    const pushed = [buffer.push(outcome('1')), buffer.push(outcome('2'))];
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // A long retry wait is cut short by the close; one last try, then it gives up.
+    window.closeAt(Date.now());
+    const [written] = await Promise.all(pushed);
+    for (const id of ['1', '2']) {
+      const result = written.get(id);
+      assert.ok(result instanceof Unwritten && !result.refused, id);
+      assert.equal((result.error as { code: string }).code, 'ECONNREFUSED');
+    }
+    assert.deepEqual(
+      records.map((r) => r.level),
+      ['warn', 'error'],
+    );
+    await buffer.idle();
   });
 });

@@ -48,7 +48,6 @@ export class NodePostgresDriver implements Driver {
   }
 
   async transaction<T>(fn: (tx: TransactionHandle) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
     let broken: unknown;
     // The pool listens for errors only on idle clients. A connection lost between two
     // statements of this transaction (server restart, pg_terminate_backend) would otherwise
@@ -56,7 +55,7 @@ export class NodePostgresDriver implements Driver {
     const onError = (error: unknown) => {
       broken = error;
     };
-    client.on('error', onError);
+    const client = await this.checkOut(onError);
     try {
       await client.query('begin');
       const handle: TransactionHandle = {
@@ -83,6 +82,25 @@ export class NodePostgresDriver implements Driver {
       // A client whose rollback failed is in an unknown state: destroy it rather than reuse it.
       client.release(broken instanceof Error ? broken : undefined);
     }
+  }
+
+  /**
+   * A pool client with `onError` listening from the moment the pool hands it over. Not
+   * `await pool.connect()`: a new connection is handed over while its first bytes are read, and
+   * an error read in the same chunk (the server terminating it just after it started) would be
+   * emitted before an `await` resumes, with no listener, crashing the process.
+   */
+  private checkOut(onError: (error: unknown) => void): Promise<pg.PoolClient> {
+    return new Promise((resolve, reject) => {
+      this.pool.connect((error, client) => {
+        if (error || !client) {
+          reject(error ?? new Error('the pool returned no client'));
+          return;
+        }
+        client.on('error', onError);
+        resolve(client);
+      });
+    });
   }
 
   async listen(
