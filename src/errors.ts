@@ -238,17 +238,50 @@ export class DriverClosedError extends TidemarkError {
   }
 }
 
-/** Another process holds the embedded database folder. */
+/**
+ * The embedded database folder is already open: in another process (`pid` from its owner file,
+ * `null` when that is unknown), or in this one under the same or another path.
+ */
 export class DatabaseLockedError extends TidemarkError {
-  constructor(path: string, pid: number) {
+  constructor(path: string, pid: number | null) {
+    const sameProcess = pid === process.pid;
     super(
       'DATABASE_LOCKED',
-      `embedded database '${path}' is in use by process ${pid}; one process owns a folder`,
-      {
-        path,
-        pid,
-      },
+      sameProcess
+        ? `embedded database '${path}' is already open in this process (perhaps under another path); close it first or share that Tidemark: one owner per folder`
+        : `embedded database '${path}' is in use by ${pid === null ? 'another process' : `process ${pid}`}; one process owns a folder`,
+      { path, pid, sameProcess },
     );
+  }
+}
+
+/** The embedded database folder cannot be created or written. `osCode` is the system's error code. */
+export class DatabaseFolderError extends TidemarkError {
+  constructor(path: string, osCode: string, cause?: unknown) {
+    super(
+      'DATABASE_FOLDER_UNUSABLE',
+      `embedded database folder '${path}' cannot be used (${osCode}): ${folderHint(osCode)}`,
+      { path, osCode },
+      { cause },
+    );
+  }
+}
+
+function folderHint(osCode: string): string {
+  switch (osCode) {
+    case 'EACCES':
+    case 'EPERM':
+      return 'this process may not write there; make the folder writable by its user, or choose another folder';
+    case 'EROFS':
+      return 'the file system is read-only; choose a folder on a writable one';
+    case 'ENOTDIR':
+    case 'EEXIST':
+      return 'part of the path is a file, not a folder; choose another path';
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return 'the disk or quota is full; free space or choose another folder';
+    default:
+      return 'check that this process can create and write the folder, or choose another one';
   }
 }
 

@@ -4,6 +4,7 @@ export type { RunningDashboard } from './dashboard/server.js';
 export {
   AncestorInFlightError,
   ChildJobFailedError,
+  DatabaseFolderError,
   DatabaseLockedError,
   DriverClosedError,
   DuplicateStepError,

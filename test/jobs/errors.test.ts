@@ -5,6 +5,7 @@ import * as api from '../../src/index.js';
 import {
   AncestorInFlightError,
   ChildJobFailedError,
+  DatabaseFolderError,
   DatabaseLockedError,
   DriverClosedError,
   DuplicateStepError,
@@ -59,6 +60,7 @@ const CASES: [string, TidemarkError, string][] = [
   ['SchemaTooNewError', new SchemaTooNewError('tidemark', 9, 1), 'SCHEMA_TOO_NEW'],
   ['DriverClosedError', new DriverClosedError(), 'CLOSED'],
   ['DatabaseLockedError', new DatabaseLockedError('/tmp/x', 1), 'DATABASE_LOCKED'],
+  ['DatabaseFolderError', new DatabaseFolderError('/tmp/x', 'EACCES'), 'DATABASE_FOLDER_UNUSABLE'],
   ['TransactionMisuseError', new TransactionMisuseError(), 'TRANSACTION_MISUSE'],
   ['JobTimeoutError', new JobTimeoutError(5), 'JOB_TIMEOUT'],
   [

@@ -35,14 +35,15 @@ export class PgliteDriver implements Driver {
   private constructor(
     readonly db: PGlite,
     private readonly owned: boolean,
-    private readonly releaseLock: () => void,
+    private readonly releaseLock: () => Promise<void>,
   ) {}
 
   /** Open `memory://` or a folder path. */
   static async open(location: string, options: PgliteDriverOptions = {}): Promise<PgliteDriver> {
     const { PGlite } = await import('@electric-sql/pglite');
     const memory = location === 'memory://' || location === ':memory:';
-    const release = memory ? () => {} : lockFolder(location);
+    const lock = memory ? null : await lockFolder(location);
+    const release = lock ? lock.release : async () => {};
     try {
       const startParams = [...PGlite.defaultStartParams];
       const pgliteOptions: PGliteOptions = { parsers: { [INT8_OID]: (value: string) => value } };
@@ -57,17 +58,17 @@ export class PgliteDriver implements Driver {
         startParams.push('-c', 'wal_sync_method=open_datasync');
       }
       pgliteOptions.startParams = startParams;
-      const db = memory ? await PGlite.create(pgliteOptions) : await PGlite.create(location, pgliteOptions);
+      const db = lock ? await PGlite.create(lock.path, pgliteOptions) : await PGlite.create(pgliteOptions);
       return new PgliteDriver(db, true, release);
     } catch (error) {
-      release();
+      await release();
       throw error;
     }
   }
 
   /** Wrap an instance the caller owns; `close()` leaves it open. */
   static wrap(db: PGlite): PgliteDriver {
-    return new PgliteDriver(db, false, () => {});
+    return new PgliteDriver(db, false, async () => {});
   }
 
   async query<Row>(
@@ -125,7 +126,7 @@ export class PgliteDriver implements Driver {
     try {
       if (this.owned) await this.db.close();
     } finally {
-      this.releaseLock();
+      await this.releaseLock();
     }
   }
 
