@@ -1,8 +1,9 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { SessionStore } from './sessions.js';
 
 export const SESSION_COOKIE = 'tidemark_session';
-/** A login lasts this long; a server restart (new secret) ends every login at once. */
+/** A login lasts this long, unless Log out or a new handler (restart, another token) ends it first. */
 export const SESSION_SECONDS = 12 * 3600;
 
 /** Who a request is, for CSRF binding: a login session, a bearer client, or anyone (no token set). */
@@ -13,11 +14,12 @@ export type Principal =
   | { kind: 'anonymous' };
 
 /**
- * Token checks, login sessions and CSRF tokens of one dashboard. The secret is drawn per
- * handler, so sessions and CSRF tokens of one server are worthless to any other.
+ * Token checks, login sessions and CSRF tokens of one dashboard. The secret and the session
+ * table belong to one handler, so sessions and CSRF tokens of one server are worthless to any other.
  */
 export class DashboardAuth {
   private readonly secret = randomBytes(32);
+  private readonly sessions = new SessionStore(SESSION_SECONDS * 1000);
 
   constructor(private readonly token: string | undefined) {}
 
@@ -33,26 +35,28 @@ export class DashboardAuth {
   /** The request's principal, or anonymous when a token is required and none was shown. */
   identify(req: IncomingMessage, now = Date.now()): Principal {
     if (!this.required) return { kind: 'open' };
-    const header = req.headers.authorization;
-    if (typeof header === 'string' && header.startsWith('Bearer ')) {
-      return this.checkToken(header.slice(7).trim()) ? { kind: 'bearer' } : { kind: 'anonymous' };
-    }
+    const bearer = bearerOf(req);
+    if (bearer !== undefined) return this.checkToken(bearer) ? { kind: 'bearer' } : { kind: 'anonymous' };
     const session = readCookie(req, SESSION_COOKIE);
     if (session && this.checkSession(session, now)) return { kind: 'session', session };
     return { kind: 'anonymous' };
   }
 
+  /** A new login: the cookie value names a live session of this handler, signed. */
   newSession(now = Date.now()): string {
-    const issued = String(Math.floor(now / 1000));
-    return `${issued}.${this.sign(`session:${issued}`)}`;
+    const id = this.sessions.open(now);
+    return `${id}.${this.sign(`session:${id}`)}`;
+  }
+
+  /** Log out: the session ends here, so its cookie is refused even if a copy of it is replayed. */
+  endSession(value: string): void {
+    this.sessions.end(value.split('.')[0]);
   }
 
   private checkSession(value: string, now: number): boolean {
-    const [issued, mac] = value.split('.', 2);
-    if (!/^\d{1,12}$/.test(issued ?? '') || !mac) return false;
-    const age = now / 1000 - Number(issued);
-    if (age < -60 || age > SESSION_SECONDS) return false;
-    return safeEqual(mac, this.sign(`session:${issued}`));
+    const [id, mac, extra] = value.split('.');
+    if (!id || !mac || extra !== undefined) return false;
+    return safeEqual(mac, this.sign(`session:${id}`)) && this.sessions.isLive(id, now);
   }
 
   /** The CSRF token of a principal: an HMAC of who it is, checked on every POST. */
@@ -79,6 +83,12 @@ export function safeEqual(a: string, b: string): boolean {
   const da = createHash('sha256').update(a).digest();
   const db = createHash('sha256').update(b).digest();
   return timingSafeEqual(da, db);
+}
+
+/** The token of an `Authorization: Bearer …` header, or undefined when the request shows none. */
+export function bearerOf(req: IncomingMessage): string | undefined {
+  const header = req.headers.authorization;
+  return typeof header === 'string' && header.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
 }
 
 export function readCookie(req: IncomingMessage, name: string): string | undefined {

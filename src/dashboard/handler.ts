@@ -1,17 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { InvalidOptionError, JobNotFoundError, QueueNotFoundError, TidemarkError } from '../errors.js';
+import { TidemarkError } from '../errors.js';
 import type { Tidemark } from '../tidemark.js';
-import {
-  DashboardAuth,
-  hostOfHeader,
-  isLoopbackAddress,
-  isLoopbackHost,
-  type Principal,
-  sessionCookie,
-} from './auth.js';
+import { bearerOf, DashboardAuth, type Principal, sessionCookie } from './auth.js';
 import type { DashboardContext } from './context.js';
 import { readForm } from './form-body.js';
-import { layout, notice } from './layout.js';
+import { barePage, layout, notice } from './layout.js';
+import { LoginThrottle } from './login-throttle.js';
+import { openAccessRefusal } from './open-access.js';
 import {
   type DashboardHandlerOptions,
   type ResolvedHandlerOptions,
@@ -19,7 +14,8 @@ import {
 } from './options.js';
 import { errorPage } from './pages/error.js';
 import { loginPage } from './pages/login.js';
-import { actions, findRoute, pages } from './routes.js';
+import { refusalStatus, refusalTitle } from './refusal.js';
+import { actions, findRoute, type PageResult, pages } from './routes.js';
 import { STYLE } from './style.js';
 
 /** A plain Node request handler: mount it in `http.createServer`, Express or Fastify. */
@@ -34,20 +30,44 @@ const SECURITY_HEADERS: Record<string, string> = {
   'cache-control': 'no-store',
 };
 
+/** What one handler keeps between requests. */
+interface HandlerState {
+  tm: Tidemark;
+  options: ResolvedHandlerOptions;
+  auth: DashboardAuth;
+  throttle: LoginThrottle;
+  now: () => number;
+}
+
 /**
  * The dashboard as a request handler. Without a token it answers only requests from this
- * machine that name it as localhost (which also defeats DNS rebinding); with a token it
- * asks for it (Bearer header or the login form). Every POST carries a CSRF token.
+ * machine that name it as localhost and come through no proxy (which also defeats DNS
+ * rebinding); with a token it asks for it (Bearer header or the login form), and slows down
+ * an address that keeps showing wrong ones. Every POST carries a CSRF token.
  */
 export function createDashboardHandler(
   tm: Tidemark,
   options: DashboardHandlerOptions = {},
 ): DashboardHandler {
-  const resolved = resolveHandlerOptions(options);
-  const auth = new DashboardAuth(resolved.token);
+  return dashboardHandler(tm, resolveHandlerOptions(options));
+}
+
+/** The handler on a chosen clock (sessions and the login throttle read it): for tests. */
+export function dashboardHandler(
+  tm: Tidemark,
+  options: ResolvedHandlerOptions,
+  now: () => number = Date.now,
+): DashboardHandler {
+  const state: HandlerState = {
+    tm,
+    options,
+    auth: new DashboardAuth(options.token),
+    throttle: new LoginThrottle(now),
+    now,
+  };
   return async (req, res) => {
     try {
-      await serve(tm, resolved, auth, req, res);
+      await serve(state, req, res);
     } catch (error) {
       tm.internals.logger.error('dashboard request failed', { url: req.url, error: String(error) });
       if (!res.headersSent)
@@ -57,13 +77,8 @@ export function createDashboardHandler(
   };
 }
 
-async function serve(
-  tm: Tidemark,
-  options: ResolvedHandlerOptions,
-  auth: DashboardAuth,
-  req: IncomingMessage,
-  res: ServerResponse,
-): Promise<void> {
+async function serve(state: HandlerState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { tm, options, auth, throttle } = state;
   const base = options.basePath;
   const full = new URL(req.url ?? '/', 'http://dashboard');
   let path = full.pathname;
@@ -80,23 +95,35 @@ async function serve(
     return void res.end();
   }
 
-  if (
-    !auth.required &&
-    !(isLoopbackHost(hostOfHeader(req.headers.host)) && isLoopbackAddress(req.socket.remoteAddress))
-  ) {
-    return send(
-      res,
-      403,
-      'text/plain; charset=utf-8',
-      'This Tidemark dashboard has no token, so it serves only http://127.0.0.1 or http://localhost on this machine. Start it with a token to reach it from elsewhere.\n',
-    );
+  if (!auth.required) {
+    const refusal = openAccessRefusal(req);
+    if (refusal !== undefined) return send(res, 403, 'text/plain; charset=utf-8', refusal);
   }
 
-  if (path === '/login') return login(base, auth, req, res, method);
-  const principal = auth.identify(req);
+  if (path === '/login') return login(state, req, res, method);
+  const address = req.socket.remoteAddress;
+  const bearer = auth.required ? bearerOf(req) : undefined;
+  if (bearer !== undefined) {
+    const wait = throttle.waitMs(address);
+    if (wait > 0) return send(res, 429, 'text/plain; charset=utf-8', `${waitMessage(res, wait)}\n`);
+  }
+  const principal = auth.identify(req, state.now());
+  if (bearer !== undefined) {
+    if (principal.kind === 'bearer') throttle.succeed(address);
+    else throttle.fail(address);
+  }
   if (principal.kind === 'anonymous') {
     if (method === 'POST') return send(res, 401, 'text/plain; charset=utf-8', 'Log in first.\n');
     return redirect(res, `${base}/login`);
+  }
+  let retention: DashboardContext['retention'];
+  try {
+    retention = await tm.retentionStatus();
+  } catch (error) {
+    if (!(error instanceof TidemarkError)) throw error;
+    const status = refusalStatus(error);
+    const page = barePage(base, refusalTitle(status), notice('error', error.message));
+    return sendHtml(res, status, page.text, method);
   }
   const ctx: DashboardContext = {
     tm,
@@ -105,21 +132,22 @@ async function serve(
     readOnly: options.readOnly,
     csrf: auth.csrfFor(principal),
     loggedIn: principal.kind === 'session',
-    retention: await tm.retentionStatus(),
+    retention,
   };
   if (path === '/logout' && method === 'POST') return logout(ctx, auth, principal, req, res);
 
   if (method !== 'POST') {
     const found = findRoute(pages, path);
-    let page: Awaited<ReturnType<(typeof pages)[number]['render']>>;
+    let page: PageResult;
     try {
       page = found ? await found.route.render(ctx, found.match) : null;
     } catch (error) {
-      // A value the engine refuses (such as an id beyond bigint) is a bad request, not a crash.
-      if (!(error instanceof InvalidOptionError)) throw error;
-      return sendHtml(res, 400, errorPage(ctx, 'Bad request', error.message).text, method);
+      // Any refusal the engine throws on purpose (an id beyond bigint, a closed engine) is a message.
+      if (!(error instanceof TidemarkError)) throw error;
+      return refuse(res, ctx, error, undefined, method);
     }
     if (!page) return sendHtml(res, 404, errorPage(ctx, 'Not found', `Nothing here: ${path}`).text, method);
+    if ('status' in page) return sendHtml(res, page.status, page.page.text, method);
     return sendHtml(res, 200, page.text, method);
   }
 
@@ -157,27 +185,44 @@ async function serve(
     if ('redirect' in result) return redirect(res, result.redirect);
     return sendHtml(res, result.status, result.page.text);
   } catch (error) {
+    // Any refusal the engine throws on purpose is a message on the page, never a 500.
     if (!(error instanceof TidemarkError)) throw error;
-    const status =
-      error instanceof JobNotFoundError || error instanceof QueueNotFoundError
-        ? 404
-        : error instanceof InvalidOptionError
-          ? 400
-          : 409;
-    return sendHtml(res, status, errorPage(ctx, 'Refused', error.message, backFrom(ctx, path)).text);
+    return refuse(res, ctx, error, backFrom(ctx, path));
   }
 }
 
+function refuse(
+  res: ServerResponse,
+  ctx: DashboardContext,
+  error: TidemarkError,
+  back?: string,
+  method = 'GET',
+): void {
+  const status = refusalStatus(error);
+  sendHtml(res, status, errorPage(ctx, refusalTitle(status), error.message, back).text, method);
+}
+
+/**
+ * An address that showed too many wrong tokens waits; its next token is not even checked.
+ * Sets Retry-After and answers the message to show.
+ */
+function waitMessage(res: ServerResponse, waitMs: number): string {
+  const seconds = Math.ceil(waitMs / 1000);
+  res.setHeader('retry-after', String(seconds));
+  return `Too many wrong tokens from this address: try again in ${seconds} s.`;
+}
+
 async function login(
-  base: string,
-  auth: DashboardAuth,
+  state: HandlerState,
   req: IncomingMessage,
   res: ServerResponse,
   method: string,
 ): Promise<void> {
+  const { auth, throttle } = state;
+  const base = state.options.basePath;
   if (!auth.required) return redirect(res, `${base}/`);
   const csrf = auth.csrfFor('login');
-  if (method !== 'POST') return sendHtml(res, 200, loginPage(base, csrf, false).text, method);
+  if (method !== 'POST') return sendHtml(res, 200, loginPage(base, csrf).text, method);
   const form = await readForm(req);
   if (
     typeof form === 'string' ||
@@ -186,8 +231,15 @@ async function login(
   ) {
     return send(res, 403, 'text/plain; charset=utf-8', 'Refused: reload the login page and try again.\n');
   }
-  if (!auth.checkToken(form.get('token') ?? '')) return sendHtml(res, 401, loginPage(base, csrf, true).text);
-  res.setHeader('set-cookie', sessionCookie(auth.newSession(), base || '/'));
+  const address = req.socket.remoteAddress;
+  const wait = throttle.waitMs(address);
+  if (wait > 0) return sendHtml(res, 429, loginPage(base, csrf, waitMessage(res, wait)).text);
+  if (!auth.checkToken(form.get('token') ?? '')) {
+    throttle.fail(address);
+    return sendHtml(res, 401, loginPage(base, csrf, 'That token is not right.').text);
+  }
+  throttle.succeed(address);
+  res.setHeader('set-cookie', sessionCookie(auth.newSession(state.now()), base || '/'));
   return redirect(res, `${base}/`);
 }
 
@@ -202,6 +254,7 @@ async function logout(
   if (typeof form === 'string' || !auth.checkCsrf(principal, form.get('csrf') ?? undefined)) {
     return sendHtml(res, 403, layout(ctx, 'Refused', '', notice('error', 'CSRF check failed.')).text);
   }
+  if (principal.kind === 'session') auth.endSession(principal.session);
   res.setHeader('set-cookie', sessionCookie('', ctx.base || '/', 0));
   return redirect(res, `${ctx.base}/login`);
 }

@@ -45,8 +45,18 @@ export function resolveHandlerOptions(input: unknown, extraKeys: string[] = []):
   if (readOnly !== undefined && typeof readOnly !== 'boolean') {
     throw new InvalidOptionError('readOnly', 'a boolean', readOnly);
   }
-  if (basePath !== undefined && (typeof basePath !== 'string' || !/^(\/[A-Za-z0-9._~-]+)*$/.test(basePath))) {
-    throw new InvalidOptionError('basePath', "'' or a path like '/tidemark' (no trailing slash)", basePath);
+  if (
+    basePath !== undefined &&
+    (typeof basePath !== 'string' ||
+      !/^(\/[A-Za-z0-9._~-]+)*$/.test(basePath) ||
+      // A browser and every client resolve '.' and '..' away, so no request could ever match.
+      /(^|\/)\.\.?(\/|$)/.test(basePath))
+  ) {
+    throw new InvalidOptionError(
+      'basePath',
+      "'' or a path like '/tidemark' (no trailing slash, no '.' or '..' segment)",
+      basePath,
+    );
   }
   return { token, readOnly: readOnly ?? false, basePath: basePath ?? '' };
 }

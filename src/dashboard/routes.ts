@@ -20,10 +20,12 @@ function jobId(match: RegExpMatchArray): string {
   return match[1];
 }
 
-/** A page: null means "not found". */
+/** What a page renders: the page (200), a page with another status, or null for "not found". */
+export type PageResult = Html | { status: number; page: Html } | null;
+
 interface PageRoute {
   pattern: RegExp;
-  render(ctx: DashboardContext, match: RegExpMatchArray): Promise<Html | null>;
+  render(ctx: DashboardContext, match: RegExpMatchArray): Promise<PageResult>;
 }
 
 interface ActionRoute {

@@ -13,6 +13,11 @@ export const SEARCH_WINDOW = 20_000n;
 /** Rows whose transaction started this long before the range may still carry a later id. */
 const CLOCK_SLACK_MS = 60_000;
 const MAX_BIGINT = 9_223_372_036_854_775_807n;
+/** The longest 'created within' window, as for a purge's age: about a century. */
+export const MAX_SINCE_SECONDS = 3_200_000_000;
+/** Dates a range may name: every job was created in between, and both ends stay valid timestamps. */
+const EARLIEST_DATE = Date.UTC(1970, 0, 1);
+const LATEST_DATE = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 export interface JobFilter {
   queue?: string;
@@ -51,7 +56,10 @@ export interface JobListPage {
   searchedDownTo: bigint | null;
 }
 
-/** Read filters from the query string; values that do not parse are reported, not used. */
+/**
+ * Read filters from the query string. A value that does not parse or lies out of range is
+ * reported by its parameter's name and not used; the page then runs no query at all.
+ */
 export function parseFilter(params: URLSearchParams): { filter: JobFilter; problems: string[] } {
   const filter: JobFilter = {};
   const problems: string[] = [];
@@ -68,15 +76,18 @@ export function parseFilter(params: URLSearchParams): { filter: JobFilter; probl
   const since = text('since');
   if (since !== undefined) {
     const seconds = Number(since);
-    if (Number.isFinite(seconds) && seconds > 0) filter.since = seconds;
-    else problems.push(`'since' must be a number of seconds, got '${since}'`);
+    if (Number.isFinite(seconds) && seconds >= 1 && seconds <= MAX_SINCE_SECONDS) filter.since = seconds;
+    else problems.push(`'since' must be a number of seconds from 1 to ${MAX_SINCE_SECONDS}, got '${since}'`);
   }
   for (const name of ['from', 'to'] as const) {
     const value = text(name);
     if (value === undefined) continue;
     // datetime-local inputs carry no zone: the page labels them UTC, so read them as UTC.
     const date = new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(value) ? value : `${value}Z`);
-    if (Number.isNaN(date.getTime())) problems.push(`'${name}' is not a date: '${value}'`);
+    const time = date.getTime();
+    if (Number.isNaN(time)) problems.push(`'${name}' is not a date: '${value}'`);
+    else if (time < EARLIEST_DATE || time > LATEST_DATE)
+      problems.push(`'${name}' must be a date from 1970-01-01 to 9999-12-31 (UTC), got '${value}'`);
     else filter[name] = date;
   }
   const q = params.get('q');

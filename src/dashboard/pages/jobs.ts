@@ -1,6 +1,6 @@
 import { ALL_STATUSES } from '../../job-status.js';
 import { type DashboardContext, href } from '../context.js';
-import { type JobFilter, listJobs, PAGE_SIZE, parseFilter } from '../data/job-list.js';
+import { type JobFilter, type JobListPage, listJobs, PAGE_SIZE, parseFilter } from '../data/job-list.js';
 import { formatTime, relativeTime } from '../format.js';
 import { type Html, html } from '../html.js';
 import { layout, notice, statusBadge } from '../layout.js';
@@ -13,10 +13,18 @@ const SINCE_CHOICES: [string, string][] = [
   ['604800', 'last 7 days'],
 ];
 
-/** The job list: filters (queue, status, time range, text in data) and keyset paging. */
-export async function jobsPage(ctx: DashboardContext): Promise<Html> {
+const NOTHING: JobListPage = { rows: [], next: null, searchedDownTo: null };
+
+/**
+ * The job list: filters (queue, status, time range, text in data) and keyset paging. A bad
+ * filter value answers 400 with the form and what was wrong, and searches nothing.
+ */
+export async function jobsPage(ctx: DashboardContext): Promise<Html | { status: number; page: Html }> {
   const { filter, problems } = parseFilter(ctx.url.searchParams);
-  const [queues, page] = await Promise.all([ctx.tm.listQueues(), listJobs(ctx.tm, filter)]);
+  const [queues, page] = await Promise.all([
+    ctx.tm.listQueues(),
+    problems.length > 0 ? NOTHING : listJobs(ctx.tm, filter),
+  ]);
   const keep = filterQuery(ctx.url.searchParams);
   const rows = page.rows.map(
     (job) => html`<tr data-job-id="${job.id}">
@@ -37,14 +45,15 @@ ${filtersForm(
 )}
 <table class="jobs"><thead><tr><th class="num">id</th><th>queue</th><th>status</th><th class="num">attempts</th>
 <th>created</th><th>finished</th><th>data</th><th>error</th></tr></thead>
-<tbody>${rows.length > 0 ? rows : html`<tr><td colspan="8" class="muted">No jobs match.</td></tr>`}</tbody></table>
+<tbody>${rows.length > 0 ? rows : html`<tr><td colspan="8" class="muted">${problems.length > 0 ? 'Nothing was searched: fix the filters above.' : 'No jobs match.'}</td></tr>`}</tbody></table>
 <div class="pager">
 ${filter.before !== undefined ? html`<a href="${href(ctx, '/jobs', keep)}" rel="first">« Newest</a>` : ''}
 ${page.next !== null ? html`<a href="${href(ctx, '/jobs', { ...keep, before: String(page.next) })}" rel="next">Older »</a>` : ''}
 <span class="small muted">${page.rows.length} shown, up to ${PAGE_SIZE} per page, newest first</span>
 </div>
 ${page.searchedDownTo !== null ? html`<p class="small muted">The text search covers a window of ids per page; it searched down to id ${String(page.searchedDownTo)}. “Older” searches further.</p>` : ''}`;
-  return layout(ctx, 'Jobs', '/jobs', body);
+  const text = layout(ctx, 'Jobs', '/jobs', body);
+  return problems.length > 0 ? { status: 400, page: text } : text;
 }
 
 function filtersForm(ctx: DashboardContext, filter: JobFilter, queues: string[]): Html {

@@ -2,11 +2,11 @@ import { type Html, html } from '../html.js';
 import { barePage, notice } from '../layout.js';
 
 /** The token form. A successful login sets an HttpOnly, SameSite=Strict session cookie. */
-export function loginPage(base: string, csrf: string, failed: boolean): Html {
+export function loginPage(base: string, csrf: string, problem?: string): Html {
   return barePage(
     base,
     'Tidemark',
-    html`${failed ? notice('error', 'That token is not right.') : ''}
+    html`${problem ? notice('error', problem) : ''}
 <form method="post" action="${base}/login" class="card" id="login-form">
 <input type="hidden" name="csrf" value="${csrf}">
 <p><label>Dashboard token<br><input type="password" name="token" autocomplete="current-password" autofocus required></label></p>
