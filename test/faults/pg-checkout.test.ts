@@ -59,3 +59,19 @@ describe('node-postgres driver: a connection terminated as the pool hands it ove
     assert.equal(seen.uncaught, null);
   });
 });
+
+describe('node-postgres driver: a pool it made, after close', () => {
+  test('a late connection error from the closed pool is not thrown uncaught, nor reported', async () => {
+    const errors: unknown[] = [];
+    const driver = NodePostgresDriver.fromUrl('postgres://postgres@127.0.0.1:1/none', {
+      onError: (error) => errors.push(error),
+    });
+    await driver.close();
+    // What pg-pool does when a client it still tracks hears "terminating connection" from a
+    // server shutting down: it re-emits the error on the pool.
+    assert.doesNotThrow(() =>
+      driver.pool.emit('error', new Error('terminating connection due to administrator command')),
+    );
+    assert.deepEqual(errors, []);
+  });
+});

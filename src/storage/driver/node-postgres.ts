@@ -17,7 +17,9 @@ export class NodePostgresDriver implements Driver {
   private connecting: Promise<void> | null = null;
   private closed = false;
   private reconnectDelayMs = 100;
-  private readonly onPoolError = (error: unknown) => this.options.onError?.(error);
+  private readonly onPoolError = (error: unknown) => {
+    if (!this.closed) this.options.onError?.(error);
+  };
 
   constructor(
     readonly pool: pg.Pool,
@@ -186,8 +188,14 @@ export class NodePostgresDriver implements Driver {
     const client = this.listenClient;
     this.listenClient = null;
     await client?.end().catch(() => {});
-    this.pool.off('error', this.onPoolError);
-    if (this.ownsPool) await this.pool.end();
+    if (this.ownsPool) {
+      // A pool we made is ours to the end: its clients can still report a lost connection
+      // after end() resolves (a server shutting down tells every session), and an 'error'
+      // event with no listener would crash the process. onPoolError ignores them once closed.
+      await this.pool.end();
+    } else {
+      this.pool.off('error', this.onPoolError);
+    }
   }
 }
 
