@@ -9,6 +9,7 @@ import {
   JobHeldError,
   JobInFlightError,
   type JobStatus,
+  PartOfWorkflowError,
   RetentionPausedError,
   silentLogger,
   type Tidemark,
@@ -275,6 +276,8 @@ function modelDelete(model: Model, id: string, subtree: boolean): { refused: Err
     if (!isFinished((model.jobs.get(up) as MJob).status)) return { refused: AncestorInFlightError };
   }
   if (treeHeld(model, job.root)) return { refused: JobHeldError };
+  // A job below the top goes only with its whole tree: a retry of the top would replay it.
+  if (job.parentId !== null) return { refused: PartOfWorkflowError };
   return { gone: members };
 }
 
