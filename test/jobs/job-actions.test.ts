@@ -108,7 +108,7 @@ describeEachDriver('retryJob', ({ open }) => {
       // The running worker may already have taken it, or even finished it, by the time the
       // retry reads the row back.
       assert.ok(
-        [JobStatus.PENDING, JobStatus.ACTIVE, JobStatus.COMPLETED].includes(job.status),
+        ([JobStatus.PENDING, JobStatus.ACTIVE, JobStatus.COMPLETED] as string[]).includes(job.status),
         `retried job is ${job.status}`,
       );
     }
