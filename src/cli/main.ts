@@ -1,5 +1,6 @@
 import { TidemarkError } from '../errors.js';
 import { type CliIo, processIo, UsageError } from './cli-io.js';
+import type { Command } from './command.js';
 import { dashboardCommand } from './commands/dashboard.js';
 import { demoCommand } from './commands/demo.js';
 import { cancelCommand, retryCommand } from './commands/job-action.js';
@@ -11,14 +12,6 @@ import { sweepCommand } from './commands/sweep.js';
 import { databaseFrom } from './database-option.js';
 import { describeConnectionFailure } from './failure.js';
 import { packageVersion } from './version.js';
-
-/** A `tidemark` subcommand. */
-export interface Command {
-  name: string;
-  summary: string;
-  usage: string;
-  run(args: string[], io: CliIo): Promise<number>;
-}
 
 export const commands: Command[] = [
   demoCommand,

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { type CliIo, UsageError } from '../cli-io.js';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand } from '../open-database.js';
 
 const USAGE = `Usage: tidemark dashboard [--port N] [--host ADDR] [--token T] [--read-only]

@@ -4,8 +4,8 @@ import { countByQueueAndStatus } from '../../storage/sql/stats.js';
 import { Tidemark } from '../../tidemark.js';
 import type { CliIo } from '../cli-io.js';
 import { UsageError } from '../cli-io.js';
+import type { Command } from '../command.js';
 import { databaseFrom } from '../database-option.js';
-import type { Command } from '../main.js';
 import { renderTable } from '../table.js';
 
 const USAGE = `Usage: tidemark demo [--database URL|PATH] [--schema NAME] [--jobs N] [--serve [--port N]]

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { InvalidJobStateError } from '../../errors.js';
 import { isFinished } from '../../job-status.js';
 import type { CliIo } from '../cli-io.js';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 import { DATABASE_HELP, DATABASE_OPTIONS, jobIdArgument, openForCommand } from '../open-database.js';
 
 function jobCommand(name: 'retry' | 'cancel', summary: string, description: string): Command {

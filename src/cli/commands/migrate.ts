@@ -4,7 +4,7 @@ import { migrate, schemaVersion } from '../../storage/migrate.js';
 import { latestVersion } from '../../storage/migrations/index.js';
 import { checkSchemaName } from '../../storage/schema-name.js';
 import type { CliIo } from '../cli-io.js';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 import { commandTarget, DATABASE_HELP, DATABASE_OPTIONS } from '../open-database.js';
 
 const USAGE = `Usage: tidemark migrate [--database URL|PATH] [--schema NAME]

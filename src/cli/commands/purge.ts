@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 import { FINISHED_STATUSES } from '../../job-status.js';
 import { type CliIo, UsageError } from '../cli-io.js';
+import type { Command } from '../command.js';
 import { warnIfUnknownQueue } from '../known-queue.js';
-import type { Command } from '../main.js';
 import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand } from '../open-database.js';
 import { batchSizeOption } from './batch-size-option.js';
 

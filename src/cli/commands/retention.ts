@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { RetentionPolicy } from '../../retention/policy.js';
 import type { Tidemark } from '../../tidemark.js';
 import { type CliIo, UsageError } from '../cli-io.js';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand } from '../open-database.js';
 import { renderTable } from '../table.js';
 import { batchSizeOption } from './batch-size-option.js';

@@ -6,7 +6,7 @@ import { ALL_STATUSES } from '../../job-status.js';
 import { countByQueueAndStatus } from '../../storage/sql/stats.js';
 import type { Tidemark } from '../../tidemark.js';
 import type { CliIo } from '../cli-io.js';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand } from '../open-database.js';
 import { renderTable } from '../table.js';
 

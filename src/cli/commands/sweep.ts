@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { CliIo } from '../cli-io.js';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand } from '../open-database.js';
 import { renderTable } from '../table.js';
 import { batchSizeOption } from './batch-size-option.js';
