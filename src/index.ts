@@ -1,10 +1,8 @@
-export { createDashboardHandler, type DashboardHandler } from './dashboard/handler.js';
-export type { DashboardHandlerOptions, DashboardOptions } from './dashboard/options.js';
-export type { RunningDashboard } from './dashboard/server.js';
 export {
   AncestorInFlightError,
   ChildJobFailedError,
   DatabaseFolderError,
+  DatabaseFullError,
   DatabaseLockedError,
   DriverClosedError,
   DuplicateStepError,
@@ -41,6 +39,8 @@ export { messages } from './log/messages.js';
 export type { InstrumentOptions } from './metrics/instrument.js';
 export type { MeterLike } from './metrics/meter.js';
 export { DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE } from './options/batch-size.js';
+// The dashboard itself is the `tidemark/dashboard` entry; these name `tm.dashboard()`'s types.
+export type { DashboardOptions, RunningDashboard } from './options/dashboard-options.js';
 export { MAX_JSON_DEPTH, MAX_PAYLOAD_BYTES } from './options/json.js';
 export type { BackoffOptions, Handler, QueueOptions, ResolvedQueue } from './queues/queue-options.js';
 export type {

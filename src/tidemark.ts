@@ -1,5 +1,3 @@
-import type { DashboardOptions } from './dashboard/options.js';
-import { type RunningDashboard, startDashboard } from './dashboard/server.js';
 import type { EngineCore } from './engine-core.js';
 import {
   DriverClosedError,
@@ -31,6 +29,7 @@ import {
   checkSeconds,
   checkString,
 } from './options/check.js';
+import type { DashboardOptions, RunningDashboard } from './options/dashboard-options.js';
 import { toJsonText } from './options/json.js';
 import { checkOpenScalars } from './options/open-options.js';
 import {
@@ -590,20 +589,13 @@ export class Tidemark {
   /**
    * Serve the dashboard on its own HTTP server (127.0.0.1 unless `host` says otherwise,
    * which then requires a `token`). Closed with `close()` or when the engine closes. To
-   * mount it in an existing server instead, use `createDashboardHandler(tm, options)`.
+   * mount it in an existing server instead, use `createDashboardHandler(tm, options)` from
+   * `tidemark/dashboard`. The dashboard's modules load on the first call.
    */
   async dashboard(options: DashboardOptions = {}): Promise<RunningDashboard> {
     this.assertOpen();
-    const running = await startDashboard(this, options);
-    this.dashboards.add(running);
-    const close = running.close;
-    return {
-      ...running,
-      close: async () => {
-        this.dashboards.delete(running);
-        await close();
-      },
-    };
+    const { serveDashboard } = await import('./dashboard/server.js');
+    return serveDashboard(this, options, this.dashboards);
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TidemarkError } from '../errors.js';
+import type { DashboardHandlerOptions } from '../options/dashboard-options.js';
 import type { Tidemark } from '../tidemark.js';
 import { bearerOf, DashboardAuth, type Principal, sessionCookie } from './auth.js';
 import type { DashboardContext } from './context.js';
@@ -7,11 +8,7 @@ import { readForm } from './form-body.js';
 import { barePage, layout, notice } from './layout.js';
 import { LoginThrottle } from './login-throttle.js';
 import { openAccessRefusal } from './open-access.js';
-import {
-  type DashboardHandlerOptions,
-  type ResolvedHandlerOptions,
-  resolveHandlerOptions,
-} from './options.js';
+import { type ResolvedHandlerOptions, resolveHandlerOptions } from './options.js';
 import { errorPage } from './pages/error.js';
 import { loginPage } from './pages/login.js';
 import { refusalStatus, refusalTitle } from './refusal.js';

@@ -1,26 +1,6 @@
 import { InvalidOptionError } from '../errors.js';
 import { checkKnownKeys, checkObject } from '../options/check.js';
-
-/** Options of `createDashboardHandler` (a handler mounted in your own HTTP server). */
-export interface DashboardHandlerOptions {
-  /**
-   * Required to serve anyone but this machine. Shown as `Authorization: Bearer <token>` or
-   * typed once into the login form. At least 16 characters.
-   */
-  token?: string;
-  /** Hide and refuse every action (retry, cancel, delete, pause, purge): a window, not a console. */
-  readOnly?: boolean;
-  /** The path the handler is mounted at, e.g. `'/tidemark'` (default `''`: the root). */
-  basePath?: string;
-}
-
-/** Options of `tm.dashboard()`, which starts its own HTTP server. */
-export interface DashboardOptions extends DashboardHandlerOptions {
-  /** Port to listen on; 0 picks a free one. Default 4321. */
-  port?: number;
-  /** Address to bind. Default `'127.0.0.1'`; anything else requires a token. */
-  host?: string;
-}
+import type { DashboardHandlerOptions, DashboardOptions } from '../options/dashboard-options.js';
 
 export interface ResolvedHandlerOptions {
   token: string | undefined;

@@ -1,25 +1,38 @@
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { InsecureDashboardError } from '../errors.js';
+import type { DashboardOptions, RunningDashboard } from '../options/dashboard-options.js';
 import type { Tidemark } from '../tidemark.js';
 import { isLoopbackHost } from './auth.js';
 import { createDashboardHandler } from './handler.js';
-import { type DashboardOptions, resolveServerOptions } from './options.js';
+import { resolveServerOptions } from './options.js';
 
-/** A running dashboard server. */
-export interface RunningDashboard {
-  /** Where it listens, e.g. `http://127.0.0.1:4321/`. */
-  url: string;
-  server: Server;
-  /** Stop listening and close open connections (idempotent). Does not close the Tidemark instance. */
-  close(): Promise<void>;
+/**
+ * `tm.dashboard()`: start a server and keep it in `open` (the engine's set, which the engine
+ * closes on close) until its own `close()` takes it out.
+ */
+export async function serveDashboard(
+  tm: Tidemark,
+  options: DashboardOptions,
+  open: Set<RunningDashboard>,
+): Promise<RunningDashboard> {
+  const running = await startDashboard(tm, options);
+  open.add(running);
+  const close = running.close;
+  return {
+    ...running,
+    close: async () => {
+      open.delete(running);
+      await close();
+    },
+  };
 }
 
 /**
  * Start the dashboard on its own HTTP server. Binds 127.0.0.1 unless told otherwise, and
  * refuses any other address without a token (InsecureDashboardError), before listening.
  */
-export async function startDashboard(tm: Tidemark, input: DashboardOptions = {}): Promise<RunningDashboard> {
+async function startDashboard(tm: Tidemark, input: DashboardOptions = {}): Promise<RunningDashboard> {
   const options = resolveServerOptions(input);
   if (!isLoopbackHost(options.host) && options.token === undefined)
     throw new InsecureDashboardError(options.host);

@@ -3,10 +3,11 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { dashboardHandler } from '../../src/dashboard/handler.js';
+import { createDashboardHandler } from '../../src/dashboard/index.js';
 import { addressKey, LoginThrottle } from '../../src/dashboard/login-throttle.js';
 import { resolveHandlerOptions } from '../../src/dashboard/options.js';
 import { SessionStore } from '../../src/dashboard/sessions.js';
-import { createDashboardHandler, InvalidOptionError } from '../../src/index.js';
+import { InvalidOptionError } from '../../src/index.js';
 import { csrfIn, get, post } from '../support/dashboard.js';
 import { describeEachDriver } from '../support/each-driver.js';
 

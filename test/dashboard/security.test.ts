@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { createDashboardHandler, InsecureDashboardError, InvalidOptionError } from '../../src/index.js';
+import { createDashboardHandler } from '../../src/dashboard/index.js';
+import { InsecureDashboardError, InvalidOptionError } from '../../src/index.js';
 import { csrfIn, get, post } from '../support/dashboard.js';
 import { describeEachDriver } from '../support/each-driver.js';
 

@@ -124,7 +124,10 @@ export function checkBlocks(blocks: CodeBlock[], globals: string): BlockError[] 
     skipLibCheck: true,
     noEmit: true,
     // `tidemark` is this package's source, so the docs are checked against the code as it is.
-    paths: { tidemark: [join(REPO, 'src', 'index.ts')] },
+    paths: {
+      tidemark: [join(REPO, 'src', 'index.ts')],
+      'tidemark/dashboard': [join(REPO, 'src', 'dashboard', 'index.ts')],
+    },
   };
   const host = ts.createCompilerHost(options, true);
   const getSourceFile = host.getSourceFile.bind(host);

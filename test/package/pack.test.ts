@@ -24,12 +24,19 @@ describe('the packed package, installed into a fresh app', () => {
   const app = join(dir, 'app');
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  test('npm pack builds dist/ through prepare; the tarball installs, runs a job and type-checks the quick start', () => {
+  test('npm pack builds dist/ through prepare; the tarball installs, runs a job and type-checks the quick start and the dashboard entry', () => {
     const packed = JSON.parse(
       execFileSync('npm', ['pack', '--json', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8' }),
     ) as { filename: string; files: { path: string }[] }[];
     const files = packed[0].files.map((f) => f.path);
-    for (const needed of ['dist/index.js', 'dist/index.d.ts', 'dist/require.cjs', 'dist/cli/bin.js']) {
+    for (const needed of [
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/require.cjs',
+      'dist/cli/bin.js',
+      'dist/dashboard/index.js',
+      'dist/dashboard/index.d.ts',
+    ]) {
       assert.ok(files.includes(needed), `${needed} is in the tarball`);
     }
     assert.ok(
@@ -74,6 +81,21 @@ await tm.close();
     );
     assert.equal(execFileSync(process.execPath, ['run.mjs'], { cwd: app, encoding: 'utf8' }), 'hi packed\n');
 
+    // The dashboard is its own entry, `tidemark/dashboard`.
+    writeFileSync(
+      join(app, 'dashboard.mjs'),
+      `import { createDashboardHandler } from 'tidemark/dashboard';
+import { Tidemark, silentLogger } from 'tidemark';
+const tm = await Tidemark.open({ database: 'memory://', logger: silentLogger });
+console.log(typeof createDashboardHandler(tm, { basePath: '/jobs' }));
+await tm.close();
+`,
+    );
+    assert.equal(
+      execFileSync(process.execPath, ['dashboard.mjs'], { cwd: app, encoding: 'utf8' }),
+      'function\n',
+    );
+
     // CommonJS: require() works where Node can load ES modules that way; elsewhere it says why.
     writeFileSync(join(app, 'use.cjs'), "console.log(typeof require('tidemark').Tidemark);\n");
     assert.equal(execFileSync(process.execPath, ['use.cjs'], { cwd: app, encoding: 'utf8' }), 'function\n');
@@ -90,6 +112,17 @@ await tm.close();
       `declare function sendEmail(to: string, options: { signal: AbortSignal }): Promise<void>;\n${quickStart()}`,
     );
     writeFileSync(
+      join(app, 'mount.ts'),
+      `import type { Server } from 'node:http';
+import type { Tidemark } from 'tidemark';
+import { createDashboardHandler, type DashboardHandler, type DashboardHandlerOptions } from 'tidemark/dashboard';
+declare const tm: Tidemark;
+const options: DashboardHandlerOptions = { basePath: '/jobs', readOnly: true };
+const handler: DashboardHandler = createDashboardHandler(tm, options);
+export const mount = (server: Server): Server => server.on('request', (req, res) => void handler(req, res));
+`,
+    );
+    writeFileSync(
       join(app, 'tsconfig.json'),
       JSON.stringify({
         compilerOptions: {
@@ -100,7 +133,7 @@ await tm.close();
           module: 'NodeNext',
           moduleResolution: 'NodeNext',
         },
-        files: ['quick-start.ts'],
+        files: ['quick-start.ts', 'mount.ts'],
       }),
     );
     const check = spawnSync(process.execPath, [TSC, '-p', app], { encoding: 'utf8' });

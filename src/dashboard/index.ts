@@ -1,0 +1,8 @@
+// The `tidemark/dashboard` entry: the dashboard as a handler for your own HTTP server. It is
+// apart from `tidemark` so that the engine loads none of the dashboard unless asked to.
+export type {
+  DashboardHandlerOptions,
+  DashboardOptions,
+  RunningDashboard,
+} from '../options/dashboard-options.js';
+export { createDashboardHandler, type DashboardHandler } from './handler.js';
