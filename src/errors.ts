@@ -285,6 +285,33 @@ function folderHint(osCode: string): string {
   }
 }
 
+/**
+ * The disk under an embedded database is full (or its quota is used up). `stage` says what that
+ * cost. `'call'`: this call was not done; the database goes on, and calls pass again once there
+ * is space. `'stopped'`: the database could not write its log and has stopped; every call is
+ * refused until this Tidemark is closed and the folder opened again, with space freed. `'open'`:
+ * the folder could not be opened (opening writes to the log). Acknowledged work is kept.
+ */
+export class DatabaseFullError extends TidemarkError {
+  readonly path: string;
+  readonly stage: 'call' | 'stopped' | 'open';
+  constructor(path: string, stage: 'call' | 'stopped' | 'open', cause?: unknown) {
+    const full = `the disk of embedded database '${path}' is full`;
+    super(
+      'DATABASE_FULL',
+      stage === 'call'
+        ? `${full}: this call was not done; free space on that disk and try again`
+        : stage === 'stopped'
+          ? `${full}: the database could not write its log and has stopped; free space on that disk, then close this Tidemark and open the folder again (acknowledged work is kept)`
+          : `${full}: the folder cannot be opened until its log has room; free space on that disk and open it again`,
+      { path, stage },
+      { cause },
+    );
+    this.path = path;
+    this.stage = stage;
+  }
+}
+
 /** The driver was used directly inside one of its own transactions (this would deadlock PGlite). */
 export class TransactionMisuseError extends TidemarkError {
   constructor() {

@@ -6,6 +6,7 @@ import {
   AncestorInFlightError,
   ChildJobFailedError,
   DatabaseFolderError,
+  DatabaseFullError,
   DatabaseLockedError,
   DriverClosedError,
   DuplicateStepError,
@@ -61,6 +62,7 @@ const CASES: [string, TidemarkError, string][] = [
   ['DriverClosedError', new DriverClosedError(), 'CLOSED'],
   ['DatabaseLockedError', new DatabaseLockedError('/tmp/x', 1), 'DATABASE_LOCKED'],
   ['DatabaseFolderError', new DatabaseFolderError('/tmp/x', 'EACCES'), 'DATABASE_FOLDER_UNUSABLE'],
+  ['DatabaseFullError', new DatabaseFullError('/tmp/x', 'stopped'), 'DATABASE_FULL'],
   ['TransactionMisuseError', new TransactionMisuseError(), 'TRANSACTION_MISUSE'],
   ['JobTimeoutError', new JobTimeoutError(5), 'JOB_TIMEOUT'],
   [

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { PGlite, PGliteOptions, Transaction } from '@electric-sql/pglite';
-import { TransactionMisuseError } from '../../errors.js';
+import { DatabaseFullError, TidemarkError, TransactionMisuseError } from '../../errors.js';
+import { isOutOfSpace, OutOfSpaceStop } from './disk-full.js';
 import type { Driver, QueryResult, Statement, Subscription, TransactionHandle } from './driver.js';
 import { lockFolder } from './folder-lock.js';
 
@@ -12,6 +13,12 @@ const INT8_OID = 20;
  * made without our parser and would return int8 as a number (or a BigInt past 2^53).
  */
 const QUERY_OPTIONS = { parsers: { [INT8_OID]: (value: string) => value } };
+
+/** The first byte of a Terminate message, which PGlite answers itself without the backend. */
+const TERMINATE = 0x58;
+
+/** No error thrown yet. */
+const NOTHING = Symbol('nothing');
 
 export interface PgliteDriverOptions {
   /**
@@ -26,17 +33,27 @@ export interface PgliteDriverOptions {
  * PGlite driver. One instance is one session: statements run one at a time, which is
  * what keeps in-process workers apart. Using the instance directly inside one of its own
  * transactions would deadlock it forever, so that is refused with a clear error.
+ *
+ * A full disk fails a statement with `DatabaseFullError`. When the backend itself gave up on it
+ * (it could not write its log), the instance is closed and every later call is refused with
+ * `DatabaseFullError` without reaching PGlite, whose next statement would spin forever.
  */
 export class PgliteDriver implements Driver {
   readonly kind = 'pglite' as const;
   private readonly inTransaction = new AsyncLocalStorage<boolean>();
   private closed = false;
+  /** PGlite's close after the database stopped for lack of space. */
+  private closing: Promise<void> | null = null;
 
   private constructor(
     readonly db: PGlite,
     private readonly owned: boolean,
     private readonly releaseLock: () => Promise<void>,
-  ) {}
+    private readonly path: string,
+    private readonly outOfSpace: OutOfSpaceStop,
+  ) {
+    this.guardInstance();
+  }
 
   /** Open `memory://` or a folder path. */
   static async open(location: string, options: PgliteDriverOptions = {}): Promise<PgliteDriver> {
@@ -44,9 +61,14 @@ export class PgliteDriver implements Driver {
     const memory = location === 'memory://' || location === ':memory:';
     const lock = memory ? null : await lockFolder(location);
     const release = lock ? lock.release : async () => {};
+    const path = lock ? lock.path : 'memory://';
+    const outOfSpace = new OutOfSpaceStop();
     try {
       const startParams = [...PGlite.defaultStartParams];
-      const pgliteOptions: PGliteOptions = { parsers: { [INT8_OID]: (value: string) => value } };
+      const pgliteOptions: PGliteOptions = {
+        parsers: { [INT8_OID]: (value: string) => value },
+        onStderr: outOfSpace.watchLog,
+      };
       if (memory) {
         // WAL lives in memory for an in-memory instance; keep it small.
         pgliteOptions.initDbStartParams = ['--wal-segsize=1'];
@@ -59,16 +81,22 @@ export class PgliteDriver implements Driver {
       }
       pgliteOptions.startParams = startParams;
       const db = lock ? await PGlite.create(lock.path, pgliteOptions) : await PGlite.create(pgliteOptions);
-      return new PgliteDriver(db, true, release);
+      return new PgliteDriver(db, true, release, path, outOfSpace);
     } catch (error) {
       await release();
+      // PGlite says only that it failed to initialize; its log says why.
+      if (outOfSpace.stopped || isOutOfSpace(error)) throw new DatabaseFullError(path, 'open', error);
       throw error;
     }
   }
 
-  /** Wrap an instance the caller owns; `close()` leaves it open. */
+  /**
+   * Wrap an instance the caller owns; `close()` leaves it open. Once the database has stopped
+   * for lack of space the instance refuses statements, which would spin forever, with
+   * `DatabaseFullError`.
+   */
   static wrap(db: PGlite): PgliteDriver {
-    return new PgliteDriver(db, false, async () => {});
+    return new PgliteDriver(db, false, async () => {}, db.dataDir ?? 'memory://', new OutOfSpaceStop());
   }
 
   async query<Row>(
@@ -76,33 +104,45 @@ export class PgliteDriver implements Driver {
     params: readonly unknown[] = [],
   ): Promise<QueryResult<Row>> {
     this.refuseInsideTransaction();
+    this.refuseIfStopped();
     const text = typeof statement === 'string' ? statement : statement.text;
-    const result = await this.db.query<Row>(text, params as unknown[], QUERY_OPTIONS);
-    return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
+    try {
+      const result = await this.db.query<Row>(text, params as unknown[], QUERY_OPTIONS);
+      return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
+    } catch (error) {
+      throw this.translate(error);
+    }
   }
 
   async exec(script: string): Promise<void> {
     this.refuseInsideTransaction();
-    await this.db.exec(script);
+    this.refuseIfStopped();
+    try {
+      await this.db.exec(script);
+    } catch (error) {
+      throw this.translate(error);
+    }
   }
 
   async transaction<T>(fn: (tx: TransactionHandle) => Promise<T>): Promise<T> {
     this.refuseInsideTransaction();
-    return this.inTransaction.run(true, () =>
-      this.db.transaction(async (tx: Transaction) => {
-        const handle: TransactionHandle = {
-          async query<Row>(statement: string | Statement, params: readonly unknown[] = []) {
-            const text = typeof statement === 'string' ? statement : statement.text;
-            const result = await tx.query<Row>(text, params as unknown[], QUERY_OPTIONS);
-            return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
-          },
-          async exec(script: string) {
-            await tx.exec(script);
-          },
-        };
-        return fn(handle);
-      }),
-    );
+    this.refuseIfStopped();
+    let thrownByFn: unknown = NOTHING;
+    try {
+      return await this.inTransaction.run(true, () =>
+        this.db.transaction(async (tx: Transaction) => {
+          try {
+            return await fn(this.handle(tx));
+          } catch (error) {
+            thrownByFn = error;
+            throw error;
+          }
+        }),
+      );
+    } catch (error) {
+      // The callback's own errors pass as they are; those of BEGIN, COMMIT and ROLLBACK are translated.
+      throw error === thrownByFn ? error : this.translate(error);
+    }
   }
 
   async listen(
@@ -111,11 +151,17 @@ export class PgliteDriver implements Driver {
     onReady?: () => void,
   ): Promise<Subscription> {
     this.refuseInsideTransaction();
-    const unlisten = await this.db.listen(channel, onMessage);
+    this.refuseIfStopped();
+    let unlisten: () => Promise<void>;
+    try {
+      unlisten = await this.db.listen(channel, onMessage);
+    } catch (error) {
+      throw this.translate(error);
+    }
     onReady?.();
     return {
       close: async () => {
-        if (!this.db.closed) await unlisten();
+        if (!this.db.closed && !this.outOfSpace.stopped) await unlisten();
       },
     };
   }
@@ -124,13 +170,69 @@ export class PgliteDriver implements Driver {
     if (this.closed) return;
     this.closed = true;
     try {
-      if (this.owned) await this.db.close();
+      if (this.closing) await this.closing;
+      else if (this.owned) await this.db.close();
     } finally {
       await this.releaseLock();
     }
   }
 
+  private handle(tx: Transaction): TransactionHandle {
+    return {
+      query: async <Row>(statement: string | Statement, params: readonly unknown[] = []) => {
+        const text = typeof statement === 'string' ? statement : statement.text;
+        try {
+          const result = await tx.query<Row>(text, params as unknown[], QUERY_OPTIONS);
+          return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
+        } catch (error) {
+          throw this.translate(error);
+        }
+      },
+      exec: async (script: string) => {
+        try {
+          await tx.exec(script);
+        } catch (error) {
+          throw this.translate(error);
+        }
+      },
+    };
+  }
+
   private refuseInsideTransaction(): void {
     if (this.inTransaction.getStore()) throw new TransactionMisuseError();
+  }
+
+  private refuseIfStopped(): void {
+    if (this.outOfSpace.stopped) throw this.stop();
+  }
+
+  /** A full disk's error as `DatabaseFullError`; a stop closes the instance too. */
+  private translate(error: unknown): unknown {
+    if (this.outOfSpace.noteError(error)) return this.stop();
+    if (error instanceof TidemarkError || !isOutOfSpace(error)) return error;
+    return new DatabaseFullError(this.path, 'call', error);
+  }
+
+  /** The error for a stopped database; closes an instance this driver owns, once. */
+  private stop(): DatabaseFullError {
+    // Measured: close() after the PANIC returns at once, and the folder opens again later.
+    if (this.owned && !this.closing && !this.closed) this.closing = this.db.close().catch(() => {});
+    return new DatabaseFullError(this.path, 'stopped', this.outOfSpace.cause);
+  }
+
+  /**
+   * Every statement PGlite sends, its own included (the Sync after a failed step, the ROLLBACK
+   * of a failed transaction), passes through `execProtocolRawSync`: once the database stopped,
+   * it is refused there. Terminate still passes, so that close() runs.
+   */
+  private guardInstance(): void {
+    const db = this.db;
+    const run = db.execProtocolRawSync.bind(db);
+    db.execProtocolRawSync = (message: Uint8Array): Uint8Array => {
+      if (this.outOfSpace.stopped && message[0] !== TERMINATE) {
+        throw new DatabaseFullError(this.path, 'stopped', this.outOfSpace.cause);
+      }
+      return run(message);
+    };
   }
 }

@@ -14,12 +14,19 @@ export interface FixtureProcess {
   line(test: (line: string) => boolean): Promise<string>;
 }
 
-/** Start `test/faults/fixtures/<name>.ts` with tsx and the given environment. */
-export function startFixture(name: string, env: Record<string, string>): FixtureProcess {
+/**
+ * Start `test/faults/fixtures/<name>.ts` with tsx and the given environment; `stdin: true` opens
+ * a pipe to its standard input (`child.stdin`) for fixtures that take commands.
+ */
+export function startFixture(
+  name: string,
+  env: Record<string, string>,
+  options: { stdin?: boolean } = {},
+): FixtureProcess {
   const script = fileURLToPath(new URL(`../fixtures/${name}.ts`, import.meta.url));
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];
   const waiters: { test: (line: string) => boolean; resolve: (line: string) => void }[] = [];
