@@ -1,13 +1,9 @@
+import type { ArchivedJob } from '../model/archive.js';
 import type { Queryable } from '../storage/driver/driver.js';
-import type { Job } from '../storage/rows.js';
-import type { CheckpointRow, SignalRow } from '../storage/workflow-storage.js';
+import type { RetentionControls } from '../storage/retention-controls.js';
+import type { BatchCursor, DueBatch, RetentionCapability } from '../storage/retention-storage.js';
 
-/** One job about to be deleted by retention, with everything that goes with it. */
-export interface ArchivedJob {
-  job: Job;
-  checkpoints: CheckpointRow[];
-  signals: SignalRow[];
-}
+export type { ArchivedJob } from '../model/archive.js';
 
 /**
  * Called with each batch of jobs the retention sweep is about to delete, inside the
@@ -15,3 +11,24 @@ export interface ArchivedJob {
  * commit together with the delete). Throwing keeps the whole batch.
  */
 export type ArchiveHook = (batch: ArchivedJob[], tx: Queryable) => Promise<void> | void;
+
+/**
+ * One batch of the sweep on the archive path: one transaction behind the retention gate
+ * that locks a batch of due trees, hands it to `hook`, and deletes it. All or nothing: a
+ * hook that throws rolls the transaction back, and the batch stays. Throws
+ * RetentionPausedError, having done nothing, while retention is paused.
+ */
+export function archiveDueBatch(
+  controls: RetentionControls,
+  retention: RetentionCapability,
+  hook: ArchiveHook,
+  batchSize: number,
+  from: BatchCursor,
+): Promise<DueBatch> {
+  return controls.gated(async (tx) => {
+    const { ids, ...batch } = await retention.lockDueBatch(batchSize, from, tx);
+    if (ids.length === 0) return { ...batch, deleted: [] };
+    await hook(await retention.readArchived(ids, tx), tx);
+    return { ...batch, deleted: await retention.deleteJobs(ids, tx) };
+  });
+}

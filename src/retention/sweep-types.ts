@@ -1,9 +1,6 @@
-/** Rows deleted (or, for a dry run, due) in one queue and status. */
-export interface SweepBreakdown {
-  queue: string;
-  status: string;
-  count: number;
-}
+import type { SweepBreakdown } from '../model/sweep.js';
+
+export type { SweepBreakdown, SweepRecord } from '../model/sweep.js';
 
 /** What `tm.sweep()` returns: rows deleted by one full retention pass. */
 export interface SweepOutcome {
@@ -30,24 +27,4 @@ export interface SweepPreview {
   byQueue: SweepBreakdown[];
   /** Set while retention is paused: the counts say what would go once resumed. */
   paused?: boolean;
-}
-
-/** One finished sweep, as `tm.listSweeps()` returns it (newest first). */
-export interface SweepRecord {
-  id: string;
-  /** `retention` (jobs, consumed signals; with unique locks when run by `tm.sweep()`) or `unique-locks`. */
-  kind: 'retention' | 'unique-locks';
-  startedAt: Date;
-  finishedAt: Date;
-  jobs: number;
-  signals: number;
-  uniqueLocks: number;
-  byQueue: SweepBreakdown[];
-  /** Delete statements run for jobs. */
-  batches: number;
-  durationMs: number;
-  /** Why the sweep stopped early, or null. */
-  error: string | null;
-  /** Retention was paused cluster-wide: the sweep deleted nothing (or stopped at the pause). */
-  paused: boolean;
 }

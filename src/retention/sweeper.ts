@@ -1,6 +1,7 @@
 import type { EngineCore } from '../engine-core.js';
 import { RetentionPausedError, RetentionUnsupportedError } from '../errors.js';
 import { type BatchCursor, FIRST_BATCH, type RetentionCapability } from '../storage/retention-storage.js';
+import { archiveDueBatch } from './archive.js';
 import type { SweepBreakdown, SweepOutcome, SweepPreview, SweepRecord } from './sweep-types.js';
 
 export interface SweepRunOptions {
@@ -46,7 +47,7 @@ export async function sweepRetention(core: EngineCore, options: SweepRunOptions)
     for (;;) {
       batches++;
       const batch = core.archive
-        ? await retention.archiveDueBatch(options.batchSize, cursor, core.archive)
+        ? await archiveDueBatch(core.storage.controls, retention, core.archive, options.batchSize, cursor)
         : await retention.deleteDueBatch(options.batchSize, cursor);
       for (const row of batch.deleted) {
         const key = `${row.queue}\u0000${row.status}`;

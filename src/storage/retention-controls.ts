@@ -1,8 +1,8 @@
 import { RetentionPausedError } from '../errors.js';
 import type { TransactionHandle } from './driver/driver.js';
 import { type FrozenRetention, toDate } from './rows.js';
+import type { Runner } from './runner.js';
 import * as sql from './sql/retention-controls.js';
-import type { Storage } from './storage.js';
 
 /** The cluster-wide pause switch, as stored. */
 export interface PauseState {
@@ -54,7 +54,7 @@ type HoldRow = {
  * (see sql/retention-controls.ts).
  */
 export class RetentionControls {
-  constructor(private readonly storage: Storage) {}
+  constructor(private readonly storage: Runner) {}
 
   /**
    * Run a deletion in a transaction that holds the gate: a pause or a hold placed

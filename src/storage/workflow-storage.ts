@@ -1,32 +1,16 @@
+import type { CheckpointRow, SignalRow } from '../model/workflow.js';
 import type { Queryable } from './driver/driver.js';
-import * as wf from './sql/workflow.js';
 import {
   defaultParams,
   type InsertDefaults,
   type InsertRow,
   insertRowJson,
   retentionField,
-  type Storage,
-} from './storage.js';
+} from './insert-rows.js';
+import type { Runner } from './runner.js';
+import * as wf from './sql/workflow.js';
 
-export interface CheckpointRow {
-  name: string;
-  kind: string;
-  output: unknown;
-  createdAt: Date;
-}
-
-export interface SignalRow {
-  id: string;
-  name: string;
-  payload: unknown;
-  createdAt: Date;
-  consumedAt: Date | null;
-  consumedBy: string | null;
-  purgeAfter: Date | null;
-  /** `pending` until a wait consumes it. */
-  state: 'pending' | 'consumed';
-}
+export type { CheckpointRow, SignalRow } from '../model/workflow.js';
 
 /** Why `tm.signal` refused a delivery. */
 export type SignalRefusal =
@@ -38,7 +22,7 @@ export type SignalRefusal =
 
 /** Workflow state: checkpoints, signals, children. Same statements on both drivers. */
 export class WorkflowStorage {
-  constructor(private readonly storage: Storage) {}
+  constructor(private readonly storage: Runner) {}
 
   async listCheckpoints(jobId: string, on?: Queryable): Promise<CheckpointRow[]> {
     const rows = await this.storage.run<

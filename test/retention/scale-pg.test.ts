@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { silentLogger, type Tidemark } from '../../src/index.js';
 import { JOB_DEPENDENTS } from '../../src/storage/sql/job-removal.js';
-import * as sql from '../../src/storage/sql/retention.js';
+import { CURSOR_START } from '../../src/storage/sql/retention-batch.js';
 import * as controls from '../../src/storage/sql/retention-controls.js';
+import { purgeFinished } from '../../src/storage/sql/retention-purge.js';
+import * as sql from '../../src/storage/sql/retention-sweep.js';
 import { rawQuery } from '../support/databases.js';
 import { describePostgresOnly } from '../support/each-driver.js';
 import { fastWorker } from '../support/jobs.js';
@@ -47,7 +49,7 @@ describePostgresOnly('retention at scale', ({ open }) => {
   test('the sweep reads the purge_after index and deletes by primary key, with no scan of jobs', async () => {
     const tm = await engine();
     await fill(tm, 5_000, 20_000);
-    const params = { ...sql.CURSOR_START };
+    const params = { ...CURSOR_START };
     const text = await plan(
       tm,
       sql.deleteDueTrees(1_000).text(tm.schema),
@@ -59,8 +61,8 @@ describePostgresOnly('retention at scale', ({ open }) => {
     const purge = { queue: null, statuses: ['completed'], older_than_seconds: 0, ...params };
     const purgeText = await plan(
       tm,
-      sql.purgeFinished(1_000).text(tm.schema),
-      sql.purgeFinished(1_000).values(purge),
+      purgeFinished(1_000).text(tm.schema),
+      purgeFinished(1_000).values(purge),
     );
     assert.match(purgeText, /Index (Only )?Scan using jobs_finished_idx on jobs r\b/);
     assert.doesNotMatch(purgeText, /Seq Scan on jobs/, purgeText);
@@ -100,7 +102,7 @@ describePostgresOnly('retention at scale', ({ open }) => {
     );
     for (const table of ['jobs', 'retention_holds', ...JOB_DEPENDENTS])
       await rawQuery(tm, `analyze ${s}.${table}`);
-    const cursor = { ...sql.CURSOR_START };
+    const cursor = { ...CURSOR_START };
     const statements: [string, string, unknown[]][] = [
       ['sweep batch', sql.deleteDueTrees(1_000).text(tm.schema), sql.deleteDueTrees(1_000).values(cursor)],
       ['archive lock', sql.lockDueTrees(1_000).text(tm.schema), sql.lockDueTrees(1_000).values(cursor)],
@@ -111,10 +113,13 @@ describePostgresOnly('retention at scale', ({ open }) => {
       ],
       [
         'purge batch',
-        sql.purgeFinished(1_000).text(tm.schema),
-        sql
-          .purgeFinished(1_000)
-          .values({ queue: null, statuses: ['completed'], older_than_seconds: 0, ...cursor }),
+        purgeFinished(1_000).text(tm.schema),
+        purgeFinished(1_000).values({
+          queue: null,
+          statuses: ['completed'],
+          older_than_seconds: 0,
+          ...cursor,
+        }),
       ],
       ['consumed signals', sql.deleteConsumedSignals(1_000).text(tm.schema), []],
       ['expired locks', sql.deleteExpiredUniqueLocks(1_000).text(tm.schema), []],
@@ -157,7 +162,7 @@ describePostgresOnly('retention at scale', ({ open }) => {
     for (const table of ['jobs', 'retention_holds', 'retention_hold_jobs', 'signals']) {
       await rawQuery(tm, `analyze ${s}.${table}`);
     }
-    const params = { ...sql.CURSOR_START };
+    const params = { ...CURSOR_START };
     const sweep = await plan(
       tm,
       sql.deleteDueTrees(1_000).text(tm.schema),
@@ -165,10 +170,8 @@ describePostgresOnly('retention at scale', ({ open }) => {
     );
     const purge = await plan(
       tm,
-      sql.purgeFinished(1_000).text(tm.schema),
-      sql
-        .purgeFinished(1_000)
-        .values({ queue: null, statuses: ['completed'], older_than_seconds: 0, ...params }),
+      purgeFinished(1_000).text(tm.schema),
+      purgeFinished(1_000).values({ queue: null, statuses: ['completed'], older_than_seconds: 0, ...params }),
     );
     const signals = await plan(
       tm,

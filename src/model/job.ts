@@ -1,0 +1,46 @@
+import type { JobStatus } from '../job-status.js';
+
+/** Retention windows frozen onto a job when it was added (seconds; absent = kept forever). */
+export interface FrozenRetention {
+  completed?: number;
+  failed?: number;
+  cancelled?: number;
+  expired?: number;
+  consumedSignals?: number;
+}
+
+/** A job as Tidemark returns it. Ids are strings; times are `Date`s, on both drivers. */
+export interface Job<Data = unknown, Output = unknown> {
+  id: string;
+  queue: string;
+  status: JobStatus;
+  data: Data;
+  output: Output | null;
+  /** The last attempt's error: `{ name, message, stack? }`, or null. */
+  error: JobError | null;
+  /** Attempts started so far (a workflow resumed from `waiting` continues its attempt). */
+  attempts: number;
+  maxAttempts: number;
+  /** Higher runs first. */
+  priority: number;
+  runAt: Date;
+  expireAt: Date | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  parentId: string | null;
+  /** The top of this job's tree (null for a job that is itself a top). */
+  rootId: string | null;
+  lockedBy: string | null;
+  lockedUntil: Date | null;
+  retention: FrozenRetention;
+  /** When retention may delete this job (null: in flight, or kept forever). */
+  purgeAfter: Date | null;
+}
+
+export interface JobError {
+  name?: string;
+  message: string;
+  stack?: string;
+  [key: string]: unknown;
+}

@@ -1,0 +1,126 @@
+import type { Job } from '../model/job.js';
+import type { Queryable } from './driver/driver.js';
+import { type JobRow, toClaimedJob } from './rows.js';
+import type { Runner } from './runner.js';
+import * as worker from './sql/worker.js';
+
+/** A claimed attempt: the job plus the token that proves ownership. */
+export interface ClaimedJob {
+  job: Job;
+  token: string;
+  pickupLatencyMs: number;
+  /** The wait it was woken from, when it resumes a suspended workflow. */
+  wait: Record<string, unknown> | null;
+}
+
+/** The outcome of one attempt, for the batched finishing write. */
+export interface AttemptOutcome {
+  id: string;
+  token: string;
+  ok: boolean;
+  output?: string | null;
+  error?: string | null;
+  /** Seconds until the retry; null: not retryable. */
+  retryDelaySeconds?: number | null;
+  dropCheckpoints?: boolean;
+}
+
+export async function claimJobs(
+  db: Runner,
+  queueNames: string[],
+  limit: number,
+  workerId: string,
+  lockSeconds: number,
+): Promise<ClaimedJob[]> {
+  const rows = await db.run<Parameters<typeof worker.claimJobs.values>[0], JobRow>(worker.claimJobs, {
+    queues: queueNames,
+    limit,
+    worker: workerId,
+    lock_seconds: lockSeconds,
+  });
+  return rows.map((row) => ({
+    job: toClaimedJob(row, workerId, lockSeconds),
+    token: row.lock_token as string,
+    pickupLatencyMs: (row.started_at as number) - (row.run_at as number),
+    wait: (row.wait ?? null) as Record<string, unknown> | null,
+  }));
+}
+
+/** Record many outcomes in one statement; returns the ids that were still owned, with their new status. */
+export async function finishAttempts(db: Runner, outcomes: AttemptOutcome[]): Promise<Map<string, string>> {
+  const rows = await db.run<{ outcomes: string }, { id: string; status: string }>(worker.finishAttempts, {
+    outcomes: outcomesJson(outcomes),
+  });
+  return new Map(rows.map((r) => [String(r.id), r.status]));
+}
+
+/** Complete one attempt on `tx` (a transaction the caller's completion code shares). */
+export async function completeOne(
+  db: Runner,
+  tx: Queryable,
+  id: string,
+  token: string,
+  output: string | null,
+  dropCheckpoints: boolean,
+): Promise<boolean> {
+  const rows = await db.run(worker.completeOne, { id, token, output, drop_checkpoints: dropCheckpoints }, tx);
+  return rows.length > 0;
+}
+
+/** Extend the locks of these attempts; returns the lock tokens still held. */
+export async function extendLocks(
+  db: Runner,
+  ids: string[],
+  tokens: string[],
+  lockSeconds: number,
+): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.run<Parameters<typeof worker.extendLocks.values>[0], { token: string }>(
+    worker.extendLocks,
+    {
+      ids,
+      tokens,
+      lock_seconds: lockSeconds,
+    },
+  );
+  return new Set(rows.map((r) => r.token));
+}
+
+export async function suspendJob(
+  db: Runner,
+  id: string,
+  token: string,
+  wait: Record<string, unknown>,
+  wakeAt: Date | null,
+): Promise<boolean> {
+  const rows = await db.run(worker.suspendJob, {
+    id,
+    token,
+    wait: JSON.stringify(wait),
+    wake_at: wakeAt,
+  });
+  return rows.length > 0;
+}
+
+export async function releaseJobs(db: Runner, ids: string[], tokens: string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const rows = await db.run(worker.releaseJobs, { ids, tokens });
+  return rows.length;
+}
+
+/**
+ * The outcomes as one JSON array. Ids are digits and tokens UUIDs (both from the database);
+ * outputs and errors are JSON text already, so they are embedded without parsing them again.
+ */
+function outcomesJson(outcomes: AttemptOutcome[]): string {
+  const parts = new Array<string>(outcomes.length);
+  for (let i = 0; i < outcomes.length; i++) {
+    const o = outcomes[i];
+    const delay = o.retryDelaySeconds;
+    parts[i] =
+      `{"id":${o.id},"token":"${o.token}","ok":${o.ok},"output":${o.output ?? 'null'},` +
+      `"error":${o.error ?? 'null'},"retry_delay":${typeof delay === 'number' && Number.isFinite(delay) ? delay : 'null'},` +
+      `"drop_checkpoints":${o.dropCheckpoints === true}}`;
+  }
+  return `[${parts.join(',')}]`;
+}

@@ -1,0 +1,120 @@
+import type { FrozenRetention, Job } from '../model/job.js';
+import type { Queryable } from './driver/driver.js';
+import {
+  defaultParams,
+  type InsertDefaults,
+  type InsertRow,
+  insertRowJson,
+  retentionField,
+} from './insert-rows.js';
+import { type JobRow, toJob } from './rows.js';
+import type { Runner } from './runner.js';
+import * as jobs from './sql/jobs.js';
+
+/** Insert a batch; returns, in input order, each row's id and whether it was inserted. */
+export async function insertJobs(
+  db: Runner,
+  rows: InsertRow[],
+  defaults: InsertDefaults,
+  on?: Queryable,
+): Promise<{ id: string; inserted: boolean }[]> {
+  const policies: string[] = [];
+  const byText = new Map<string, number>();
+  // Rows of one batch usually share one retention object: serialise each object once.
+  const byObject = new Map<object, number>();
+  const policyOf = (retention: FrozenRetention | undefined) => {
+    if (retention === undefined) return null;
+    let policy = byObject.get(retention);
+    if (policy !== undefined) return policy;
+    const text = JSON.stringify(retention);
+    policy = byText.get(text);
+    if (policy === undefined) {
+      policy = policies.length;
+      policies.push(text);
+      byText.set(text, policy);
+    }
+    byObject.set(retention, policy);
+    return policy;
+  };
+  const input = rows.map((row, idx) =>
+    insertRowJson(row, `"idx":${idx},"policy":${policyOf(row.retention)},`),
+  );
+  const params: jobs.InsertJobsParams = {
+    jobs: `[${input.join(',')}]`,
+    policies: `[${policies.join(',')}]`,
+    channel: db.channel,
+    ...defaultParams(defaults),
+  };
+  if (rows.some((row) => row.unique_key !== undefined)) {
+    const result = await db.run<typeof params, { id: string; inserted: boolean }>(
+      jobs.insertJobs,
+      params,
+      on,
+    );
+    return result.map((r) => ({ id: String(r.id), inserted: r.inserted }));
+  }
+  // Every row is inserted, and ids are drawn in input order: the n-th smallest id is the
+  // n-th row's.
+  const ids = await db.run<typeof params, { id: string }>(jobs.insertPlainJobs, params, on);
+  if (ids.length !== rows.length) {
+    throw new Error(`insert returned ${ids.length} ids for ${rows.length} jobs`);
+  }
+  return ids.map((r) => ({ id: String(r.id), inserted: true }));
+}
+
+export async function findUniqueHolder(
+  db: Runner,
+  queue: string,
+  uniqueKey: string,
+  on?: Queryable,
+): Promise<string | null> {
+  const rows = await db.run<{ queue: string; unique_key: string }, { id: string }>(
+    jobs.findUniqueHolder,
+    { queue, unique_key: uniqueKey },
+    on,
+  );
+  return rows[0] ? String(rows[0].id) : null;
+}
+
+/** Insert one job behind a unique lock; null when a live lock holds the scope. */
+export async function insertJobWithLock(
+  db: Runner,
+  row: InsertRow,
+  scope: string,
+  ttlSeconds: number,
+  defaults: InsertDefaults,
+  on?: Queryable,
+): Promise<string | null> {
+  const rows = await db.run<Parameters<typeof jobs.insertJobWithLock.values>[0], { id: string }>(
+    jobs.insertJobWithLock,
+    {
+      job: insertRowJson(row, retentionField(row)),
+      scope,
+      ttl_seconds: ttlSeconds,
+      channel: db.channel,
+      ...defaultParams(defaults),
+    },
+    on,
+  );
+  return rows[0] ? String(rows[0].id) : null;
+}
+
+export async function findLockHolder(db: Runner, scope: string, on?: Queryable): Promise<string | null> {
+  const rows = await db.run<{ scope: string }, { id: string }>(jobs.findLockHolder, { scope }, on);
+  return rows[0] ? String(rows[0].id) : null;
+}
+
+export async function getJob(db: Runner, id: string, on?: Queryable): Promise<Job | null> {
+  const rows = await db.run<{ id: string }, JobRow>(jobs.getJob, { id }, on);
+  return rows[0] ? toJob(rows[0]) : null;
+}
+
+export async function getStatuses(db: Runner, ids: string[]): Promise<Map<string, string>> {
+  const rows = await db.run<{ ids: string[] }, { id: string; status: string }>(jobs.getStatuses, { ids });
+  return new Map(rows.map((r) => [String(r.id), r.status]));
+}
+
+export async function listChildren(db: Runner, id: string): Promise<Job[]> {
+  const rows = await db.run<{ id: string }, JobRow>(jobs.listChildren, { id });
+  return rows.map(toJob);
+}

@@ -1,0 +1,29 @@
+import { RetentionPausedError } from '../errors.js';
+import { toDate } from './rows.js';
+
+/** The retention gate's columns in a deleting statement's result (sql/gate.ts). */
+export type GateRow = {
+  paused: boolean | null;
+  fresh: boolean | null;
+  paused_reason: string | null;
+  paused_at: unknown;
+};
+
+/** A statement that met a hold placed after its snapshot runs again; more times than this is an error. */
+const GATE_ATTEMPTS = 20;
+
+/**
+ * Run a statement that carries the retention gate. While retention is paused it deleted
+ * nothing: RetentionPausedError. When a hold was placed after its snapshot was taken it
+ * deleted nothing either: it runs again, with a new snapshot.
+ */
+export async function throughGate<Row extends GateRow>(run: () => Promise<Row[]>): Promise<Row> {
+  for (let attempt = 1; ; attempt++) {
+    const [row] = await run();
+    if (row.paused) throw new RetentionPausedError(row.paused_reason, toDate(row.paused_at));
+    if (row.fresh) return row;
+    if (attempt >= GATE_ATTEMPTS) {
+      throw new Error(`retention holds changed ${GATE_ATTEMPTS} times while one batch tried to delete`);
+    }
+  }
+}
