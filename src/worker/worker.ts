@@ -8,11 +8,12 @@ import type { ResolvedQueue } from '../queues/queue-options.js';
 import { announceRetention } from '../retention/announce.js';
 import type { Subscription } from '../storage/driver/driver.js';
 import type { ClaimedJob } from '../storage/storage.js';
-import { type AttemptHost, type RunningAttempt, runAttempt } from './attempt.js';
+import { runAttempt } from './attempt.js';
 import { FinishBuffer } from './finish-buffer.js';
 import { JobBuffer } from './job-buffer.js';
 import { PrefetchSizer } from './prefetch.js';
 import { RetryWindow } from './retry-window.js';
+import type { AttemptHost, RunningAttempt } from './running-attempt.js';
 import { createWorkerServices, type WorkerService } from './services.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
 

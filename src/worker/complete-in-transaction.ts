@@ -1,0 +1,51 @@
+/** Completion inside the transaction a handler's completion hook writes in. */
+import type { EngineCore } from '../engine-core.js';
+import type { ResolvedQueue } from '../queues/queue-options.js';
+import type { Queryable } from '../storage/driver/driver.js';
+import type { ClaimedJob } from '../storage/storage.js';
+import { isConnectionError } from './database-errors.js';
+import type { RetryWindow } from './retry-window.js';
+
+/**
+ * Complete inside the completion hook's transaction, again while the database cannot be
+ * reached: a lost connection rolled back the completion and the hook's writes together, and
+ * the handler's result should not be thrown away for it. Other errors (the hook's own) fail
+ * the attempt.
+ */
+export async function completeWithRetries(
+  core: EngineCore,
+  claimed: ClaimedJob,
+  queue: ResolvedQueue,
+  outputText: string,
+  hook: (tx: Queryable) => Promise<void> | void,
+  window: RetryWindow,
+): Promise<boolean> {
+  for (let failures = 1; ; failures++) {
+    try {
+      return await completeInTransaction(core, claimed, queue, outputText, hook);
+    } catch (error) {
+      if (!isConnectionError(error) || !(await window.beforeRetry(failures))) throw error;
+    }
+  }
+}
+
+/** Complete inside a transaction the handler's completion hook shares; false when the job was lost. */
+function completeInTransaction(
+  core: EngineCore,
+  { job, token }: ClaimedJob,
+  queue: ResolvedQueue,
+  outputText: string,
+  hook: (tx: Queryable) => Promise<void> | void,
+): Promise<boolean> {
+  return core.storage.driver.transaction(async (tx) => {
+    const ok = await core.storage.completeOne(
+      tx,
+      job.id,
+      token,
+      outputText,
+      queue.deleteCheckpointsOnComplete,
+    );
+    if (ok) await hook(tx);
+    return ok;
+  });
+}

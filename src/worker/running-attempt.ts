@@ -1,0 +1,75 @@
+import { JobTimeoutError } from '../errors.js';
+import type { Job } from '../storage/rows.js';
+import { LostOwnership } from '../workflow/suspend.js';
+
+/** Why a running attempt was aborted from outside its handler. */
+export type AbortReason = 'lost' | 'shutdown' | 'timeout';
+
+/** One running attempt, as the worker tracks it. */
+export interface RunningAttempt {
+  id: string;
+  token: string;
+  queue: string;
+  /** Set by the worker once it has given the attempt's slot back. */
+  slotFree: boolean;
+  abort(reason: AbortReason): void;
+}
+
+/**
+ * What runAttempt tells the worker, as methods of one object rather than closures made per
+ * job: the attempt started, its handler settled (its slot is free while the outcome is
+ * written in a batch), and it is over.
+ */
+export interface AttemptHost {
+  register(attempt: RunningAttempt): void;
+  settled(attempt: RunningAttempt): void;
+  finished(attempt: RunningAttempt): void;
+}
+
+/**
+ * The worker's handle on one attempt: its abort state and the handler's abort signal. A
+ * class rather than an object literal with getters and closures: one is made per job, and
+ * literals with accessors were a large share of a no-op job's allocations.
+ */
+export class Attempt implements RunningAttempt {
+  readonly id: string;
+  readonly token: string;
+  readonly queue: string;
+  slotFree = false;
+  abortedBy: AbortReason | null = null;
+  abortError: Error | null = null;
+  /** Settles the attempt's race between its handler and an abort. */
+  onAbort: ((reason: AbortReason) => void) | null = null;
+  private controller: AbortController | null = null;
+
+  constructor(
+    job: Job,
+    token: string,
+    private readonly timeoutSeconds: number | undefined,
+  ) {
+    this.id = job.id;
+    this.token = token;
+    this.queue = job.queue;
+  }
+
+  /**
+   * The handler's abort signal, made on first use: most handlers never read ctx.signal, and
+   * an AbortController per job is a measurable share of a no-op job's cost.
+   */
+  signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.abortError) this.controller.abort(this.abortError);
+    }
+    return this.controller.signal;
+  }
+
+  abort(reason: AbortReason): void {
+    if (this.abortedBy) return;
+    this.abortedBy = reason;
+    this.abortError =
+      reason === 'timeout' ? new JobTimeoutError(this.timeoutSeconds ?? 0) : new LostOwnership(this.id);
+    this.controller?.abort(this.abortError);
+    this.onAbort?.(reason);
+  }
+}
