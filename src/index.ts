@@ -33,6 +33,7 @@ export {
 } from './errors.js';
 export type { SweepCounts, TidemarkEventName, TidemarkEvents } from './events.js';
 export { ALL_STATUSES, FINISHED_STATUSES, IN_FLIGHT_STATUSES, JobStatus } from './job-status.js';
+export type { JobDetail } from './jobs/job-detail.js';
 export type { AddJobInput, AddJobResult } from './jobs/job-options.js';
 export { consoleLogger, defaultLogger, type Logger, type LogLevel, silentLogger } from './log/logger.js';
 export { messages } from './log/messages.js';
@@ -42,6 +43,7 @@ export { DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE } from './options/batch-size.js';
 // The dashboard itself is the `tidemark/dashboard` entry; these name `tm.dashboard()`'s types.
 export type { DashboardOptions, RunningDashboard } from './options/dashboard-options.js';
 export { MAX_JSON_DEPTH, MAX_PAYLOAD_BYTES } from './options/json.js';
+export type { OpenOptions } from './options/open-options.js';
 export type { BackoffOptions, Handler, QueueOptions, ResolvedQueue } from './queues/queue-options.js';
 export type {
   ApplyRetentionOptions,
@@ -58,12 +60,13 @@ export {
 } from './retention/policy.js';
 export type { RemoveJobsOptions } from './retention/remove-jobs.js';
 export type { SweepBreakdown, SweepOutcome, SweepPreview, SweepRecord } from './retention/sweep-types.js';
+export type { ScheduleOptions } from './schedule/schedules.js';
 export type { CallerTransaction } from './storage/driver/caller-transaction.js';
 export type { DatabaseOption, PgliteInstance } from './storage/driver/create-driver.js';
 export type { Queryable } from './storage/driver/driver.js';
 export type { FrozenRetention, Job, JobError } from './storage/rows.js';
 export type { CheckpointRow, SignalRefusal, SignalRow } from './storage/workflow-storage.js';
-export { type JobDetail, type OpenOptions, type ScheduleOptions, Tidemark } from './tidemark.js';
+export { Tidemark } from './tidemark.js';
 export { NonRetryableError } from './worker/serialize-error.js';
 export type { StopOnSignalsOptions } from './worker/stop-on-signals.js';
 export type { Worker } from './worker/worker.js';

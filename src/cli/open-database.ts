@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { type OpenOptions, Tidemark } from '../tidemark.js';
+import type { OpenOptions } from '../options/open-options.js';
+import { Tidemark } from '../tidemark.js';
 import { type CliIo, UsageError } from './cli-io.js';
 import { databaseFrom } from './database-option.js';
 import { ioLogger } from './io-logger.js';

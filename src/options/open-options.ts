@@ -1,5 +1,33 @@
 import { InvalidOptionError } from '../errors.js';
+import type { Logger } from '../log/logger.js';
+import type { ArchiveHook } from '../retention/archive.js';
+import type { RetentionPolicy } from '../retention/policy.js';
+import type { DatabaseOption } from '../storage/driver/create-driver.js';
 import { checkBoolean, checkInteger, checkKnownKeys, checkObject } from './check.js';
+
+/** Options of `Tidemark.open`. */
+export interface OpenOptions {
+  /** `'./.tidemark'` (default, embedded folder), `'memory://'`, `'postgres://…'`, a `pg.Pool` or a PGlite instance. */
+  database?: DatabaseOption;
+  /** SQL schema holding Tidemark's tables. Default `'tidemark'`. */
+  schema?: string;
+  /** The engine's default retention policy (default `Retention.STOCK`); `false` keeps everything. */
+  retention?: RetentionPolicy | false;
+  logger?: Logger;
+  /** Called with each batch of jobs retention is about to delete, in the deleting transaction. */
+  archive?: ArchiveHook;
+  /** Embedded only: sync the WAL on every commit (power-loss safe, about half the commit rate). */
+  strictDurability?: boolean;
+  /**
+   * Apply pending migrations at open (default true). With `false` nothing is written: open
+   * throws SchemaNotFoundError unless the schema exists at this version's migrations.
+   */
+  migrate?: boolean;
+  /** Connections in the pool Tidemark creates from a URL. Default 10. */
+  poolSize?: number;
+  /** Capabilities of the storage; `{ retention: false }` models a storage that cannot delete. */
+  capabilities?: { retention?: boolean };
+}
 
 const LOGGER_METHODS = ['debug', 'info', 'warn', 'error'] as const;
 

@@ -1,0 +1,36 @@
+import type { EngineCore } from '../engine-core.js';
+import { InvalidJobStateError, JobNotFoundError } from '../errors.js';
+import type { Job } from '../storage/rows.js';
+
+/** The job as stored now; JobNotFoundError when there is none. */
+export async function existingJob(core: EngineCore, id: string): Promise<Job> {
+  const job = await core.storage.getJob(id);
+  if (!job) throw new JobNotFoundError(id);
+  return job;
+}
+
+/** Cancel a job and its in-flight descendants; the job as it is after. */
+export async function cancelJob(core: EngineCore, jobId: string): Promise<Job> {
+  await core.storage.cancelSubtree(jobId);
+  return existingJob(core, jobId);
+}
+
+/** Hold a pending, retry-waiting or waiting job; a job already paused stays so. */
+export async function pauseJob(core: EngineCore, jobId: string): Promise<Job> {
+  if (!(await core.storage.pauseJob(jobId))) {
+    const job = await existingJob(core, jobId);
+    if (job.status !== 'paused') {
+      throw new InvalidJobStateError(jobId, job.status, 'only pending, retry or waiting jobs can be paused');
+    }
+  }
+  return existingJob(core, jobId);
+}
+
+/** Let a paused job run again; any other state is refused with InvalidJobStateError. */
+export async function resumeJob(core: EngineCore, jobId: string): Promise<Job> {
+  if (!(await core.storage.resumeJob(jobId))) {
+    const job = await existingJob(core, jobId);
+    throw new InvalidJobStateError(jobId, job.status, 'only paused jobs can be resumed');
+  }
+  return existingJob(core, jobId);
+}

@@ -1,0 +1,20 @@
+import type { EngineCore } from '../engine-core.js';
+import { QueueNotFoundError } from '../errors.js';
+import { notePolicy } from '../retention/policy-notes.js';
+import { type QueueOptions, type ResolvedQueue, resolveQueueOptions } from './queue-options.js';
+
+/** Define a queue in this process; its options are stored in the background (see QueueRegistry). */
+export function defineQueue<Data, Output>(
+  core: EngineCore,
+  options: QueueOptions<Data, Output>,
+): ResolvedQueue {
+  const queue = resolveQueueOptions(options);
+  if (options.retention !== undefined) notePolicy(core.once, options.retention, `queue ${queue.name}`);
+  core.registry.define(queue);
+  return queue;
+}
+
+/** Pause or resume a stored queue; QueueNotFoundError when no queue of that name is stored. */
+export async function setQueuePaused(core: EngineCore, name: string, paused: boolean): Promise<void> {
+  if (!(await core.storage.setQueuePaused(name, paused))) throw new QueueNotFoundError(name);
+}
