@@ -121,13 +121,16 @@ describeEachDriver('outcomes held while the database does not take them', ({ ope
     const total = 1_200;
     await tm.addJobs(Array.from({ length: total }, () => ({ queue: 'many' })));
     const worker = fastWorker(tm, { concurrency: 10, prefetch: 0, lockSeconds: 30 });
-    const internals = worker as unknown as { writing: Map<string, unknown>; waitingForRoom: boolean };
+    const internals = worker as unknown as {
+      slots: { writing: Map<string, unknown> };
+      wakeup: { waitingForRoom: boolean };
+    };
     await worker.start();
     // The claim loop waits for room with no timer: once it waits here, it claims nothing more
     // until outcomes are written.
     await waitFor(
       'the claim loop to wait on the backlog',
-      () => internals.writing.size >= 1_000 && internals.waitingForRoom,
+      () => internals.slots.writing.size >= 1_000 && internals.wakeup.waitingForRoom,
       { timeoutMs: 60_000 },
     );
     const counts = async () => {

@@ -1,0 +1,111 @@
+import type { EngineCore } from '../engine-core.js';
+import type { Logger } from '../log/logger.js';
+import type { ResolvedQueue } from '../queues/queue-options.js';
+import type { ClaimedJob } from '../storage/storage.js';
+import type { Slots } from './slots.js';
+import type { Wakeup } from './wakeup.js';
+import type { ResolvedWorkerOptions } from './worker-options.js';
+
+/**
+ * Claims jobs into the slots' buffer while the worker runs: as many as the slots have room
+ * for, again at once while claims come back full or a NOTIFY says work arrived, else after
+ * the poll interval. A failed claim is retried after a growing pause.
+ */
+export class ClaimLoop {
+  /** The last claim got every job it asked for: more work is probably waiting. */
+  private lastClaimFull = false;
+  /** Settles once the loop has ended, after the worker stops running. */
+  done: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly core: EngineCore,
+    private readonly options: ResolvedWorkerOptions,
+    private readonly workerId: string,
+    private readonly logger: Logger,
+    /** The loop runs while the worker does. */
+    private readonly worker: { readonly isRunning: boolean },
+    private readonly slots: Slots,
+    private readonly wakeup: Wakeup,
+  ) {}
+
+  start(): void {
+    this.done = this.loop();
+  }
+
+  /** The queues this worker claims from: those its options name, else each local queue with a handler. */
+  queueNames(): string[] {
+    if (this.options.queues) return this.options.queues;
+    return this.core.registry.localNames().filter((name) => this.core.registry.localQueue(name)?.handler);
+  }
+
+  private async loop(): Promise<void> {
+    let failures = 0;
+    while (this.worker.isRunning) {
+      const want = this.slots.wanted();
+      if (want <= 0) {
+        this.wakeup.waitingForRoom = true;
+        await this.wakeup.sleep(null);
+        this.wakeup.waitingForRoom = false;
+        continue;
+      }
+      this.wakeup.nudged = false;
+      let requested = 0;
+      let claimed: ClaimedJob[] = [];
+      try {
+        const started = performance.now();
+        ({ requested, claimed } = await this.claim(want));
+        this.slots.prefetch.claimed(performance.now() - started);
+        failures = 0;
+      } catch (error) {
+        failures++;
+        this.core.events.emit('error', { scope: 'worker.claim', error });
+        this.logger.warn('claim failed; retrying', { error: String(error), failures });
+        await this.wakeup.sleep(Math.min(100 * 2 ** failures, 5_000));
+        continue;
+      }
+      if (claimed.length > 0) {
+        for (const job of claimed) this.slots.buffer.push(job);
+        this.slots.dispatch();
+      }
+      if (!this.worker.isRunning) break;
+      this.lastClaimFull = requested > 0 && claimed.length >= requested;
+      if (this.lastClaimFull || this.wakeup.nudged) continue;
+      await this.wakeup.sleep(this.options.pollIntervalSeconds * 1000);
+    }
+  }
+
+  /** One claim statement for queues without a concurrency cap, one per capped queue with room. */
+  private async claim(wanted: number): Promise<{ requested: number; claimed: ClaimedJob[] }> {
+    const uncapped: string[] = [];
+    const capped: ResolvedQueue[] = [];
+    for (const name of this.queueNames()) {
+      const queue = this.core.registry.localQueue(name);
+      if (!queue?.handler) continue;
+      if (queue.concurrency === undefined) uncapped.push(name);
+      else capped.push(queue);
+    }
+    let room = wanted;
+    let requested = 0;
+    const claimed: ClaimedJob[] = [];
+    const { storage } = this.core;
+    const { heldPerQueue } = this.slots;
+    const take = (jobs: ClaimedJob[]) => {
+      for (const job of jobs) {
+        claimed.push(job);
+        heldPerQueue.set(job.job.queue, (heldPerQueue.get(job.job.queue) ?? 0) + 1);
+      }
+      room -= jobs.length;
+    };
+    if (uncapped.length > 0 && room > 0) {
+      requested += room;
+      take(await storage.claimJobs(uncapped, room, this.workerId, this.options.lockSeconds));
+    }
+    for (const queue of capped) {
+      const limit = Math.min(room, (queue.concurrency as number) - (heldPerQueue.get(queue.name) ?? 0));
+      if (limit <= 0) continue;
+      requested += limit;
+      take(await storage.claimJobs([queue.name], limit, this.workerId, this.options.lockSeconds));
+    }
+    return { requested, claimed };
+  }
+}

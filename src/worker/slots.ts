@@ -1,0 +1,162 @@
+import type { EngineCore } from '../engine-core.js';
+import type { Logger } from '../log/logger.js';
+import type { ResolvedQueue } from '../queues/queue-options.js';
+import type { ClaimedJob } from '../storage/storage.js';
+import { runAttempt } from './attempt.js';
+import type { FinishBuffer } from './finish-buffer.js';
+import { JobBuffer } from './job-buffer.js';
+import { PrefetchSizer } from './prefetch.js';
+import type { AttemptHost, RunningAttempt } from './running-attempt.js';
+import type { Wakeup } from './wakeup.js';
+import type { ResolvedWorkerOptions } from './worker-options.js';
+
+/**
+ * The claims a worker holds and the slots they run in: claimed jobs wait in a buffer, start
+ * while a slot is free, and are tracked until their outcome is written. The claim loop fills
+ * the buffer; the heartbeat keeps every claim held here alive.
+ */
+export class Slots {
+  /**
+   * Running attempts by lock token, not job id: a worker can reclaim its own stalled job
+   * while the old attempt still runs, and both hold a slot until they settle.
+   */
+  readonly running = new Map<string, RunningAttempt>();
+  /**
+   * Settled attempts whose outcome is still being written, by lock token. Their locks are
+   * extended too: a write held through a database outage must still own its row when it lands.
+   */
+  readonly writing = new Map<string, RunningAttempt>();
+  /**
+   * Claims pause while this many outcomes wait to be written, so a database that takes claims
+   * but not outcomes cannot make the worker hold an ever-growing backlog in memory.
+   */
+  private readonly maxWriting: number;
+  /** Running plus buffered attempts per queue, so a queue's cap also bounds what it prefetches. */
+  readonly heldPerQueue = new Map<string, number>();
+  /** Attempts started and not yet over (their outcome may still be being written). */
+  private inflight = 0;
+  /** Resolves whenIdle()'s wait once `inflight` reaches 0. */
+  private onIdle: (() => void) | null = null;
+  /** What attempts report to: made once, so a job costs no closures. */
+  private readonly host: AttemptHost = {
+    register: (attempt) => this.running.set(attempt.token, attempt),
+    settled: (attempt) => {
+      this.attemptSettled(attempt);
+      this.writing.set(attempt.token, attempt);
+    },
+    finished: (attempt) => this.attemptFinished(attempt),
+  };
+  /** Claimed jobs waiting for a free slot, in claim order. */
+  readonly buffer = new JobBuffer();
+  readonly prefetch: PrefetchSizer;
+
+  constructor(
+    private readonly core: EngineCore,
+    private readonly options: ResolvedWorkerOptions,
+    private readonly finish: FinishBuffer,
+    /** Freed slots start buffered jobs only while the worker runs. */
+    private readonly worker: { readonly isRunning: boolean },
+    private readonly wakeup: Wakeup,
+    private readonly logger: Logger,
+  ) {
+    this.maxWriting = Math.max(1_000, 2 * options.concurrency);
+    this.prefetch = new PrefetchSizer(options.prefetch);
+  }
+
+  /**
+   * Jobs to claim now: enough to fill the free slots and the prefetch target, once the
+   * buffer has drained to half the target (so claims come in batches, not one per job).
+   */
+  wanted(): number {
+    const target = this.prefetch.target();
+    if (this.buffer.length > target >> 1 || this.writing.size >= this.maxWriting) return 0;
+    const want = this.options.concurrency + target - this.running.size - this.buffer.length;
+    return Math.min(want, this.options.fetchBatchSize);
+  }
+
+  /** Start buffered jobs while slots are free. */
+  dispatch(): void {
+    while (this.running.size < this.options.concurrency && this.buffer.length > 0) {
+      this.launch(this.buffer.shift() as ClaimedJob);
+    }
+  }
+
+  /** The job was cancelled: abort its attempt, or drop it if no slot has started it. */
+  cancelled(id: string): void {
+    for (const attempt of this.running.values()) if (attempt.id === id) attempt.abort('lost');
+    const dropped = this.buffer.take(id);
+    if (dropped) {
+      // Cancelled before it started: drop it; its row already says cancelled.
+      this.holdRelease(dropped.job.queue);
+      this.core.events.emit('job:lost', { id, queue: dropped.job.queue });
+    }
+  }
+
+  /** Give back the claimed jobs no slot has started, so another worker takes them now. */
+  async releaseBuffer(): Promise<void> {
+    const held = this.buffer.drain();
+    if (held.length === 0) return;
+    for (const claimed of held) this.holdRelease(claimed.job.queue);
+    await this.core.storage
+      .releaseJobs(
+        held.map((c) => c.job.id),
+        held.map((c) => c.token),
+      )
+      .catch((error) =>
+        this.logger.warn('could not release prefetched jobs on stop; their locks will lapse', {
+          error: String(error),
+        }),
+      );
+  }
+
+  /** Resolves once every started attempt is over (its outcome written or given up), or after `ms`. */
+  async whenIdle(ms: number): Promise<void> {
+    if (this.inflight > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        this.onIdle = resolve;
+        timer = setTimeout(resolve, ms);
+      });
+      this.onIdle = null;
+      clearTimeout(timer);
+    }
+  }
+
+  private holdRelease(queue: string): void {
+    this.heldPerQueue.set(queue, (this.heldPerQueue.get(queue) ?? 1) - 1);
+  }
+
+  private launch(claimed: ClaimedJob): void {
+    const queue = this.core.registry.localQueue(claimed.job.queue) as ResolvedQueue;
+    this.prefetch.started();
+    this.inflight++;
+    void runAttempt(this.core, claimed, queue, this.finish, this.host);
+  }
+
+  /**
+   * An attempt's handler settled. The slot frees now, not when the outcome is written:
+   * outcomes are written in batches behind it, and stop() still waits for those writes.
+   */
+  private attemptSettled(attempt: RunningAttempt): void {
+    if (attempt.slotFree) return;
+    attempt.slotFree = true;
+    this.running.delete(attempt.token);
+    this.holdRelease(attempt.queue);
+    if (this.worker.isRunning) this.dispatch();
+    // A loop waiting for room claims again once the buffer runs low. A loop that found
+    // the queues empty sleeps on: a NOTIFY or its poll says when work arrives. A capped
+    // queue's finished job makes room only in that queue: claim for it at once.
+    const capped = this.core.registry.localQueue(attempt.queue)?.concurrency !== undefined;
+    if ((this.wakeup.waitingForRoom && this.wanted() > 0) || capped) this.wakeup.wake();
+  }
+
+  /** An attempt is over, its outcome written or given up. */
+  private attemptFinished(attempt: RunningAttempt): void {
+    this.attemptSettled(attempt);
+    this.writing.delete(attempt.token);
+    this.inflight--;
+    if (this.inflight === 0) this.onIdle?.();
+    // Claims paused on a backlog of unwritten outcomes resume as it drains.
+    if (this.wakeup.waitingForRoom && this.writing.size === this.maxWriting - 1) this.wakeup.wake();
+  }
+}
