@@ -38,12 +38,28 @@ export async function claimJobs(
     worker: workerId,
     lock_seconds: lockSeconds,
   });
-  return rows.map((row) => ({
+  const claimed = rows.map((row) => ({
     job: toClaimedJob(row, workerId, lockSeconds),
     token: row.lock_token as string,
     pickupLatencyMs: (row.started_at as number) - (row.run_at as number),
     wait: (row.wait ?? null) as Record<string, unknown> | null,
   }));
+  // UPDATE … RETURNING gives rows in the order it visited them, not the claim's: the worker
+  // starts a batch in the order it gets it, so put it back in claim order.
+  return claimed.sort(inClaimOrder);
+}
+
+function inClaimOrder(a: ClaimedJob, b: ClaimedJob): number {
+  return (
+    b.job.priority - a.job.priority ||
+    a.job.runAt.getTime() - b.job.runAt.getTime() ||
+    byNumericId(a.job.id, b.job.id)
+  );
+}
+
+/** Ids are decimal strings without leading zeros: the shorter is smaller, else compare as text. */
+function byNumericId(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }
 
 /** Record many outcomes in one statement; returns the ids that were still owned, with their new status. */
