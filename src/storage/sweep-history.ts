@@ -2,19 +2,8 @@ import type { SweepBreakdown, SweepRecord } from '../model/sweep.js';
 import type { Runner } from './runner.js';
 import * as sql from './sql/sweep-history.js';
 
-/** A sweep to remember in the history. */
-export interface SweepToRecord {
-  kind: SweepRecord['kind'];
-  startedAt: Date;
-  jobs: number;
-  signals: number;
-  uniqueLocks: number;
-  byQueue: SweepBreakdown[];
-  batches: number;
-  durationMs: number;
-  error: string | null;
-  paused: boolean;
-}
+/** A sweep to remember in the history: the record before it has an id and an end time. */
+export type SweepToRecord = Omit<SweepRecord, 'id' | 'finishedAt'>;
 
 /** How many sweep records of each kind the history keeps. */
 const SWEEP_HISTORY = 500;
