@@ -1,0 +1,1403 @@
+-- dashboard.ts#cappedStatusCounts
+select q.name as queue, s.status, c.n
+    from unnest($1::text[]) as q(name)
+   cross join unnest($2::text[]) as s(status)
+   cross join lateral (
+     select count(*)::int as n
+       from (select j.id from "tidemark".jobs j
+              where j.queue = q.name
+                and (j.status, j.id) >= (s.status, 0::bigint)
+                and (j.status, j.id) < (s.status, 9223372036854775807::bigint)
+              order by j.status desc, j.id desc
+              limit $3) x
+   ) c
+   where c.n > 0
+   order by q.name, s.status
+
+-- dashboard.ts#flushStats
+select pg_stat_force_next_flush()
+
+-- dashboard.ts#indexStats
+select i.relname as name, t.relname as table_name,
+         pg_relation_size(i.oid)::float8 as bytes,
+         s.idx_scan::float8 as scans
+    from pg_index x
+    join pg_class i on i.oid = x.indexrelid
+    join pg_class t on t.oid = x.indrelid
+    join pg_namespace n on n.oid = t.relnamespace
+    left join pg_stat_user_indexes s on s.indexrelid = i.oid
+   where n.nspname = $1
+   order by pg_relation_size(i.oid) desc, i.relname
+
+-- dashboard.ts#jobAtOrAfter
+select j.id::text as id, j.created_at from "tidemark".jobs j where j.id >= $1::bigint order by j.id limit 1
+
+-- dashboard.ts#jobAttemptLog
+select attempt_log from "tidemark".jobs where id = $1::bigint
+
+-- dashboard.ts#jobEstimates
+select c.reltuples::float8 as reltuples,
+         (select most_common_vals::text::text[] from pg_stats
+           where schemaname = $1 and tablename = 'jobs' and attname = 'status') as status_vals,
+         (select most_common_freqs::float8[] from pg_stats
+           where schemaname = $1 and tablename = 'jobs' and attname = 'status') as status_freqs,
+         (select most_common_vals::text::text[] from pg_stats
+           where schemaname = $1 and tablename = 'jobs' and attname = 'queue') as queue_vals,
+         (select most_common_freqs::float8[] from pg_stats
+           where schemaname = $1 and tablename = 'jobs' and attname = 'queue') as queue_freqs
+    from pg_class c join pg_namespace n on n.oid = c.relnamespace
+   where n.nspname = $1 and c.relname = 'jobs'
+
+-- dashboard.ts#jobIdBounds
+select (select j.id::text from "tidemark".jobs j order by j.id limit 1) as lo,
+         (select j.id::text from "tidemark".jobs j order by j.id desc limit 1) as hi
+
+-- dashboard.ts#jobTree
+with recursive tree as (
+    select j.id, j.parent_id, j.queue, j.status, 0 as depth, array[j.id] as path
+      from "tidemark".jobs j where j.id = $1::bigint
+    union all
+    select c.id, c.parent_id, c.queue, c.status, t.depth + 1, t.path || c.id
+      from "tidemark".jobs c join tree t on c.parent_id = t.id
+     where t.depth < 32
+  )
+  select id::text as id, parent_id::text as parent_id, queue, status, depth
+    from tree order by path limit $2
+
+-- dashboard.ts#listJobsAll
+select j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priority,
+  j.created_at, j.run_at, j.started_at, j.finished_at, j.parent_id::text as parent_id,
+  left(j.data::text, 160) as data_preview, j.error ->> 'message' as error_message
+    from "tidemark".jobs j
+   where j.id < $1::bigint and j.id >= $2::bigint
+     and ($3::timestamptz is null or j.created_at >= $3::timestamptz)
+     and ($4::timestamptz is null or j.created_at < $4::timestamptz)
+     and ($5::text is null or j.data::text ilike $5::text)
+   order by j.id desc
+   limit $6
+
+-- dashboard.ts#listJobsByQueueStatus
+select page.* from unnest($1::text[]) as q(name)
+   cross join unnest($2::text[]) as s(status)
+   cross join lateral (
+     select j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priority,
+  j.created_at, j.run_at, j.started_at, j.finished_at, j.parent_id::text as parent_id,
+  left(j.data::text, 160) as data_preview, j.error ->> 'message' as error_message
+       from "tidemark".jobs j
+      where j.queue = q.name
+        and (j.status, j.id) < (s.status, $3::bigint)
+        and (j.status, j.id) >= (s.status, $4::bigint)
+        and ($5::timestamptz is null or j.created_at >= $5::timestamptz)
+        and ($6::timestamptz is null or j.created_at < $6::timestamptz)
+        and ($7::text is null or j.data::text ilike $7::text)
+      order by j.status desc, j.id desc
+      limit $8
+   ) page
+   order by page.id::bigint desc
+   limit $8
+
+-- dashboard.ts#tableStats
+select c.relname as name,
+         pg_total_relation_size(c.oid)::float8 as total_bytes,
+         pg_relation_size(c.oid)::float8 as table_bytes,
+         pg_indexes_size(c.oid)::float8 as index_bytes,
+         c.reltuples::float8 as estimated_rows,
+         s.n_live_tup::float8 as live_rows, s.n_dead_tup::float8 as dead_rows,
+         s.last_vacuum, s.last_autovacuum, s.last_analyze, s.last_autoanalyze
+    from pg_class c
+    join pg_namespace n on n.oid = c.relnamespace
+    left join pg_stat_user_tables s on s.relid = c.oid
+   where n.nspname = $1 and c.relkind = 'r'
+   order by pg_total_relation_size(c.oid) desc, c.relname
+
+-- dashboard.ts#throughputLastHour
+select queue, status, floor(extract(epoch from (now() - finished_at)) / 60)::int as minute_ago,
+         count(*)::int as n
+    from (select queue, status, finished_at from "tidemark".jobs
+           where finished_at > now() - interval '1 hour'
+           order by finished_at desc limit $1) recent
+   group by 1, 2, 3
+
+-- job-actions.ts#cancelSubtree
+with recursive subtree as (
+    select id, 0 as depth from "tidemark".jobs where id = $1::bigint
+    union all
+    select c.id, s.depth + 1 from "tidemark".jobs c join subtree s on c.parent_id = s.id
+  ),
+  cancelled as (
+    update "tidemark".jobs j
+       set status = 'cancelled', finished_at = now(),
+           purge_after = "tidemark".purge_time(j.retention, 'cancelled', now()),
+           lock_token = null, locked_by = null, locked_until = null, paused_from = null
+      from subtree s
+     where j.id = s.id and j.status in ('pending', 'active', 'retry', 'waiting', 'paused')
+    returning j.id
+  ),
+  told as (select count(pg_notify($2, 'c:' || id)) as n from cancelled)
+  select cancelled.id::text as id from cancelled cross join told
+
+-- job-actions.ts#pauseJob
+update "tidemark".jobs set status = 'paused', paused_from = status
+   where id = $1::bigint and status in ('pending', 'retry', 'waiting')
+  returning id::text as id
+
+-- job-actions.ts#resumeJob
+with resumed as (
+    update "tidemark".jobs
+       set status = coalesce(paused_from, 'pending'), paused_from = null
+     where id = $1::bigint and status = 'paused'
+    returning id, queue, run_at
+  ),
+  nudged as (select count(pg_notify($2, 'j:' || queue)) as n from resumed where run_at <= now())
+  select resumed.id::text as id from resumed cross join nudged
+
+-- job-actions.ts#retrySubtree
+with recursive subtree as (
+    select id, 0 as depth from "tidemark".jobs where id = $1::bigint
+    union all
+    select c.id, s.depth + 1 from "tidemark".jobs c join subtree s on c.parent_id = s.id
+  ),
+  -- The tree's top row lock orders this against a retention sweep deleting the same tree.
+  root_lock as (
+    select r.id from "tidemark".jobs r
+     where r.id = (select coalesce(root_id, id) from "tidemark".jobs where id = $1::bigint)
+     for update
+  ),
+  reopened as (
+    update "tidemark".jobs j
+       set status = 'pending', run_at = now(), finished_at = null, purge_after = null,
+           max_attempts = greatest(j.max_attempts, j.attempts + 1), wait = null, expire_at = null
+      from subtree s
+     where j.id = s.id
+       and exists (select 1 from root_lock)
+       and (s.depth = 0 and j.status in ('failed', 'cancelled', 'expired', 'completed', 'retry')
+            or s.depth > 0 and j.status in ('failed', 'cancelled', 'expired'))
+    returning j.id, j.queue
+  ),
+  nudged as (select count(pg_notify($2, 'j:' || queue)) as n from (select distinct queue from reopened) q)
+  select reopened.id::text as id from reopened cross join nudged
+
+-- job-actions.ts#uniqueKeyConflict
+with recursive subtree as (
+    select id, 0 as depth from "tidemark".jobs where id = $1::bigint
+    union all
+    select c.id, s.depth + 1 from "tidemark".jobs c join subtree s on c.parent_id = s.id
+  )
+  select j.queue, j.unique_key, holder.id::text as holder_id
+    from subtree s
+    join "tidemark".jobs j on j.id = s.id
+    left join lateral (
+      select h.id from "tidemark".jobs h
+       where h.queue = j.queue and h.unique_key = j.unique_key and h.id <> j.id
+         and h.status in ('pending', 'active', 'retry', 'waiting', 'paused')
+       limit 1
+    ) holder on true
+   where j.unique_key is not null
+   order by holder.id is null, s.depth
+   limit 1
+
+-- jobs.ts#findLockHolder
+select job_id::text as id from "tidemark".unique_locks where scope = $1 and expires_at > now()
+
+-- jobs.ts#findUniqueHolder
+select id::text as id from "tidemark".jobs
+   where queue = $1 and unique_key = $2
+     and status in ('pending', 'active', 'retry', 'waiting', 'paused')
+
+-- jobs.ts#getJob
+select id, queue, status, data, output, error, priority, attempts, max_attempts, run_at,
+  expire_at, created_at, started_at, finished_at, parent_id, root_id, parent_step, locked_by, locked_until,
+  unique_key, wait, retention, purge_after from "tidemark".jobs where id = $1::bigint
+
+-- jobs.ts#getJobs
+select id, queue, status, data, output, error, priority, attempts, max_attempts, run_at,
+  expire_at, created_at, started_at, finished_at, parent_id, root_id, parent_step, locked_by, locked_until,
+  unique_key, wait, retention, purge_after from "tidemark".jobs where id = any($1::bigint[])
+
+-- jobs.ts#getStatuses
+select id::text as id, status from "tidemark".jobs where id = any($1::bigint[])
+
+-- jobs.ts#insertJobWithLock
+with input as (
+    select nextval(pg_get_serial_sequence('"tidemark".jobs', 'id')) as id, x.*
+      from jsonb_to_record($1::jsonb) as x(
+        queue text, data jsonb, priority int, max_attempts int, run_at timestamptz, delay_seconds float8,
+        expire_in_seconds float8, retention jsonb, parent_id bigint, root_id bigint, parent_step text)
+  ),
+  locked as (
+    insert into "tidemark".unique_locks (scope, job_id, expires_at)
+    select $2, id, now() + $3 * interval '1 second' from input
+    on conflict (scope) do update
+      set job_id = excluded.job_id, expires_at = excluded.expires_at, created_at = now()
+      where "tidemark".unique_locks.expires_at <= now()
+    returning job_id
+  ),
+  inserted as (
+    insert into "tidemark".jobs (id, queue, data, priority, run_at, expire_at, max_attempts, retention,
+                                parent_id, root_id, parent_step)
+    select input.id, queue, coalesce(data, 'null'::jsonb), priority, due.at,
+           due.at + expire_in_seconds * interval '1 second',
+           coalesce(input.max_attempts,
+  (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $4::int),
+           coalesce(input.retention,
+  (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $5::jsonb), parent_id, root_id, parent_step
+      from input
+      join locked on locked.job_id = input.id
+     cross join lateral (
+       select coalesce(run_at, now() + coalesce(delay_seconds, 0) * interval '1 second') as at) due
+    returning id, queue, run_at
+  ),
+  nudged as (
+    select count(pg_notify($6, 'j:' || queue)) as n from inserted where run_at <= now()
+  )
+  select inserted.id::text as id from inserted cross join nudged
+
+-- jobs.ts#insertJobs
+with input as (
+    select nextval(seq.id) as id, x.*
+      from (select pg_get_serial_sequence('"tidemark".jobs', 'id')::regclass as id) seq,
+           jsonb_to_recordset($1::jsonb) as x(idx int, queue text, data jsonb, priority int, max_attempts int, run_at timestamptz,
+        delay_seconds float8, expire_in_seconds float8, policy int, unique_key text,
+        parent_id bigint, root_id bigint, parent_step text)
+  ),
+  inserted as (
+    insert into "tidemark".jobs (id, queue, data, priority, run_at, expire_at, max_attempts, retention,
+                                unique_key, parent_id, root_id, parent_step)
+    select id, queue, coalesce(data, 'null'::jsonb), priority, due.at,
+           due.at + expire_in_seconds * interval '1 second', coalesce(input.max_attempts,
+  (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $2::int),
+           coalesce($3::jsonb -> input.policy,
+  (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $4::jsonb), unique_key, parent_id,
+           root_id, parent_step
+      from input
+     cross join lateral (
+       select coalesce(run_at, now() + coalesce(delay_seconds, 0) * interval '1 second') as at) due
+    on conflict (queue, unique_key) where unique_key is not null
+      and status in ('pending', 'active', 'retry', 'waiting', 'paused') do nothing
+    returning id, queue, run_at
+  ),
+  nudged as (
+    select count(pg_notify($5, 'j:' || queue)) as n
+      from (select distinct queue from inserted where run_at <= now()) ready
+  )
+  select input.idx, input.id::text as id, (inserted.id is not null) as inserted
+    from input left join inserted on inserted.id = input.id
+   cross join nudged
+   order by input.idx
+
+-- jobs.ts#insertPlainJobs
+with inserted as (
+    insert into "tidemark".jobs (queue, data, priority, run_at, expire_at, max_attempts, retention,
+                                parent_id, root_id, parent_step)
+    select queue, coalesce(data, 'null'::jsonb), priority, due.at,
+           due.at + expire_in_seconds * interval '1 second', coalesce(input.max_attempts,
+  (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $1::int),
+           coalesce($2::jsonb -> input.policy,
+  (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $3::jsonb), parent_id, root_id,
+           parent_step
+      from jsonb_to_recordset($4::jsonb) as input(idx int, queue text, data jsonb, priority int, max_attempts int, run_at timestamptz,
+        delay_seconds float8, expire_in_seconds float8, policy int, unique_key text,
+        parent_id bigint, root_id bigint, parent_step text)
+     cross join lateral (
+       select coalesce(run_at, now() + coalesce(delay_seconds, 0) * interval '1 second') as at) due
+     order by input.idx
+    returning id, queue, run_at
+  ),
+  nudged as (
+    select count(pg_notify($5, 'j:' || queue)) as n
+      from (select distinct queue from inserted where run_at <= now()) ready
+  )
+  select inserted.id::text as id
+    from inserted cross join nudged
+   order by inserted.id
+
+-- jobs.ts#listChildren
+select id, queue, status, data, output, error, priority, attempts, max_attempts, run_at,
+  expire_at, created_at, started_at, finished_at, parent_id, root_id, parent_step, locked_by, locked_until,
+  unique_key, wait, retention, purge_after from "tidemark".jobs where parent_id = $1::bigint order by id
+
+-- maintenance.ts#expireJobs
+with overdue as (
+    select id from "tidemark".jobs
+     where status = 'pending' and attempts = 0 and expire_at <= now()
+     limit $1
+     for update skip locked
+  )
+  update "tidemark".jobs j
+     set status = 'expired', finished_at = now(),
+         purge_after = "tidemark".purge_time(j.retention, 'expired', now())
+    from overdue
+   where j.id = overdue.id
+  returning j.id::text as id
+
+-- maintenance.ts#nudgeDueQueues
+select count(pg_notify($1, 'j:' || queue))::int as n from (
+    select distinct queue from "tidemark".jobs
+     where status in ('pending', 'retry', 'waiting')
+       and run_at <= now() and run_at > now() - $2 * interval '1 second'
+  ) due
+
+-- maintenance.ts#promoteRetries
+with due as (
+    select id from "tidemark".jobs
+     where status = 'retry' and run_at <= now()
+     limit $1
+     for update skip locked
+  )
+  update "tidemark".jobs j set status = 'pending' from due where j.id = due.id
+  returning j.id::text as id
+
+-- maintenance.ts#readTurn
+select name, last_run_at, last_result from "tidemark".maintenance where name = $1
+
+-- maintenance.ts#recordTurnResult
+update "tidemark".maintenance set last_result = $1::jsonb where name = $2
+
+-- maintenance.ts#recoverStalled
+with stalled as (
+    select id from "tidemark".jobs
+     where status = 'active' and locked_until < now()
+     order by locked_until
+     limit $1
+     for update skip locked
+  ),
+  recovered as (
+    update "tidemark".jobs j
+       set status = case when j.attempts >= j.max_attempts then 'failed' else 'retry' end,
+           run_at = now(),
+           error = jsonb_build_object('name', 'StalledJobError',
+                     'message', 'lock lapsed: the worker stopped heartbeating (crashed or blocked)',
+                     'worker', j.locked_by),
+           attempt_log = "tidemark".log_attempt(j.attempt_log,
+             jsonb_build_object('attempt', j.attempts, 'startedAt', j.started_at, 'endedAt', now(),
+                                'name', 'StalledJobError', 'message', 'lock lapsed', 'worker', j.locked_by)),
+           finished_at = case when j.attempts >= j.max_attempts then now() end,
+           purge_after = "tidemark".purge_time(j.retention,
+                           case when j.attempts >= j.max_attempts then 'failed' else 'retry' end, now()),
+           lock_token = null, locked_by = null, locked_until = null
+      from stalled
+     where j.id = stalled.id
+    returning j.id, j.queue, j.status
+  ),
+  nudged as (
+    select count(pg_notify($2, 'j:' || queue)) as n
+      from (select distinct queue from recovered where status = 'retry') q
+  )
+  select count(*)::int as n from recovered cross join nudged
+
+-- maintenance.ts#takeTurn
+insert into "tidemark".maintenance as m (name, last_run_at) values ($1, now())
+  on conflict (name) do update set last_run_at = now()
+   where m.last_run_at is null or m.last_run_at <= now() - $2 * interval '1 second'
+      or m.last_run_at > clock_timestamp()
+  returning name
+
+-- maintenance.ts#tryAdvisoryLock
+select pg_try_advisory_xact_lock(hashtext($1)) as locked
+
+-- metrics.ts#queueDepths
+select q.name as queue,
+         (select count(*)::int from "tidemark".jobs j
+           where j.queue = q.name and j.status in ('pending', 'retry')) as depth
+    from "tidemark".queues q
+   order by q.name
+
+-- queues.ts#getQueue
+select name, options, paused from "tidemark".queues where name = $1
+
+-- queues.ts#listQueues
+select name, options, paused, created_at, updated_at from "tidemark".queues order by name
+
+-- queues.ts#setQueuePaused
+with changed as (
+    update "tidemark".queues set paused = $1, updated_at = now() where name = $2 returning name, paused
+  ),
+  nudged as (select count(pg_notify($3, 'j:' || name)) as n from changed where not paused)
+  select changed.name from changed cross join nudged
+
+-- queues.ts#upsertQueue
+insert into "tidemark".queues (name, options) values ($1, $2::jsonb)
+  on conflict (name) do update set options = excluded.options, updated_at = now()
+   where "tidemark".queues.options is distinct from excluded.options
+
+-- retention-controls.ts#applyRetentionBatch(1000)
+with picked as materialized (
+    select id from (
+      (select id from "tidemark".jobs
+                       where queue = $1 and status = 'pending' and id > $2::bigint
+                       order by id limit 1000)
+      union all
+      (select id from "tidemark".jobs
+                       where queue = $1 and status = 'active' and id > $2::bigint
+                       order by id limit 1000)
+      union all
+      (select id from "tidemark".jobs
+                       where queue = $1 and status = 'retry' and id > $2::bigint
+                       order by id limit 1000)
+      union all
+      (select id from "tidemark".jobs
+                       where queue = $1 and status = 'waiting' and id > $2::bigint
+                       order by id limit 1000)
+      union all
+      (select id from "tidemark".jobs
+                       where queue = $1 and status = 'paused' and id > $2::bigint
+                       order by id limit 1000)
+      union all
+      (select id from "tidemark".jobs
+                       where queue = $1 and status = 'completed' and id > $2::bigint
+                       order by id limit 1000)
+      union all
+      (select id from "tidemark".jobs
+                       where queue = $1 and status = 'failed' and id > $2::bigint
+                       order by id limit 1000)
+      union all
+      (select id from "tidemark".jobs
+                       where queue = $1 and status = 'cancelled' and id > $2::bigint
+                       order by id limit 1000)
+      union all
+      (select id from "tidemark".jobs
+                       where queue = $1 and status = 'expired' and id > $2::bigint
+                       order by id limit 1000)
+    ) statuses
+    order by id limit 1000
+  ),
+  changed as (
+    update "tidemark".jobs j
+       set retention = $3::jsonb,
+           purge_after = case when j.finished_at is null then j.purge_after
+                              else "tidemark".purge_time($3::jsonb, j.status, j.finished_at) end
+      from picked p
+     where j.id = p.id and j.retention is distinct from $3::jsonb
+    returning j.id
+  ),
+  signals_changed as (
+    update "tidemark".signals s
+       set purge_after = s.consumed_at
+                         + nullif(($3::jsonb ->> 'consumedSignals')::float8, 0) * interval '1 second'
+      from changed c
+     where s.job_id = c.id and s.consumed_at is not null
+    returning s.id
+  )
+  select (select count(*) from picked)::int as scanned,
+         (select max(id)::text from picked) as last_id,
+         (select count(*) from changed)::int as changed
+
+-- retention-controls.ts#countApplyRetention
+select count(*)::int as n from "tidemark".jobs
+   where queue = $1 and retention is distinct from $2::jsonb
+
+-- retention-controls.ts#countJobsWithWindow
+select count(*)::int as n
+    from (select 1 from "tidemark".jobs where purge_after is not null limit $1) due
+
+-- retention-controls.ts#deleteHold
+delete from "tidemark".retention_holds where id = $1::bigint returning id::text as id
+
+-- retention-controls.ts#deleteSubtreeChecked
+with recursive subtree as (
+    select id, 0 as depth from "tidemark".jobs where id = $1::bigint
+    union all
+    select c.id, s.depth + 1 from "tidemark".jobs c join subtree s on c.parent_id = s.id
+  ),
+  top as (select coalesce(root_id, id) as id from "tidemark".jobs where id = $1::bigint),
+  ancestors as (
+    select p.id, p.parent_id, 1 as up from "tidemark".jobs p
+     where p.id = (select parent_id from "tidemark".jobs where id = $1::bigint)
+    union all
+    select p.id, p.parent_id, a.up + 1 from "tidemark".jobs p join ancestors a on p.id = a.parent_id
+  ),
+  ancestors_now as materialized (
+    select j.id, j.status, a.up from "tidemark".jobs j join ancestors a on a.id = j.id
+     order by j.id
+       for share of j
+  ),
+  members_now as materialized (
+    select j.id, j.status, s.depth from "tidemark".jobs j join subtree s on s.id = j.id
+     order by s.depth, j.id
+       for update of j
+  ),
+  facts as (
+    select
+      (select count(*) from members_now)::int as members,
+      (select jsonb_build_object('id', m.id::text, 'status', m.status) from members_now m
+        where m.status in ('pending', 'active', 'retry', 'waiting', 'paused') order by m.depth, m.id limit 1) as in_flight,
+      (select jsonb_build_object('id', a.id::text, 'status', a.status) from ancestors_now a
+        where a.status in ('pending', 'active', 'retry', 'waiting', 'paused') order by a.up limit 1) as ancestor,
+      (select jsonb_build_object('id', a.id::text, 'status', a.status) from ancestors_now a
+        order by a.up desc limit 1) as top,
+      (select jsonb_build_object('id', h.id::text, 'reason', h.reason) from "tidemark".retention_holds h
+        where (
+  exists (select 1 from "tidemark".retention_hold_jobs l where l.hold_id = h.id and l.tree_id = (select id from top))
+  or h.queue in (select m.queue from "tidemark".jobs m
+                  where m.id = (select id from top) or m.root_id = (select id from top))) order by h.id limit 1) as hold
+  ),
+  deleted_subtree as (
+    delete from "tidemark".jobs j using members_now m, facts f
+     where j.id = m.id
+       and f.in_flight is null and f.ancestor is null and f.top is null and f.hold is null
+       and not ($2::boolean and f.members > 1)
+    returning j.id, j.queue, j.status
+  ),
+  removed as (select id, queue, status from deleted_subtree),
+  removed_span as materialized (select min(id) as lo, max(id) as hi from removed),
+  removed_checkpoints as (
+    delete from "tidemark".checkpoints d
+     where (select exists (select 1 from "tidemark".checkpoints x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
+  ),
+  removed_signals as (
+    delete from "tidemark".signals d
+     where (select exists (select 1 from "tidemark".signals x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
+  ),
+  removed_unique_locks as (
+    delete from "tidemark".unique_locks d
+     where (select exists (select 1 from "tidemark".unique_locks x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
+  ),
+  removed_schedule_fires as (
+    delete from "tidemark".schedule_fires d
+     where (select exists (select 1 from "tidemark".schedule_fires x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
+  ),
+  removed_retention_hold_jobs as (
+    delete from "tidemark".retention_hold_jobs d
+     where (select exists (select 1 from "tidemark".retention_hold_jobs x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
+  )
+  select f.members, f.in_flight, f.ancestor, f.top, f.hold, (select count(*) from removed)::int as deleted
+    from facts f
+
+-- retention-controls.ts#existingJobIds
+select id::text as id from "tidemark".jobs where id = any($1::bigint[])
+
+-- retention-controls.ts#getHold
+select h.id::text as id, h.reason, h.queue, h.created_at, h.created_by,
+  (select count(*) from (
+     select j.id from "tidemark".jobs j where j.queue = h.queue
+     union
+     select j.id from "tidemark".retention_hold_jobs l join "tidemark".jobs j on j.id = l.job_id where l.hold_id = h.id
+   ) covered)::int as jobs from "tidemark".retention_holds h where h.id = $1::bigint
+
+-- retention-controls.ts#holdsOfJob
+with top as (select coalesce(root_id, id) as id from "tidemark".jobs where id = $1::bigint)
+  select h.id::text as id, h.reason, h.queue, h.created_at, h.created_by,
+  (select count(*) from (
+     select j.id from "tidemark".jobs j where j.queue = h.queue
+     union
+     select j.id from "tidemark".retention_hold_jobs l join "tidemark".jobs j on j.id = l.job_id where l.hold_id = h.id
+   ) covered)::int as jobs from "tidemark".retention_holds h
+   where (
+  exists (select 1 from "tidemark".retention_hold_jobs l where l.hold_id = h.id and l.tree_id = (select id from top))
+  or h.queue in (select m.queue from "tidemark".jobs m
+                  where m.id = (select id from top) or m.root_id = (select id from top)))
+   order by h.id
+
+-- retention-controls.ts#insertHold
+insert into "tidemark".retention_holds (reason, queue, created_by) values ($1, $2, $3)
+  returning id::text as id, created_at
+
+-- retention-controls.ts#linkHoldJobs
+insert into "tidemark".retention_hold_jobs (hold_id, job_id, tree_id)
+  select $1::bigint, j.id, coalesce(j.root_id, j.id) from "tidemark".jobs j
+   where j.id = any($2::bigint[])
+  on conflict do nothing
+  returning job_id
+
+-- retention-controls.ts#listHolds
+select h.id::text as id, h.reason, h.queue, h.created_at, h.created_by,
+  (select count(*) from (
+     select j.id from "tidemark".jobs j where j.queue = h.queue
+     union
+     select j.id from "tidemark".retention_hold_jobs l join "tidemark".jobs j on j.id = l.job_id where l.hold_id = h.id
+   ) covered)::int as jobs from "tidemark".retention_holds h order by h.id
+
+-- retention-controls.ts#lockTreeTop
+select r.id::text as id from "tidemark".jobs r
+   where r.id = (select coalesce(j.root_id, j.id) from "tidemark".jobs j where j.id = $1::bigint)
+     for update of r
+
+-- retention-controls.ts#markHoldsChanged
+insert into "tidemark".retention_control as c (id, version) values (1, 1)
+  on conflict (id) do update set version = c.version + 1
+  returning id
+
+-- retention-controls.ts#pauseRetention
+insert into "tidemark".retention_control as c (id, paused, reason, paused_at, paused_by, version)
+  values (1, true, $1, now(), $2, 1)
+  on conflict (id) do update
+     set paused = true, reason = excluded.reason, paused_by = excluded.paused_by,
+         paused_at = case when c.paused then c.paused_at else now() end, version = c.version + 1
+  returning paused, reason, paused_at, paused_by
+
+-- retention-controls.ts#readRetentionControl
+select paused, reason, paused_at, paused_by, (select count(*) from "tidemark".retention_holds)::int as holds
+    from "tidemark".retention_control where id = 1
+
+-- retention-controls.ts#resumeRetention
+update "tidemark".retention_control
+     set paused = false, reason = null, paused_at = null, paused_by = null, version = version + 1
+   where id = 1
+  returning paused, reason, paused_at, paused_by
+
+-- retention-controls.ts#retentionGate
+select paused, reason, paused_at, paused_by from "tidemark".retention_control where id = 1 for share
+
+-- retention-purge.ts#countPurgeable
+with tops as (select r.id from "tidemark".jobs r where r.root_id is null
+     and r.finished_at <= now() - $1 * interval '1 second'
+     and r.status = any($2::text[])
+     and ($3::text is null or r.queue = $3::text)
+     and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = r.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = r.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = r.queue limit 1) is not null))
+     and not exists (select 1 from "tidemark".jobs m where m.root_id = r.id and (m.finished_at is null
+     or m.finished_at > now() - $1 * interval '1 second'
+     or m.status <> all($2::text[])
+     or (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = m.id and u.expires_at > now() limit 1) is not null))
+     or (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = m.queue limit 1) is not null)))))
+  select count(*)::int as n from "tidemark".jobs j
+   where j.id in (select id from tops) or j.root_id in (select id from tops)
+
+-- retention-purge.ts#purgeFinished(1000)
+with 
+  gate as materialized (
+    select c.paused, c.reason, c.paused_at,
+           c.version = (select s.version from "tidemark".retention_control s where s.id = 1) as fresh
+      from "tidemark".retention_control c
+     where c.id = 1
+       for share of c
+  ),
+  scanned as materialized (
+    select r.id, r.finished_at as key from "tidemark".jobs r
+     where r.finished_at <= now() - $1 * interval '1 second'
+       and (r.finished_at, r.id) > ($2::timestamptz, $3::bigint)
+     order by r.finished_at, r.id
+     limit 1000
+  ),
+  scanned_span as materialized (select min(id) as lo, max(id) as hi from scanned),
+  with_members as materialized (
+    select distinct m.root_id as id from "tidemark".jobs m
+     where (select exists (select 1 from "tidemark".jobs x
+     where x.root_id between (select lo from scanned_span) and (select hi from scanned_span)))
+       and m.root_id = any(array(select id from scanned))
+  ),
+  
+  candidates as materialized (
+    select r.id from "tidemark".jobs r
+     where r.id = any(case when coalesce((select not g.paused and g.fresh from gate g), false) then array(select id from with_members) end)
+       and r.root_id is null
+     and r.finished_at <= now() - $1 * interval '1 second'
+     and r.status = any($4::text[])
+     and ($5::text is null or r.queue = $5::text)
+     and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = r.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = r.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = r.queue limit 1) is not null))
+       and not exists (select 1 from "tidemark".jobs m where m.root_id = r.id and (m.finished_at is null
+     or m.finished_at > now() - $1 * interval '1 second'
+     or m.status <> all($4::text[])
+     or (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = m.id and u.expires_at > now() limit 1) is not null))
+     or (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = m.queue limit 1) is not null))))
+       for update of r skip locked
+  ),
+  members as materialized (
+    select m.id, m.root_id, coalesce(m.status = any($4::text[]) and m.finished_at <= now() - $1 * interval '1 second', false) as ok
+      from "tidemark".jobs m
+     where m.root_id = any(array(select id from candidates))
+       for update of m skip locked
+  ),
+  seen as materialized (
+    select m.root_id, count(*) as n from "tidemark".jobs m
+     where m.root_id = any(array(select id from candidates)) group by m.root_id
+  ),
+  kept as (
+    select root_id, count(*) filter (where ok) as n from members group by root_id
+  ),
+  trees as (
+    select c.id from candidates c
+      left join seen on seen.root_id = c.id
+      left join kept on kept.root_id = c.id
+     where coalesce(seen.n, 0) = coalesce(kept.n, 0)
+  ),
+  targets as (
+    select id from trees
+    union all
+    select m.id from members m join trees t on t.id = m.root_id
+  ),
+  singles as (
+    delete from "tidemark".jobs j using scanned s
+     where j.id = s.id and j.finished_at = s.key
+       and not exists (select 1 from with_members w where w.id = j.id)
+       and j.root_id is null
+     and j.finished_at <= now() - $1 * interval '1 second'
+     and j.status = any($4::text[])
+     and ($5::text is null or j.queue = $5::text)
+     and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = j.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = j.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = j.queue limit 1) is not null))
+       and coalesce((select not g.paused and g.fresh from gate g), false)
+    returning j.id, j.queue, j.status
+  ),
+  tree_jobs as (
+    delete from "tidemark".jobs j where j.id = any(array(select id from targets)) and coalesce((select not g.paused and g.fresh from gate g), false)
+    returning j.id, j.queue, j.status
+  ),
+  removed as (select id, queue, status from singles union all select id, queue, status from tree_jobs),
+  removed_span as materialized (select min(id) as lo, max(id) as hi from removed),
+  removed_checkpoints as (
+    delete from "tidemark".checkpoints d
+     where (select exists (select 1 from "tidemark".checkpoints x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
+  ),
+  removed_signals as (
+    delete from "tidemark".signals d
+     where (select exists (select 1 from "tidemark".signals x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
+  ),
+  removed_unique_locks as (
+    delete from "tidemark".unique_locks d
+     where (select exists (select 1 from "tidemark".unique_locks x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
+  ),
+  removed_schedule_fires as (
+    delete from "tidemark".schedule_fires d
+     where (select exists (select 1 from "tidemark".schedule_fires x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
+  ),
+  removed_retention_hold_jobs as (
+    delete from "tidemark".retention_hold_jobs d
+     where (select exists (select 1 from "tidemark".retention_hold_jobs x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
+  )
+  select (select count(*) from scanned)::int as scanned, last.after, last.after_id, (select g.paused from gate g) as paused,
+         (select g.fresh from gate g) as fresh,
+         (select g.reason from gate g) as paused_reason,
+         (select g.paused_at from gate g) as paused_at, (select count(*) from removed)::int as n
+  
+  from (select max(key) as key from scanned) top
+  cross join lateral (
+    select to_char(top.key at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as after,
+           (select max(c.id) from scanned c where c.key = top.key)::text as after_id
+  ) last
+
+-- retention-sweep.ts#checkpointsOfJobs
+select job_id::text as job_id, name, kind, output, created_at from "tidemark".checkpoints
+   where job_id = any($1::bigint[]) order by job_id, created_at, name
+
+-- retention-sweep.ts#countConsumedSignalsDue
+with 
+  tops as (
+  select r.id from "tidemark".jobs r
+   where r.purge_after <= now() and r.root_id is null and r.status in ('completed', 'failed', 'cancelled', 'expired')
+     and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = r.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = r.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = r.queue limit 1) is not null))
+     and not exists (select 1 from "tidemark".jobs m where m.root_id = r.id and (m.status not in ('completed', 'failed', 'cancelled', 'expired') or m.purge_after is null or m.purge_after > now() or (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = m.id and u.expires_at > now() limit 1) is not null))
+    or (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = m.queue limit 1) is not null))))),
+  doomed as (
+    select id from tops
+    union all
+    select m.id from "tidemark".jobs m where m.root_id in (select id from tops)
+  )
+  select count(*)::int as n from "tidemark".signals s
+   where s.purge_after <= now() and s.consumed_at is not null
+     and not exists (select 1 from "tidemark".jobs sj
+                      where sj.id = s.job_id and ((((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = coalesce(sj.root_id, sj.id) limit 1) is not null))
+  or (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and exists (
+        select 1 from "tidemark".jobs hm
+         where (hm.id = coalesce(sj.root_id, sj.id) or hm.root_id = coalesce(sj.root_id, sj.id))
+           and ((select true from "tidemark".retention_holds hq where hq.queue = hm.queue limit 1) is not null))))) and s.job_id not in (select id from doomed)
+
+-- retention-sweep.ts#countExpiredUniqueLocks
+with 
+  tops as (
+  select r.id from "tidemark".jobs r
+   where r.purge_after <= now() and r.root_id is null and r.status in ('completed', 'failed', 'cancelled', 'expired')
+     and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = r.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = r.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = r.queue limit 1) is not null))
+     and not exists (select 1 from "tidemark".jobs m where m.root_id = r.id and (m.status not in ('completed', 'failed', 'cancelled', 'expired') or m.purge_after is null or m.purge_after > now() or (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = m.id and u.expires_at > now() limit 1) is not null))
+    or (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = m.queue limit 1) is not null))))),
+  doomed as (
+    select id from tops
+    union all
+    select m.id from "tidemark".jobs m where m.root_id in (select id from tops)
+  )
+  select count(*)::int as n from "tidemark".unique_locks u
+   where u.expires_at <= now() and u.job_id not in (select id from doomed)
+
+-- retention-sweep.ts#deleteConsumedSignals(1000)
+with gate as materialized (
+    select c.paused, c.reason, c.paused_at,
+           c.version = (select s.version from "tidemark".retention_control s where s.id = 1) as fresh
+      from "tidemark".retention_control c
+     where c.id = 1
+       for share of c
+  ),
+  doomed as (
+    select s.id from "tidemark".signals s
+     where s.purge_after <= now() and s.consumed_at is not null
+     and not exists (select 1 from "tidemark".jobs sj
+                      where sj.id = s.job_id and ((((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = coalesce(sj.root_id, sj.id) limit 1) is not null))
+  or (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and exists (
+        select 1 from "tidemark".jobs hm
+         where (hm.id = coalesce(sj.root_id, sj.id) or hm.root_id = coalesce(sj.root_id, sj.id))
+           and ((select true from "tidemark".retention_holds hq where hq.queue = hm.queue limit 1) is not null))))) and coalesce((select not g.paused and g.fresh from gate g), false)
+     order by s.purge_after
+     limit 1000
+       for update of s skip locked
+  ),
+  deleted as (delete from "tidemark".signals s where s.id = any(array(select id from doomed)) returning s.id)
+  select (select count(*) from deleted)::int as n, (select g.paused from gate g) as paused,
+         (select g.fresh from gate g) as fresh,
+         (select g.reason from gate g) as paused_reason,
+         (select g.paused_at from gate g) as paused_at
+
+-- retention-sweep.ts#deleteDueTrees(1000)
+with 
+  gate as materialized (
+    select c.paused, c.reason, c.paused_at,
+           c.version = (select s.version from "tidemark".retention_control s where s.id = 1) as fresh
+      from "tidemark".retention_control c
+     where c.id = 1
+       for share of c
+  ),
+  scanned as materialized (
+    select r.id, r.purge_after as key from "tidemark".jobs r
+     where r.purge_after <= now()
+       and (r.purge_after, r.id) > ($1::timestamptz, $2::bigint)
+     order by r.purge_after, r.id
+     limit 1000
+  ),
+  scanned_span as materialized (select min(id) as lo, max(id) as hi from scanned),
+  with_members as materialized (
+    select distinct m.root_id as id from "tidemark".jobs m
+     where (select exists (select 1 from "tidemark".jobs x
+     where x.root_id between (select lo from scanned_span) and (select hi from scanned_span)))
+       and m.root_id = any(array(select id from scanned))
+  ),
+  
+  candidates as materialized (
+    select r.id from "tidemark".jobs r
+     where r.id = any(case when coalesce((select not g.paused and g.fresh from gate g), false) then array(select id from with_members) end)
+       and r.root_id is null and r.status in ('completed', 'failed', 'cancelled', 'expired') and r.purge_after <= now() and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = r.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = r.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = r.queue limit 1) is not null))
+       and not exists (select 1 from "tidemark".jobs m where m.root_id = r.id and (m.status not in ('completed', 'failed', 'cancelled', 'expired') or m.purge_after is null or m.purge_after > now() or (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = m.id and u.expires_at > now() limit 1) is not null))
+    or (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = m.queue limit 1) is not null))))
+       for update of r skip locked
+  ),
+  members as materialized (
+    select m.id, m.root_id, coalesce(m.status in ('completed', 'failed', 'cancelled', 'expired') and m.purge_after <= now(), false) as ok
+      from "tidemark".jobs m
+     where m.root_id = any(array(select id from candidates))
+       for update of m skip locked
+  ),
+  seen as materialized (
+    select m.root_id, count(*) as n from "tidemark".jobs m
+     where m.root_id = any(array(select id from candidates)) group by m.root_id
+  ),
+  kept as (
+    select root_id, count(*) filter (where ok) as n from members group by root_id
+  ),
+  trees as (
+    select c.id from candidates c
+      left join seen on seen.root_id = c.id
+      left join kept on kept.root_id = c.id
+     where coalesce(seen.n, 0) = coalesce(kept.n, 0)
+  ),
+  targets as (
+    select id from trees
+    union all
+    select m.id from members m join trees t on t.id = m.root_id
+  ),
+  singles as (
+    delete from "tidemark".jobs j using scanned s
+     where j.id = s.id and j.purge_after = s.key
+       and not exists (select 1 from with_members w where w.id = j.id)
+       and j.root_id is null and j.status in ('completed', 'failed', 'cancelled', 'expired') and j.purge_after <= now() and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = j.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = j.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = j.queue limit 1) is not null))
+       and coalesce((select not g.paused and g.fresh from gate g), false)
+    returning j.id, j.queue, j.status
+  ),
+  tree_jobs as (
+    delete from "tidemark".jobs j where j.id = any(array(select id from targets)) and coalesce((select not g.paused and g.fresh from gate g), false)
+    returning j.id, j.queue, j.status
+  ),
+  removed as (select id, queue, status from singles union all select id, queue, status from tree_jobs),
+  removed_span as materialized (select min(id) as lo, max(id) as hi from removed),
+  removed_checkpoints as (
+    delete from "tidemark".checkpoints d
+     where (select exists (select 1 from "tidemark".checkpoints x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
+  ),
+  removed_signals as (
+    delete from "tidemark".signals d
+     where (select exists (select 1 from "tidemark".signals x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
+  ),
+  removed_unique_locks as (
+    delete from "tidemark".unique_locks d
+     where (select exists (select 1 from "tidemark".unique_locks x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
+  ),
+  removed_schedule_fires as (
+    delete from "tidemark".schedule_fires d
+     where (select exists (select 1 from "tidemark".schedule_fires x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
+  ),
+  removed_retention_hold_jobs as (
+    delete from "tidemark".retention_hold_jobs d
+     where (select exists (select 1 from "tidemark".retention_hold_jobs x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
+  )
+  select (select count(*) from scanned)::int as scanned, last.after, last.after_id, (select g.paused from gate g) as paused,
+         (select g.fresh from gate g) as fresh,
+         (select g.reason from gate g) as paused_reason,
+         (select g.paused_at from gate g) as paused_at,
+         coalesce((select jsonb_agg(x) from (
+           select queue, status, count(*)::int as n from removed group by queue, status) x), '[]') as counts
+  
+  from (select max(key) as key from scanned) top
+  cross join lateral (
+    select to_char(top.key at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as after,
+           (select max(c.id) from scanned c where c.key = top.key)::text as after_id
+  ) last
+
+-- retention-sweep.ts#deleteExpiredUniqueLocks(1000)
+with gate as materialized (
+    select c.paused, c.reason, c.paused_at,
+           c.version = (select s.version from "tidemark".retention_control s where s.id = 1) as fresh
+      from "tidemark".retention_control c
+     where c.id = 1
+       for share of c
+  ),
+  doomed as (
+    select scope from "tidemark".unique_locks
+     where expires_at <= now() and coalesce((select not g.paused and g.fresh from gate g), false)
+     order by expires_at
+     limit 1000
+       for update skip locked
+  ),
+  deleted as (
+    delete from "tidemark".unique_locks u where u.scope = any(array(select scope from doomed)) returning u.scope
+  )
+  select (select count(*) from deleted)::int as n, (select g.paused from gate g) as paused,
+         (select g.fresh from gate g) as fresh,
+         (select g.reason from gate g) as paused_reason,
+         (select g.paused_at from gate g) as paused_at
+
+-- retention-sweep.ts#deleteJobsById
+with by_id as (
+    delete from "tidemark".jobs j where j.id = any($1::bigint[])
+    returning j.id, j.queue, j.status
+  ),
+  removed as (select id, queue, status from by_id),
+  removed_span as materialized (select min(id) as lo, max(id) as hi from removed),
+  removed_checkpoints as (
+    delete from "tidemark".checkpoints d
+     where (select exists (select 1 from "tidemark".checkpoints x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
+  ),
+  removed_signals as (
+    delete from "tidemark".signals d
+     where (select exists (select 1 from "tidemark".signals x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
+  ),
+  removed_unique_locks as (
+    delete from "tidemark".unique_locks d
+     where (select exists (select 1 from "tidemark".unique_locks x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
+  ),
+  removed_schedule_fires as (
+    delete from "tidemark".schedule_fires d
+     where (select exists (select 1 from "tidemark".schedule_fires x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
+  ),
+  removed_retention_hold_jobs as (
+    delete from "tidemark".retention_hold_jobs d
+     where (select exists (select 1 from "tidemark".retention_hold_jobs x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
+  )
+  select queue, status, count(*)::int as n from removed group by queue, status
+
+-- retention-sweep.ts#lockDueTrees(1000)
+with scanned as materialized (
+    select r.id, r.purge_after as key from "tidemark".jobs r
+     where r.purge_after <= now()
+       and (r.purge_after, r.id) > ($1::timestamptz, $2::bigint)
+     order by r.purge_after, r.id
+     limit 1000
+  ),
+  
+  candidates as materialized (
+    select r.id from "tidemark".jobs r
+     where r.id = any(array(select id from scanned))
+       and r.root_id is null and r.status in ('completed', 'failed', 'cancelled', 'expired') and r.purge_after <= now() and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = r.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = r.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = r.queue limit 1) is not null))
+       and not exists (select 1 from "tidemark".jobs m where m.root_id = r.id and (m.status not in ('completed', 'failed', 'cancelled', 'expired') or m.purge_after is null or m.purge_after > now() or (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = m.id and u.expires_at > now() limit 1) is not null))
+    or (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = m.queue limit 1) is not null))))
+       for update of r skip locked
+  ),
+  members as materialized (
+    select m.id, m.root_id, coalesce(m.status in ('completed', 'failed', 'cancelled', 'expired') and m.purge_after <= now(), false) as ok
+      from "tidemark".jobs m
+     where m.root_id = any(array(select id from candidates))
+       for update of m skip locked
+  ),
+  seen as materialized (
+    select m.root_id, count(*) as n from "tidemark".jobs m
+     where m.root_id = any(array(select id from candidates)) group by m.root_id
+  ),
+  kept as (
+    select root_id, count(*) filter (where ok) as n from members group by root_id
+  ),
+  trees as (
+    select c.id from candidates c
+      left join seen on seen.root_id = c.id
+      left join kept on kept.root_id = c.id
+     where coalesce(seen.n, 0) = coalesce(kept.n, 0)
+  ),
+  targets as (
+    select id from trees
+    union all
+    select m.id from members m join trees t on t.id = m.root_id
+  )
+  select (select count(*) from scanned)::int as scanned, last.after, last.after_id,
+         coalesce((select array_agg(id::text) from targets), '{}') as ids
+  
+  from (select max(key) as key from scanned) top
+  cross join lateral (
+    select to_char(top.key at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as after,
+           (select max(c.id) from scanned c where c.key = top.key)::text as after_id
+  ) last
+
+-- retention-sweep.ts#previewDueTrees
+with 
+  tops as (
+  select r.id from "tidemark".jobs r
+   where r.purge_after <= now() and r.root_id is null and r.status in ('completed', 'failed', 'cancelled', 'expired')
+     and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = r.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = r.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = r.queue limit 1) is not null))
+     and not exists (select 1 from "tidemark".jobs m where m.root_id = r.id and (m.status not in ('completed', 'failed', 'cancelled', 'expired') or m.purge_after is null or m.purge_after > now() or (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = m.id and u.expires_at > now() limit 1) is not null))
+    or (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = m.queue limit 1) is not null))))),
+  doomed as (
+    select id from tops
+    union all
+    select m.id from "tidemark".jobs m where m.root_id in (select id from tops)
+  )
+  select j.queue, j.status, count(*)::int as n from "tidemark".jobs j
+   where j.id in (select id from doomed)
+   group by j.queue, j.status order by j.queue, j.status
+
+-- retention-sweep.ts#signalsOfJobs
+select id::text as id, job_id::text as job_id, name, payload, created_at, consumed_at, consumed_by, purge_after
+    from "tidemark".signals where job_id = any($1::bigint[]) order by job_id, id
+
+-- retention-sweep.ts#vacuumSweptTables
+vacuum (analyze) "tidemark".jobs, "tidemark".checkpoints, "tidemark".signals,
+    "tidemark".unique_locks, "tidemark".schedule_fires
+
+-- schedules.ts#deleteSchedule
+delete from "tidemark".schedules where name = $1 returning name
+
+-- schedules.ts#listSchedules
+select name, cron, timezone, queue, data, last_fire_at, now() as now
+    from "tidemark".schedules order by name
+
+-- schedules.ts#recordScheduleFire
+with due as (
+    select name from "tidemark".schedules
+     where name = $1 and (last_fire_at is null or last_fire_at < $2::timestamptz)
+     for update
+  ),
+  fire as (
+    insert into "tidemark".schedule_fires (schedule_name, fire_at, job_id)
+    select name, $2::timestamptz, nextval(pg_get_serial_sequence('"tidemark".jobs', 'id')) from due
+    on conflict (schedule_name, fire_at) do nothing
+    returning job_id
+  ),
+  job as (
+    insert into "tidemark".jobs (id, queue, data, max_attempts, retention)
+    select job_id, $3, $4::jsonb, coalesce($5::int,
+  (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = $3), $6::int),
+           coalesce($7::jsonb,
+  (select q.options -> 'retention' from "tidemark".queues q where q.name = $3), $8::jsonb)
+      from fire
+    returning id, queue
+  ),
+  advanced as (
+    update "tidemark".schedules s set last_fire_at = $2::timestamptz
+      from due where s.name = due.name
+    returning s.name
+  ),
+  nudged as (select count(pg_notify($9, 'j:' || queue)) as n from job)
+  select (select id::text from job) as id, (select count(*) from advanced) as advanced, (select n from nudged) as n
+
+-- schedules.ts#upsertSchedule
+insert into "tidemark".schedules (name, cron, timezone, queue, data, last_fire_at)
+  values ($1, $2, $3, $4, $5::jsonb, now())
+  on conflict (name) do update
+     set cron = excluded.cron, timezone = excluded.timezone, queue = excluded.queue, data = excluded.data,
+         updated_at = now(),
+         -- a changed expression starts counting from now, so it never back-fires
+         last_fire_at = case when "tidemark".schedules.cron is distinct from excluded.cron
+                               or "tidemark".schedules.timezone is distinct from excluded.timezone
+                             then now() else "tidemark".schedules.last_fire_at end
+  returning name
+
+-- stats.ts#countByQueueAndStatus
+select queue, status, count(*)::int as n,
+         min(started_at) as first_started, max(finished_at) as last_finished
+    from "tidemark".jobs
+   where $1::timestamptz is null or created_at >= $1::timestamptz
+   group by queue, status
+   order by queue, status
+
+-- sweep-history.ts#listSweeps
+select id::text as id, kind, started_at, finished_at, jobs, signals, unique_locks, detail, error
+    from "tidemark".sweeps
+   where $1::text is null or kind = $1::text
+   order by started_at desc, id desc limit $2
+
+-- sweep-history.ts#recordSweep
+with recorded as (
+    insert into "tidemark".sweeps (kind, started_at, finished_at, jobs, signals, unique_locks, detail, error)
+    values ($1, $2::timestamptz, now(), $3, $4, $5, $6::jsonb, $7)
+    returning id
+  ),
+  -- the history bounds itself: only the newest $8 records of each kind stay
+  trimmed as (
+    delete from "tidemark".sweeps s
+     where s.kind = $1
+       and s.id <= (select id from "tidemark".sweeps where kind = $1 order by id desc offset $8 limit 1)
+    returning s.id
+  )
+  select (select id::text from recorded) as id, (select count(*) from trimmed)::int as trimmed
+
+-- worker.ts#claimJobs
+with next as (
+    select c.id from unnest($1::text[]) as q(name)
+     cross join lateral (
+       select id, priority, run_at from "tidemark".jobs
+        where queue = q.name
+          and status in ('pending', 'retry', 'waiting')
+          and run_at <= now()
+          and (expire_at is null or expire_at > now() or attempts > 0 or status <> 'pending')
+        order by priority desc, run_at, id
+        limit $2
+        for update skip locked
+     ) c
+     where not exists (select 1 from "tidemark".queues p where p.name = q.name and p.paused)
+     order by c.priority desc, c.run_at, c.id
+     limit $2
+  )
+  update "tidemark".jobs j
+     set status = 'active',
+         attempts = j.attempts + case when j.status = 'waiting' then 0 else 1 end,
+         lock_token = gen_random_uuid(),
+         locked_by = $3,
+         locked_until = now() + $4 * interval '1 second',
+         started_at = now(),
+         wait = case when j.status = 'waiting' then j.wait - 'poke' end
+    from (select set_config('synchronous_commit', 'off', true)) as async_commit
+   where j.id = any(array(select id from next))
+  returning j.id, j.queue, j.data, j.output, j.error, j.priority, j.attempts, j.max_attempts, j.parent_id,
+            j.root_id, j.retention, j.wait, j.lock_token, (extract(epoch from j.run_at) * 1000)::float8 as run_at, (extract(epoch from j.expire_at) * 1000)::float8 as expire_at,
+            (extract(epoch from j.created_at) * 1000)::float8 as created_at, (extract(epoch from j.started_at) * 1000)::float8 as started_at
+
+-- worker.ts#completeOne
+with finished as (
+    update "tidemark".jobs j
+       set status = 'completed', output = $1::jsonb, finished_at = now(),
+           purge_after = "tidemark".purge_time(j.retention, 'completed', now()),
+           lock_token = null, locked_by = null, locked_until = null, wait = null
+     where j.id = $2::bigint and j.lock_token = $3::uuid and case when j.status = 'active' then true end
+    returning j.id
+  ),
+  dropped as (
+    delete from "tidemark".checkpoints c using finished f where c.job_id = f.id and $4::boolean
+  )
+  select id::text as id from finished
+
+-- worker.ts#extendLocks
+update "tidemark".jobs
+     set locked_until = now() + $1 * interval '1 second'
+    from (select set_config('synchronous_commit', 'off', true)) as async_commit
+   where id = any($2::bigint[]) and lock_token = any($3::uuid[]) and case when status = 'active' then true end
+  returning lock_token::text as token
+
+-- worker.ts#finishAttempts
+with outcome as (
+    select * from json_to_recordset($1::json)
+           as o(id bigint, token uuid, ok boolean, output json, error json, retry_delay float8,
+                drop_checkpoints boolean)
+  ),
+  -- A failed attempt retries when it is retryable (a delay was given) and attempts remain.
+  -- Decided against the row in the one UPDATE, without joining jobs a second time.
+  finished as (
+    update "tidemark".jobs j
+       set status = case when o.ok then 'completed'
+                         when o.retry_delay is not null and j.attempts < j.max_attempts then 'retry'
+                         else 'failed' end,
+           output = case when o.ok then coalesce(o.output::jsonb, 'null') else j.output end,
+           error = case when o.ok then j.error else o.error::jsonb end,
+           attempt_log = case when o.ok then j.attempt_log else "tidemark".log_attempt(j.attempt_log,
+             jsonb_build_object('attempt', j.attempts, 'startedAt', j.started_at, 'endedAt', now(),
+                                'name', o.error ->> 'name', 'message', o.error ->> 'message')) end,
+           run_at = case when not o.ok and o.retry_delay is not null and j.attempts < j.max_attempts
+                         then now() + o.retry_delay * interval '1 second' else j.run_at end,
+           finished_at = case when o.ok or o.retry_delay is null or j.attempts >= j.max_attempts then now() end,
+           purge_after = "tidemark".purge_time(j.retention,
+                           case when o.ok then 'completed'
+                                when o.retry_delay is not null and j.attempts < j.max_attempts then 'retry'
+                                else 'failed' end, now()),
+           lock_token = null, locked_by = null, locked_until = null, wait = null
+      from outcome o
+     where j.id = any(array(select id from outcome)) and j.id = o.id and j.lock_token = o.token
+       and case when j.status = 'active' then true end
+    returning j.id, j.status
+  ),
+  dropped as (
+    delete from "tidemark".checkpoints c
+     using finished f, outcome o
+     where c.job_id = f.id and o.id = f.id and f.status = 'completed' and o.drop_checkpoints
+  )
+  select id::text as id, status from finished
+
+-- worker.ts#releaseJobs
+update "tidemark".jobs
+     set status = case when wait is not null and wait ? 'kind' then 'waiting' when attempts > 1 then 'retry' else 'pending' end,
+         attempts = case when wait is not null and wait ? 'kind' then attempts else greatest(attempts - 1, 0) end,
+         run_at = now(),
+         lock_token = null, locked_by = null, locked_until = null
+   where id = any($1::bigint[]) and lock_token = any($2::uuid[]) and case when status = 'active' then true end
+  returning id::text as id, queue
+
+-- worker.ts#suspendJob
+update "tidemark".jobs j
+     set status = 'waiting',
+         run_at = case when j.wait ? 'poke' then now() else coalesce($1::timestamptz, 'infinity') end,
+         wait = $2::jsonb,
+         lock_token = null, locked_by = null, locked_until = null
+   where j.id = $3::bigint and j.lock_token = $4::uuid and case when j.status = 'active' then true end
+  returning j.id::text as id
+
+-- workflow.ts#consumeSignals
+with owner as (
+    select id, retention from "tidemark".jobs
+     where id = $1::bigint and lock_token = $2::uuid and case when status = 'active' then true end
+  ),
+  picked as (
+    select s.id from "tidemark".signals s join owner on owner.id = s.job_id
+     where s.name = any($3::text[]) and s.consumed_at is null
+     order by s.id
+     limit $4
+     for update of s
+  ),
+  enough as (select count(*) >= $4 as ok from picked),
+  consumed as (
+    update "tidemark".signals s
+       set consumed_at = now(), consumed_by = $5,
+           purge_after = now() + nullif((owner.retention ->> 'consumedSignals')::float8, 0) * interval '1 second'
+      from picked, owner, enough
+     where s.id = picked.id and enough.ok
+    returning s.id, s.name, s.payload
+  ),
+  result as (
+    select coalesce(jsonb_agg(jsonb_build_object('name', name, 'payload', payload) order by id), '[]'::jsonb) as got
+      from consumed
+  ),
+  saved as (
+    insert into "tidemark".checkpoints (job_id, name, kind, output)
+    select $1::bigint, $5, 'wait',
+           jsonb_build_object('state', 'done', 'names', to_jsonb($3::text[]), 'signals', result.got)
+      from result, enough
+     where enough.ok
+    on conflict (job_id, name) do update set output = excluded.output
+    returning output
+  )
+  select (select output from saved) as output
+
+-- workflow.ts#countPendingSignals
+select count(*) filter (where name = $1)::int as pending,
+         count(*) filter (where name = any($2::text[]))::int as pending_for_wait,
+         exists (select 1 from "tidemark".checkpoints c
+                  where c.job_id = $3::bigint and c.kind = 'wait' and c.output ->> 'state' = 'done'
+                    and c.output -> 'names' ? $1) as wait_done
+    from "tidemark".signals
+   where job_id = $3::bigint and (name = $1 or name = any($2::text[])) and consumed_at is null
+
+-- workflow.ts#findChild
+select id::text as id, queue, status, output, error from "tidemark".jobs
+   where parent_id = $1::bigint and parent_step = $2
+
+-- workflow.ts#insertChild
+with input as (
+    select x.* from jsonb_to_record($1::jsonb) as x(
+      queue text, data jsonb, priority int, max_attempts int, run_at timestamptz, delay_seconds float8,
+      expire_in_seconds float8, retention jsonb, parent_id bigint, root_id bigint, parent_step text)
+  ),
+  inserted as (
+    insert into "tidemark".jobs (queue, data, priority, run_at, expire_at, max_attempts, retention,
+                                parent_id, root_id, parent_step)
+    select queue, coalesce(data, 'null'::jsonb), priority, due.at,
+           due.at + expire_in_seconds * interval '1 second',
+           coalesce(input.max_attempts,
+  (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $2::int),
+           coalesce(input.retention,
+  (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $3::jsonb), parent_id, root_id, parent_step
+      from input
+     cross join lateral (select coalesce(run_at, now() + coalesce(delay_seconds, 0) * interval '1 second') as at) due
+     where exists (select 1 from "tidemark".jobs p
+                    where p.id = input.parent_id and p.lock_token = $4::uuid and case when p.status = 'active' then true end)
+    on conflict (parent_id, parent_step) where parent_step is not null do nothing
+    returning id, queue, run_at
+  ),
+  nudged as (select count(pg_notify($5, 'j:' || queue)) as n from inserted where run_at <= now())
+  select id::text as id from inserted cross join nudged
+
+-- workflow.ts#insertSignal
+with stored as (
+    insert into "tidemark".signals (job_id, name, payload) values ($1::bigint, $2, $3::jsonb)
+    returning id
+  ),
+  woken as (
+    update "tidemark".jobs j
+       set run_at = case when coalesce(j.wait -> 'names', '[]') ? $2
+                          and (j.status = 'waiting' or j.status = 'paused' and j.paused_from = 'waiting')
+                         then now() else j.run_at end,
+           wait = case when j.status = 'active' then coalesce(j.wait, '{}'::jsonb) || '{"poke": true}'::jsonb
+                       else j.wait end
+     where j.id = $1::bigint and j.status in ('waiting', 'active', 'paused')
+    returning j.queue, j.status, j.run_at
+  ),
+  nudged as (
+    select count(pg_notify($4, 'j:' || queue)) as n from woken where status = 'waiting' and run_at <= now()
+  )
+  select stored.id::text as id from stored cross join (select count(*) from nudged) n
+
+-- workflow.ts#listCheckpoints
+select name, kind, output, created_at from "tidemark".checkpoints where job_id = $1::bigint order by created_at, name
+
+-- workflow.ts#listSignals
+select id::text as id, name, payload, created_at, consumed_at, consumed_by, purge_after
+    from "tidemark".signals where job_id = $1::bigint order by id
+
+-- workflow.ts#lockJobForSignal
+select j.id, j.queue, j.status, j.paused_from, j.wait, q.options -> 'signals' as signals
+    from "tidemark".jobs j left join "tidemark".queues q on q.name = j.queue
+   where j.id = $1::bigint
+   for update of j
+
+-- workflow.ts#saveCheckpoint
+insert into "tidemark".checkpoints (job_id, name, kind, output)
+  select $1::bigint, $2, $3, $4::jsonb
+   where exists (select 1 from "tidemark".jobs where id = $1::bigint and lock_token = $5::uuid and case when status = 'active' then true end)
+  on conflict (job_id, name) do update set output = excluded.output, kind = excluded.kind
+  returning name

@@ -1,0 +1,145 @@
+-- columns
+checkpoints.job_id bigint not null
+checkpoints.name text not null
+checkpoints.kind text not null default 'step'::text
+checkpoints.output jsonb
+checkpoints.created_at timestamp with time zone not null default now()
+jobs.id bigint not null
+jobs.queue text not null
+jobs.status text not null default 'pending'::text
+jobs.data jsonb not null default 'null'::jsonb
+jobs.output jsonb
+jobs.error jsonb
+jobs.priority integer not null default 0
+jobs.attempts integer not null default 0
+jobs.max_attempts integer not null default 3
+jobs.run_at timestamp with time zone not null default now()
+jobs.expire_at timestamp with time zone
+jobs.created_at timestamp with time zone not null default now()
+jobs.started_at timestamp with time zone
+jobs.finished_at timestamp with time zone
+jobs.parent_id bigint
+jobs.root_id bigint
+jobs.parent_step text
+jobs.lock_token uuid
+jobs.locked_by text
+jobs.locked_until timestamp with time zone
+jobs.unique_key text
+jobs.wait jsonb
+jobs.paused_from text
+jobs.retention jsonb not null default '{}'::jsonb
+jobs.purge_after timestamp with time zone
+jobs.attempt_log jsonb
+maintenance.name text not null
+maintenance.last_run_at timestamp with time zone
+maintenance.last_result jsonb
+migrations.version integer not null
+migrations.name text not null
+migrations.applied_at timestamp with time zone not null default now()
+queues.name text not null
+queues.options jsonb not null default '{}'::jsonb
+queues.paused boolean not null default false
+queues.created_at timestamp with time zone not null default now()
+queues.updated_at timestamp with time zone not null default now()
+retention_control.id integer not null
+retention_control.paused boolean not null default false
+retention_control.reason text
+retention_control.paused_at timestamp with time zone
+retention_control.paused_by text
+retention_control.version bigint not null default 0
+retention_hold_jobs.hold_id bigint not null
+retention_hold_jobs.job_id bigint not null
+retention_hold_jobs.tree_id bigint not null
+retention_holds.id bigint not null
+retention_holds.reason text not null
+retention_holds.queue text
+retention_holds.created_at timestamp with time zone not null default now()
+retention_holds.created_by text
+schedule_fires.schedule_name text not null
+schedule_fires.fire_at timestamp with time zone not null
+schedule_fires.job_id bigint not null
+schedule_fires.created_at timestamp with time zone not null default now()
+schedules.name text not null
+schedules.cron text not null
+schedules.timezone text not null default 'UTC'::text
+schedules.queue text not null
+schedules.data jsonb not null default 'null'::jsonb
+schedules.options jsonb not null default '{}'::jsonb
+schedules.last_fire_at timestamp with time zone
+schedules.created_at timestamp with time zone not null default now()
+schedules.updated_at timestamp with time zone not null default now()
+signals.id bigint not null
+signals.job_id bigint not null
+signals.name text not null
+signals.payload jsonb
+signals.created_at timestamp with time zone not null default now()
+signals.consumed_at timestamp with time zone
+signals.consumed_by text
+signals.purge_after timestamp with time zone
+sweeps.id bigint not null
+sweeps.kind text not null
+sweeps.started_at timestamp with time zone not null
+sweeps.finished_at timestamp with time zone not null
+sweeps.jobs integer not null default 0
+sweeps.signals integer not null default 0
+sweeps.unique_locks integer not null default 0
+sweeps.detail jsonb
+sweeps.error text
+unique_locks.scope text not null
+unique_locks.job_id bigint not null
+unique_locks.expires_at timestamp with time zone not null
+unique_locks.created_at timestamp with time zone not null default now()
+-- indexes
+CREATE UNIQUE INDEX checkpoints_pkey ON checkpoints USING btree (job_id, name)
+CREATE INDEX jobs_claim_idx ON jobs USING btree (queue, priority DESC, run_at, id) WHERE (status = ANY (ARRAY['pending'::text, 'retry'::text, 'waiting'::text]))
+CREATE INDEX jobs_expire_idx ON jobs USING btree (expire_at) WHERE ((status = 'pending'::text) AND (expire_at IS NOT NULL))
+CREATE INDEX jobs_finished_idx ON jobs USING btree (finished_at, id) WHERE (finished_at IS NOT NULL)
+CREATE INDEX jobs_parent_idx ON jobs USING btree (parent_id) WHERE (parent_id IS NOT NULL)
+CREATE UNIQUE INDEX jobs_parent_step_idx ON jobs USING btree (parent_id, parent_step) WHERE (parent_step IS NOT NULL)
+CREATE UNIQUE INDEX jobs_pkey ON jobs USING btree (id)
+CREATE INDEX jobs_purge_after_idx ON jobs USING btree (purge_after, id) WHERE (purge_after IS NOT NULL)
+CREATE INDEX jobs_queue_status_idx ON jobs USING btree (queue, status, id)
+CREATE INDEX jobs_root_idx ON jobs USING btree (root_id) WHERE (root_id IS NOT NULL)
+CREATE INDEX jobs_stalled_idx ON jobs USING btree (locked_until) WHERE (status = 'active'::text)
+CREATE UNIQUE INDEX jobs_unique_key_idx ON jobs USING btree (queue, unique_key) WHERE ((unique_key IS NOT NULL) AND (status = ANY (ARRAY['pending'::text, 'active'::text, 'retry'::text, 'waiting'::text, 'paused'::text])))
+CREATE UNIQUE INDEX maintenance_pkey ON maintenance USING btree (name)
+CREATE UNIQUE INDEX migrations_pkey ON migrations USING btree (version)
+CREATE UNIQUE INDEX queues_pkey ON queues USING btree (name)
+CREATE UNIQUE INDEX retention_control_pkey ON retention_control USING btree (id)
+CREATE INDEX retention_hold_jobs_job_idx ON retention_hold_jobs USING btree (job_id)
+CREATE UNIQUE INDEX retention_hold_jobs_pkey ON retention_hold_jobs USING btree (hold_id, job_id)
+CREATE INDEX retention_hold_jobs_tree_idx ON retention_hold_jobs USING btree (tree_id)
+CREATE UNIQUE INDEX retention_holds_pkey ON retention_holds USING btree (id)
+CREATE INDEX retention_holds_queue_idx ON retention_holds USING btree (queue) WHERE (queue IS NOT NULL)
+CREATE INDEX schedule_fires_job_idx ON schedule_fires USING btree (job_id)
+CREATE UNIQUE INDEX schedule_fires_pkey ON schedule_fires USING btree (schedule_name, fire_at)
+CREATE UNIQUE INDEX schedules_pkey ON schedules USING btree (name)
+CREATE INDEX signals_job_idx ON signals USING btree (job_id, name, id)
+CREATE UNIQUE INDEX signals_pkey ON signals USING btree (id)
+CREATE INDEX signals_purge_after_idx ON signals USING btree (purge_after) WHERE (purge_after IS NOT NULL)
+CREATE UNIQUE INDEX sweeps_pkey ON sweeps USING btree (id)
+CREATE INDEX sweeps_started_idx ON sweeps USING btree (started_at DESC)
+CREATE INDEX unique_locks_expires_idx ON unique_locks USING btree (expires_at)
+CREATE INDEX unique_locks_job_idx ON unique_locks USING btree (job_id)
+CREATE UNIQUE INDEX unique_locks_pkey ON unique_locks USING btree (scope)
+-- constraints
+checkpoints checkpoints_pkey PRIMARY KEY (job_id, name)
+jobs jobs_pkey PRIMARY KEY (id)
+jobs jobs_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'active'::text, 'retry'::text, 'waiting'::text, 'paused'::text, 'completed'::text, 'failed'::text, 'cancelled'::text, 'expired'::text])))
+maintenance maintenance_pkey PRIMARY KEY (name)
+migrations migrations_pkey PRIMARY KEY (version)
+queues queues_pkey PRIMARY KEY (name)
+retention_control retention_control_id_check CHECK ((id = 1))
+retention_control retention_control_pkey PRIMARY KEY (id)
+retention_hold_jobs retention_hold_jobs_hold_id_fkey FOREIGN KEY (hold_id) REFERENCES retention_holds(id) ON DELETE CASCADE
+retention_hold_jobs retention_hold_jobs_pkey PRIMARY KEY (hold_id, job_id)
+retention_holds retention_holds_pkey PRIMARY KEY (id)
+schedule_fires schedule_fires_pkey PRIMARY KEY (schedule_name, fire_at)
+schedules schedules_pkey PRIMARY KEY (name)
+signals signals_pkey PRIMARY KEY (id)
+sweeps sweeps_pkey PRIMARY KEY (id)
+unique_locks unique_locks_pkey PRIMARY KEY (scope)
+-- functions
+log_attempt(log jsonb, entry jsonb)
+purge_time(retention jsonb, status text, finished timestamp with time zone)
+wake_parent()
