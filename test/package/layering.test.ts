@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { after, describe, test } from 'node:test';
+
+const BIOME = resolve('node_modules', '@biomejs', 'biome', 'bin', 'biome');
+
+/** A wrong import per layering rule, and one allowed import, in the folder each rule guards. */
+const PROBES: { path: string; code: string; refusedWith: RegExp | null }[] = [
+  {
+    path: 'src/model/probe.ts',
+    code: "import type { Storage } from '../storage/storage.js';\nexport type X = Storage;\n",
+    refusedWith: /model\/ is the leaf/,
+  },
+  {
+    path: 'src/storage/probe.ts',
+    code: "import type { Worker } from '../worker/worker.js';\nexport type X = Worker;\n",
+    refusedWith: /storage\/ imports only model\//,
+  },
+  {
+    path: 'src/storage/sql/probe.ts',
+    code: "import { Tidemark } from '../../index.js';\nexport const x = Tidemark;\n",
+    refusedWith: /storage\/ imports only model\//,
+  },
+  {
+    path: 'src/jobs/probe.ts',
+    code: "import { main } from '../cli/main.js';\nexport const x = main;\n",
+    refusedWith: /Only the CLI imports the CLI/,
+  },
+  {
+    path: 'src/dashboard/probe.ts',
+    code: "import { main } from '../cli/main.js';\nexport const x = main;\n",
+    refusedWith: /Only the CLI imports the CLI/,
+  },
+  {
+    path: 'src/worker/probe.ts',
+    code: "import { createDashboardHandler } from '../dashboard/index.js';\nexport const x = createDashboardHandler;\n",
+    refusedWith: /The dashboard is its own entry/,
+  },
+  {
+    path: 'src/storage/allowed.ts',
+    code: "import type { Job } from '../model/job.js';\n\nexport type X = Job;\n",
+    refusedWith: null,
+  },
+];
+
+// The layering rules live in biome.json (overrides with noRestrictedImports) and `npm run lint`
+// enforces them; each probe is linted with the project's own configuration in a scratch copy.
+describe('layering rules in biome.json', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tidemark-layering-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const config = JSON.parse(readFileSync('biome.json', 'utf8')) as Record<string, unknown>;
+  // The scratch folder is not a git checkout.
+  writeFileSync(join(dir, 'biome.json'), JSON.stringify({ ...config, vcs: { enabled: false } }));
+
+  for (const probe of PROBES) {
+    test(`${probe.path}: ${probe.refusedWith ? 'refused' : 'allowed'}`, () => {
+      const file = join(dir, probe.path);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, probe.code);
+      const run = spawnSync(process.execPath, [BIOME, 'lint', '--config-path', dir, file], {
+        cwd: dir,
+        encoding: 'utf8',
+      });
+      const output = `${run.stdout}${run.stderr}`;
+      if (probe.refusedWith) {
+        assert.notEqual(run.status, 0, output);
+        assert.match(output, /noRestrictedImports/);
+        assert.match(output, probe.refusedWith);
+      } else {
+        assert.equal(run.status, 0, output);
+      }
+    });
+  }
+});
