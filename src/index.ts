@@ -33,6 +33,7 @@ export {
 } from './errors.js';
 export type { SweepCounts, TidemarkEventName, TidemarkEvents } from './events.js';
 export { ALL_STATUSES, FINISHED_STATUSES, IN_FLIGHT_STATUSES, JobStatus } from './job-status.js';
+export type { AddJobsOptions } from './jobs/enqueue.js';
 export type { JobDetail } from './jobs/job-detail.js';
 export type { AddJobInput, AddJobResult } from './jobs/job-options.js';
 export { consoleLogger, defaultLogger, type Logger, type LogLevel, silentLogger } from './log/logger.js';
@@ -60,7 +61,7 @@ export {
 } from './retention/policy.js';
 export type { RemoveJobsOptions } from './retention/remove-jobs.js';
 export type { SweepBreakdown, SweepOutcome, SweepPreview, SweepRecord } from './retention/sweep-types.js';
-export type { ScheduleOptions } from './schedule/schedules.js';
+export type { ScheduleOptions, ScheduleRecord } from './schedule/schedules.js';
 export type { CallerTransaction } from './storage/driver/caller-transaction.js';
 export type { DatabaseOption, PgliteInstance } from './storage/driver/create-driver.js';
 export type { Queryable } from './storage/driver/driver.js';
@@ -77,3 +78,4 @@ export type {
   SignalResult,
   SignalsResult,
 } from './workflow/job-context.js';
+export type { SignalDelivery } from './workflow/signal.js';
