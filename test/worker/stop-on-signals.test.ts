@@ -139,6 +139,25 @@ function startChild(
   };
 }
 
+/**
+ * Send `signal` to a child whose job is running: the process waits for the handler, which
+ * finishes after the signal arrived, completes the job once, and exits 0.
+ */
+async function expectFinishedBeforeExit(
+  place: Place,
+  child: Child,
+  id: string,
+  signal: NodeJS.Signals,
+): Promise<void> {
+  child.kill(signal);
+  assert.deepEqual(await child.exited, { code: 0, signal: null });
+  assert.ok(child.lines.indexOf(STOPPING) < child.lines.indexOf(`finished ${id}`), child.lines.join('\n'));
+  const job = await withEngine(place, (tm) => tm.getJob(id));
+  assert.equal(job?.status, JobStatus.COMPLETED);
+  assert.equal(job?.attempts, 1);
+  assert.equal(job?.output, 'done');
+}
+
 for (const kind of TEST_DRIVERS) {
   describe(`a worker process with tm.stopOnSignals() [${kind}]`, () => {
     test('SIGTERM mid-job: the job finishes within the timeout, completes, and the process exits 0', async () => {
@@ -146,17 +165,7 @@ for (const kind of TEST_DRIVERS) {
       const id = await addJob(place);
       const child = startChild(place, { jobMs: 300, afterSignal: true, stop: { timeoutSeconds: 20 } });
       await child.line(`started ${id} 1`);
-      child.kill('SIGTERM');
-      assert.deepEqual(await child.exited, { code: 0, signal: null });
-      // The signal arrived while the handler ran, and the process waited for it.
-      assert.ok(
-        child.lines.indexOf(STOPPING) < child.lines.indexOf(`finished ${id}`),
-        child.lines.join('\n'),
-      );
-      const job = await withEngine(place, (tm) => tm.getJob(id));
-      assert.equal(job?.status, JobStatus.COMPLETED);
-      assert.equal(job?.attempts, 1);
-      assert.equal(job?.output, 'done');
+      await expectFinishedBeforeExit(place, child, id, 'SIGTERM');
     });
 
     test('SIGTERM mid-job: a job still running at the timeout is released with its attempt not counted, the process exits 0, and another worker completes it', async () => {
@@ -193,15 +202,7 @@ for (const kind of TEST_DRIVERS) {
       const id = await addJob(place);
       const child = startChild(place, { jobMs: 300, afterSignal: true, shutdownSeconds: 20 });
       await child.line(`started ${id} 1`);
-      child.kill('SIGINT');
-      assert.deepEqual(await child.exited, { code: 0, signal: null });
-      assert.ok(
-        child.lines.indexOf(STOPPING) < child.lines.indexOf(`finished ${id}`),
-        child.lines.join('\n'),
-      );
-      const job = await withEngine(place, (tm) => tm.getJob(id));
-      assert.equal(job?.status, JobStatus.COMPLETED);
-      assert.equal(job?.attempts, 1);
+      await expectFinishedBeforeExit(place, child, id, 'SIGINT');
     });
 
     test('a second SIGTERM during the shutdown exits at once with code 143, leaving the job to its lock', async () => {

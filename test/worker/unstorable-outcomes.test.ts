@@ -54,6 +54,18 @@ function strings(value: unknown): string[] {
   return [];
 }
 
+/** Every job of `ids` once each has completed or failed, in the order of `ids`. */
+function allEnded(tm: Tidemark, ids: string[]): Promise<Job[]> {
+  return waitFor(
+    'every job to finish',
+    async () => {
+      const all = await Promise.all(ids.map((id) => tm.getJob(id)));
+      return all.every((j) => j && ['completed', 'failed'].includes(j.status)) ? (all as Job[]) : null;
+    },
+    { timeoutMs: 30_000 },
+  );
+}
+
 describeEachDriver('outcomes the database cannot store', ({ open }) => {
   test('one unstorable error or output in a batch fails only its own attempt; the healthy jobs complete after one run', async () => {
     const tm = await open({ logger: silentLogger });
@@ -83,14 +95,7 @@ describeEachDriver('outcomes the database cannot store', ({ open }) => {
     await waitFor('every handler to be running', () => arrived === kinds.length);
     gate.resolve();
 
-    const jobs = await waitFor(
-      'every job to finish',
-      async () => {
-        const all = await Promise.all(ids.map((id) => tm.getJob(id)));
-        return all.every((j) => j && ['completed', 'failed'].includes(j.status)) ? (all as Job[]) : null;
-      },
-      { timeoutMs: 30_000 },
-    );
+    const jobs = await allEnded(tm, ids);
     assert.equal(batches[0], kinds.length, 'the first outcomes were written as one batch');
     jobs.forEach((job, i) => {
       const kind = kinds[i];
@@ -165,14 +170,7 @@ describeEachDriver('outcomes the database cannot store', ({ open }) => {
     await worker.start();
     await waitFor('every handler to be running', () => arrived === ids.length);
     gate.resolve();
-    const jobs = await waitFor(
-      'every job to finish',
-      async () => {
-        const all = await Promise.all(ids.map((id) => tm.getJob(id)));
-        return all.every((j) => j && ['completed', 'failed'].includes(j.status)) ? (all as Job[]) : null;
-      },
-      { timeoutMs: 30_000 },
-    );
+    const jobs = await allEnded(tm, ids);
     assert.equal(batches[0], ids.length, 'the outcomes were first written as one batch');
     for (const job of jobs) {
       if (job.id === target) continue;
