@@ -3,11 +3,13 @@
  * (default 1,000,000) by one INSERT … SELECT, analyzes it, then times each page's data load.
  * Usage: tsx bench/dashboard-scale.ts [pg|pglite] [jobs]
  */
+
 import { randomBytes } from 'node:crypto';
-import { loadJobExtras } from '../src/dashboard/data/job-extras.js';
-import { listJobs } from '../src/dashboard/data/job-list.js';
-import { loadOverview } from '../src/dashboard/data/overview.js';
-import { loadStorageStats } from '../src/dashboard/data/storage-stats.js';
+import { loadJobExtras } from '../src/admin/job-extras.js';
+import { listJobs } from '../src/admin/job-list.js';
+import { loadOverview } from '../src/admin/overview.js';
+import { loadStorageStats } from '../src/admin/storage-stats.js';
+import { engineOf } from '../src/engine-handle.js';
 import { Tidemark } from '../src/index.js';
 
 const kind = process.argv[2] ?? 'pg';
@@ -15,7 +17,7 @@ const count = Number(process.argv[3] ?? 1_000_000);
 const url = process.env.TIDEMARK_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `bench_${randomBytes(4).toString('hex')}`;
 const tm = await Tidemark.open({ database: kind === 'pg' ? url : 'memory://', schema });
-const sql = (text: string) => tm.internals.storage.driver.query(text.replaceAll('$s', `"${schema}"`));
+const sql = (text: string) => engineOf(tm).storage.driver.query(text.replaceAll('$s', `"${schema}"`));
 
 try {
   for (const name of ['emails', 'billing', 'reports', 'orders', 'alerts']) tm.createQueue({ name });
@@ -47,22 +49,24 @@ try {
   const mid = BigInt(Math.floor(count / 2));
   const day = 86_400_000;
   const suite = async () => {
-    await time('queues overview (counts, chart)', () => loadOverview(tm));
-    await time('jobs: newest page', () => listJobs(tm, {}));
-    await time('jobs: page deep in the table', () => listJobs(tm, { before: mid }));
-    await time('jobs: status=failed', () => listJobs(tm, { status: 'failed' }));
+    await time('queues overview (counts, chart)', () => loadOverview(engineOf(tm)));
+    await time('jobs: newest page', () => listJobs(engineOf(tm), {}));
+    await time('jobs: page deep in the table', () => listJobs(engineOf(tm), { before: mid }));
+    await time('jobs: status=failed', () => listJobs(engineOf(tm), { status: 'failed' }));
     await time('jobs: queue=billing status=failed, deep', () =>
-      listJobs(tm, { queue: 'billing', status: 'failed', before: mid }),
+      listJobs(engineOf(tm), { queue: 'billing', status: 'failed', before: mid }),
     );
-    await time('jobs: queue=orders', () => listJobs(tm, { queue: 'orders' }));
-    await time('jobs: created in the last hour', () => listJobs(tm, { since: 3600 }));
+    await time('jobs: queue=orders', () => listJobs(engineOf(tm), { queue: 'orders' }));
+    await time('jobs: created in the last hour', () => listJobs(engineOf(tm), { since: 3600 }));
     await time('jobs: created 10-11 days ago', () =>
-      listJobs(tm, { from: new Date(Date.now() - 11 * day), to: new Date(Date.now() - 10 * day) }),
+      listJobs(engineOf(tm), { from: new Date(Date.now() - 11 * day), to: new Date(Date.now() - 10 * day) }),
     );
-    await time('jobs: text search, one window', () => listJobs(tm, { q: 'rare-needle' }));
-    await time('jobs: text search + status=failed', () => listJobs(tm, { q: 'user1', status: 'failed' }));
-    await time('job detail extras (attempts, tree)', () => loadJobExtras(tm, String(mid)));
-    await time('storage page', () => loadStorageStats(tm));
+    await time('jobs: text search, one window', () => listJobs(engineOf(tm), { q: 'rare-needle' }));
+    await time('jobs: text search + status=failed', () =>
+      listJobs(engineOf(tm), { q: 'user1', status: 'failed' }),
+    );
+    await time('job detail extras (attempts, tree)', () => loadJobExtras(engineOf(tm), String(mid)));
+    await time('storage page', () => loadStorageStats(engineOf(tm)));
   };
   console.log('-- before any VACUUM (as on PGlite, which runs no autovacuum)');
   await suite();

@@ -1,5 +1,6 @@
 import { openEngine } from './engine.js';
 import type { EngineCore } from './engine-core.js';
+import { EngineHandle } from './engine-handle.js';
 import { DriverClosedError } from './errors.js';
 import type { TidemarkEventName, TidemarkEvents } from './events.js';
 import { deleteJob, deleteWorkflowSubtree } from './jobs/delete-jobs.js';
@@ -32,15 +33,17 @@ import { resolveWorkerOptions, type WorkerOptions } from './worker/worker-option
 import { checkSignalRequest, type SignalDelivery } from './workflow/signal.js';
 
 /** The Tidemark engine: queues, jobs, workflows, schedules and retention on one database. */
-export class Tidemark {
+export class Tidemark extends EngineHandle {
   private readonly workers = new Set<Worker>();
   private readonly dashboards = new Set<RunningDashboard>();
   private closed = false;
 
   private constructor(
     private readonly driver: Driver,
-    private readonly core: EngineCore,
-  ) {}
+    core: EngineCore,
+  ) {
+    super(core);
+  }
 
   /** Connect, migrate (unless told not to) and return an engine. Starts no timers. */
   static async open(input: OpenOptions = {}): Promise<Tidemark> {
@@ -266,11 +269,6 @@ export class Tidemark {
     await Promise.all([...this.workers].map((worker) => worker.stop()));
     await this.core.registry.flush().catch(() => {});
     await this.driver.close();
-  }
-
-  /** Internals for the dashboard, CLI and tests in this package. */
-  get internals(): EngineCore {
-    return this.core;
   }
 
   private async ready(): Promise<void> {

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import PgBoss from 'pg-boss';
+import { engineOf } from '../../dist/engine-handle.js';
 import type { Tidemark } from '../../dist/index.js';
 import type { Figures } from './figures.js';
 import { BENCH_URL, dropSchema, freshName, withClient } from './postgres.js';
@@ -205,7 +206,7 @@ export async function tidemarkSweepPglite(): Promise<Figures> {
   try {
     tm.createQueue({ name: 'bench' });
     await tm.listQueues();
-    const driver = tm.internals.storage.driver;
+    const driver = engineOf(tm).storage.driver;
     const s = `"${tm.schema}"`;
     await driver.query(
       `insert into ${s}.jobs (queue, status, data, output, retention, attempts, finished_at, purge_after)

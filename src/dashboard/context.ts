@@ -1,10 +1,13 @@
+import type { EngineCore } from '../engine-core.js';
 import type { RetentionStatus } from '../retention/pause.js';
-import type { Tidemark } from '../tidemark.js';
+import type { DashboardEngine } from './engine-port.js';
 import { type Html, html } from './html.js';
 
 /** What a page or an action needs to know about the request it serves. */
 export interface DashboardContext {
-  tm: Tidemark;
+  tm: DashboardEngine;
+  /** The engine behind `tm`, for the read models in src/admin. */
+  core: EngineCore;
   /** Where the dashboard is mounted ('' at the root, '/tidemark' under a prefix). */
   base: string;
   /** The request URL, relative to the mount point. */

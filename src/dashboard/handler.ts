@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { engineOf } from '../engine-handle.js';
 import { TidemarkError } from '../errors.js';
 import type { DashboardHandlerOptions } from '../options/dashboard-options.js';
-import type { Tidemark } from '../tidemark.js';
 import { bearerOf, DashboardAuth, type Principal, sessionCookie } from './auth.js';
 import type { DashboardContext } from './context.js';
+import type { DashboardEngine } from './engine-port.js';
 import { readForm } from './form-body.js';
 import { barePage, layout, notice } from './layout.js';
 import { LoginThrottle } from './login-throttle.js';
@@ -12,24 +13,16 @@ import { type ResolvedHandlerOptions, resolveHandlerOptions } from './options.js
 import { errorPage } from './pages/error.js';
 import { loginPage } from './pages/login.js';
 import { refusalStatus, refusalTitle } from './refusal.js';
+import { redirect, sameOrigin, send, sendHtml } from './respond.js';
 import { actions, findRoute, type PageResult, pages } from './routes.js';
 import { STYLE } from './style.js';
 
 /** A plain Node request handler: mount it in `http.createServer`, Express or Fastify. */
 export type DashboardHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
-const SECURITY_HEADERS: Record<string, string> = {
-  'content-security-policy':
-    "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  'x-content-type-options': 'nosniff',
-  'x-frame-options': 'DENY',
-  'referrer-policy': 'same-origin',
-  'cache-control': 'no-store',
-};
-
 /** What one handler keeps between requests. */
 interface HandlerState {
-  tm: Tidemark;
+  tm: DashboardEngine;
   options: ResolvedHandlerOptions;
   auth: DashboardAuth;
   throttle: LoginThrottle;
@@ -43,7 +36,7 @@ interface HandlerState {
  * an address that keeps showing wrong ones. Every POST carries a CSRF token.
  */
 export function createDashboardHandler(
-  tm: Tidemark,
+  tm: DashboardEngine,
   options: DashboardHandlerOptions = {},
 ): DashboardHandler {
   return dashboardHandler(tm, resolveHandlerOptions(options));
@@ -51,7 +44,7 @@ export function createDashboardHandler(
 
 /** The handler on a chosen clock (sessions and the login throttle read it): for tests. */
 export function dashboardHandler(
-  tm: Tidemark,
+  tm: DashboardEngine,
   options: ResolvedHandlerOptions,
   now: () => number = Date.now,
 ): DashboardHandler {
@@ -66,7 +59,7 @@ export function dashboardHandler(
     try {
       await serve(state, req, res);
     } catch (error) {
-      tm.internals.logger.error('dashboard request failed', { url: req.url, error: String(error) });
+      engineOf(tm).logger.error('dashboard request failed', { url: req.url, error: String(error) });
       if (!res.headersSent)
         send(res, 500, 'text/plain; charset=utf-8', 'Internal error: see the server log.\n');
       else res.end();
@@ -124,6 +117,7 @@ async function serve(state: HandlerState, req: IncomingMessage, res: ServerRespo
   }
   const ctx: DashboardContext = {
     tm,
+    core: engineOf(tm),
     base,
     url,
     readOnly: options.readOnly,
@@ -256,45 +250,10 @@ async function logout(
   return redirect(res, `${ctx.base}/login`);
 }
 
-/** A browser's Origin, when it sends one, must name this host (a second line behind CSRF tokens). */
-function sameOrigin(req: IncomingMessage): boolean {
-  const origin = req.headers.origin;
-  if (!origin || origin === 'null') return true;
-  let host: string;
-  try {
-    host = new URL(origin).host;
-  } catch {
-    return false;
-  }
-  const forwarded = req.headers['x-forwarded-host'];
-  return (
-    host === req.headers.host || (typeof forwarded === 'string' && host === forwarded.split(',')[0].trim())
-  );
-}
-
 function backFrom(ctx: DashboardContext, path: string): string {
   const job = path.match(/^\/jobs\/(\d+)\//);
   if (job) return `${ctx.base}/jobs/${job[1]}`;
   if (path.startsWith('/purge')) return `${ctx.base}/purge`;
   if (path.startsWith('/retention')) return `${ctx.base}/retention`;
   return `${ctx.base}/`;
-}
-
-function send(res: ServerResponse, status: number, type: string, body: string, method = 'GET'): void {
-  for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
-  res.statusCode = status;
-  res.setHeader('content-type', type);
-  res.setHeader('content-length', Buffer.byteLength(body));
-  res.end(method === 'HEAD' ? undefined : body);
-}
-
-function sendHtml(res: ServerResponse, status: number, body: string, method = 'GET'): void {
-  send(res, status, 'text/html; charset=utf-8', body, method);
-}
-
-function redirect(res: ServerResponse, location: string): void {
-  for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
-  res.statusCode = 303;
-  res.setHeader('location', location);
-  res.end();
 }

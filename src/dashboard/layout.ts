@@ -1,5 +1,5 @@
+import { formatTime } from '../admin/format.js';
 import { type DashboardContext, href } from './context.js';
-import { formatTime } from './format.js';
 import { type Html, type HtmlValue, html } from './html.js';
 
 const NAV: { path: string; label: string }[] = [

@@ -2,8 +2,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { InsecureDashboardError } from '../errors.js';
 import type { DashboardOptions, RunningDashboard } from '../options/dashboard-options.js';
-import type { Tidemark } from '../tidemark.js';
 import { isLoopbackHost } from './auth.js';
+import type { DashboardEngine } from './engine-port.js';
 import { createDashboardHandler } from './handler.js';
 import { resolveServerOptions } from './options.js';
 
@@ -12,7 +12,7 @@ import { resolveServerOptions } from './options.js';
  * closes on close) until its own `close()` takes it out.
  */
 export async function serveDashboard(
-  tm: Tidemark,
+  tm: DashboardEngine,
   options: DashboardOptions,
   open: Set<RunningDashboard>,
 ): Promise<RunningDashboard> {
@@ -32,7 +32,7 @@ export async function serveDashboard(
  * Start the dashboard on its own HTTP server. Binds 127.0.0.1 unless told otherwise, and
  * refuses any other address without a token (InsecureDashboardError), before listening.
  */
-async function startDashboard(tm: Tidemark, input: DashboardOptions = {}): Promise<RunningDashboard> {
+async function startDashboard(tm: DashboardEngine, input: DashboardOptions = {}): Promise<RunningDashboard> {
   const options = resolveServerOptions(input);
   if (!isLoopbackHost(options.host) && options.token === undefined)
     throw new InsecureDashboardError(options.host);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { engineOf } from '../../src/engine-handle.js';
 import { latestVersion, migrations } from '../../src/storage/migrations/index.js';
 import { captureIo, cliDatabase, runCli, withEngine } from '../support/cli.js';
 import { TEST_DRIVERS } from '../support/databases.js';
@@ -93,7 +94,7 @@ for (const kind of TEST_DRIVERS) {
         const added = await tm.addJobs([1, 2].map((i) => ({ queue: 'sweep.q', data: { i } })));
         for (const job of added) await tm.cancelJob(job.id);
         // Age the rows instead of waiting out the window.
-        await tm.internals.storage.driver.query(
+        await engineOf(tm).storage.driver.query(
           `update "${tm.schema}".jobs set finished_at = now() - interval '2 minutes', purge_after = now() - interval '1 minute' where queue = 'sweep.q'`,
         );
         return added.map((a) => a.id);

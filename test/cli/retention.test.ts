@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { engineOf } from '../../src/engine-handle.js';
 import { cliDatabase, runCli, withEngine } from '../support/cli.js';
 import { TEST_DRIVERS } from '../support/databases.js';
 
@@ -20,7 +21,7 @@ if (kind) {
         tm.createQueue({ name: 'cli.q', retention: { ttlSeconds: 60 } });
         const added = await tm.addJobs([1, 2].map((i) => ({ queue: 'cli.q', data: { i } })));
         for (const job of added) await tm.cancelJob(job.id);
-        await tm.internals.storage.driver.query(
+        await engineOf(tm).storage.driver.query(
           `update "${tm.schema}".jobs set finished_at = now() - interval '2 minutes', purge_after = now() - interval '1 minute'`,
         );
         return added.map((a) => a.id);

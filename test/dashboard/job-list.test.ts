@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { listJobs, PAGE_SIZE, parseFilter, SEARCH_WINDOW } from '../../src/dashboard/data/job-list.js';
+import { listJobs, PAGE_SIZE, parseFilter, SEARCH_WINDOW } from '../../src/admin/job-list.js';
+import { engineOf } from '../../src/engine-handle.js';
 import type { Tidemark } from '../../src/index.js';
-import { cappedStatusCounts, listJobsAll, listJobsByQueueStatus } from '../../src/storage/sql/dashboard.js';
+import { cappedStatusCounts, listJobsAll, listJobsByQueueStatus } from '../../src/storage/sql/admin.js';
 import { get } from '../support/dashboard.js';
 import { describeEachDriver } from '../support/each-driver.js';
 
@@ -13,7 +14,7 @@ async function allPages(tm: Tidemark, query: string): Promise<string[][]> {
   do {
     const params = new URLSearchParams(query);
     if (cursor !== null) params.set('before', String(cursor));
-    const page = await listJobs(tm, parseFilter(params).filter);
+    const page = await listJobs(engineOf(tm), parseFilter(params).filter);
     pages.push(page.rows.map((r) => r.id));
     cursor = page.next;
   } while (cursor !== null && pages.length < 100);
@@ -21,7 +22,7 @@ async function allPages(tm: Tidemark, query: string): Promise<string[][]> {
 }
 
 const sql = (tm: Tidemark, text: string, params: unknown[] = []) =>
-  tm.internals.storage.driver.query(text.replaceAll('$schema', `"${tm.schema}"`), params);
+  engineOf(tm).storage.driver.query(text.replaceAll('$schema', `"${tm.schema}"`), params);
 
 describeEachDriver('dashboard job list', ({ open }) => {
   test('keyset pages walk every job once, newest first, under each filter', async () => {
@@ -101,11 +102,11 @@ describeEachDriver('dashboard job list', ({ open }) => {
       String(BigInt(old.id) + SEARCH_WINDOW + 10n),
     ]);
     await tm.addJobs(Array.from({ length: 5 }, () => ({ queue: 'q', data: { note: 'common' } })));
-    const first = await listJobs(tm, parseFilter(new URLSearchParams('q=rare-term')).filter);
+    const first = await listJobs(engineOf(tm), parseFilter(new URLSearchParams('q=rare-term')).filter);
     assert.deepEqual(first.rows, []);
     assert.ok(first.searchedDownTo !== null && first.next === first.searchedDownTo);
     const second = await listJobs(
-      tm,
+      engineOf(tm),
       parseFilter(new URLSearchParams(`q=rare-term&before=${first.next}`)).filter,
     );
     assert.deepEqual(
@@ -178,7 +179,7 @@ describeEachDriver('dashboard job list', ({ open }) => {
     ];
     for (const plan of plans) assert.doesNotMatch(plan, /Seq Scan on jobs/, plan);
     // And the pages answer with the right rows.
-    const failed = await listJobs(tm, { status: 'failed' });
+    const failed = await listJobs(engineOf(tm), { status: 'failed' });
     assert.equal(failed.rows.length, PAGE_SIZE);
     assert.ok(failed.rows.every((r) => r.status === 'failed'));
   });

@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { engineOf } from '../../src/engine-handle.js';
 import { DatabaseLockedError, silentLogger, Tidemark } from '../../src/index.js';
 import { setFolderLockStrategy } from '../../src/storage/driver/folder-lock.js';
 import { TEST_DRIVERS } from '../support/databases.js';
@@ -139,7 +140,7 @@ if (TEST_DRIVERS.includes('pglite')) {
             const data = (await tm.getJob(id))?.data as { tag?: string; pid?: number } | undefined;
             if (data?.tag !== tag || data?.pid !== pid) lost++;
           }
-          const result = await tm.internals.storage.driver.query<{ n: number }>(
+          const result = await engineOf(tm).storage.driver.query<{ n: number }>(
             `select count(*)::int as n from "${tm.schema}".jobs where queue = 'owned'`,
           );
           rows = result.rows[0].n;

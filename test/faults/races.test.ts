@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
+import { engineOf } from '../../src/engine-handle.js';
 import {
   InvalidJobStateError,
   JobInFlightError,
@@ -340,8 +341,8 @@ describeEachDriver('races', ({ kind, open }) => {
       );
       // The periodic sweep's cluster turn: exactly one of two nodes asking at once wins.
       const turns = await Promise.all([
-        tm.internals.storage.takeTurn('race-turn', 3_600),
-        other.internals.storage.takeTurn('race-turn', 3_600),
+        engineOf(tm).storage.takeTurn('race-turn', 3_600),
+        engineOf(other).storage.takeTurn('race-turn', 3_600),
       ]);
       assert.equal(turns.filter(Boolean).length, 1);
       await assertConsistent(tm);

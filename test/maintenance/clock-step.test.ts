@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { engineOf } from '../../src/engine-handle.js';
 import { silentLogger, type Tidemark } from '../../src/index.js';
 import { runTick } from '../../src/maintenance/tick.js';
 import {
@@ -40,14 +41,14 @@ describeEachDriver('maintenance turns after the clock steps back', ({ open }) =>
     tm.createQueue({ name: 'q' });
     const stalled = await insertJob(tm, { queue: 'q', status: 'active' });
     await lastRunTomorrow(tm, 'tick');
-    await runTick(tm.internals, 5);
+    await runTick(engineOf(tm), 5);
     const job = await tm.getJob(stalled);
     // Recovered to retry, then promoted by the same tick.
     assert.equal(job?.status, 'pending');
     assert.equal(job?.error?.name, 'StalledJobError');
     assert.ok(await lastRunIsPast(tm, 'tick'));
     // The turn is taken again: the next node within the interval still finds it taken.
-    assert.equal(await tm.internals.storage.takeTurn('tick', 4), false);
+    assert.equal(await engineOf(tm).storage.takeTurn('tick', 4), false);
   });
 
   test('a last sweep in the future does not block the retention and unique-lock sweeps', async () => {
@@ -56,14 +57,14 @@ describeEachDriver('maintenance turns after the clock steps back', ({ open }) =>
     await insertJob(tm, { queue: 'q', status: 'completed', pins: [{ expiresIn: -60 }] });
     await lastRunTomorrow(tm, RETENTION_TURN);
     await lastRunTomorrow(tm, UNIQUE_LOCK_TURN);
-    await uniqueLockTurn(tm.internals, SWEEP);
+    await uniqueLockTurn(engineOf(tm), SWEEP);
     assert.equal(await countRows(tm, 'unique_locks'), 0);
-    await retentionTurn(tm.internals, SWEEP);
+    await retentionTurn(engineOf(tm), SWEEP);
     assert.equal(await countRows(tm, 'jobs', 'purge_after is not null'), 0);
     assert.equal(await countRows(tm, 'jobs'), 1);
     for (const name of [RETENTION_TURN, UNIQUE_LOCK_TURN]) {
       assert.ok(await lastRunIsPast(tm, name), name);
-      assert.equal(await tm.internals.storage.takeTurn(name, SWEEP.intervalSeconds), false, name);
+      assert.equal(await engineOf(tm).storage.takeTurn(name, SWEEP.intervalSeconds), false, name);
     }
   });
 });

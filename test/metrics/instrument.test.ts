@@ -8,6 +8,7 @@ import {
   MetricReader,
   type ResourceMetrics,
 } from '@opentelemetry/sdk-metrics';
+import { engineOf } from '../../src/engine-handle.js';
 import { InvalidOptionError } from '../../src/index.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { fastWorker, waitForStatus } from '../support/jobs.js';
@@ -117,7 +118,7 @@ describeEachDriver('metrics (OpenTelemetry)', ({ open }) => {
     tm.createQueue({ name: 'short', retention: { ttlSeconds: 60 } });
     const added = await tm.addJobs([1, 2].map((i) => ({ queue: 'short', data: { i } })));
     for (const job of added) await tm.cancelJob(job.id);
-    await tm.internals.storage.driver.query(
+    await engineOf(tm).storage.driver.query(
       `update "${tm.schema}".jobs set purge_after = now() - interval '1 minute' where queue = 'short'`,
     );
     await tm.sweep({ dryRun: true });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { engineOf } from '../../src/engine-handle.js';
 import {
   InvalidOptionError,
   QueueNotFoundError,
@@ -58,7 +59,7 @@ describeEachDriver('schedules', ({ open }) => {
         lastFireAt: undefined,
       },
     );
-    await waitFor('a fire', async () => (await tickOnce(tm.internals)).scheduled > 0);
+    await waitFor('a fire', async () => (await tickOnce(engineOf(tm))).scheduled > 0);
     const [fire] = await fires(tm);
     assert.equal(fire.schedule_name, 'nightly');
     assert.equal(fire.fire_at.getMilliseconds(), 0, 'fires at whole cron slots');
@@ -77,7 +78,7 @@ describeEachDriver('schedules', ({ open }) => {
     await tm.schedule({ name: 's', cron: EVERY_SECOND, queue: 'q' });
     await tm.unschedule('s');
     await lastFiredAgo(tm, 's', 60);
-    assert.equal((await tickOnce(tm.internals)).scheduled, 0);
+    assert.equal((await tickOnce(engineOf(tm))).scheduled, 0);
     assert.equal(await jobCount(tm), 0);
     await assert.rejects(tm.unschedule('s'), ScheduleNotFoundError);
   });
@@ -115,7 +116,7 @@ describeEachDriver('schedules', ({ open }) => {
     await tm.schedule({ name: 'minutely', cron: '0 * * * * *', queue: 'q' });
     await lastFiredAgo(tm, 'often', 3600);
     await lastFiredAgo(tm, 'minutely', 3600);
-    const { scheduled } = await tickOnce(tm.internals);
+    const { scheduled } = await tickOnce(engineOf(tm));
     assert.equal(scheduled, 2);
     const rows = await fires(tm);
     const [now] = await rawQuery<{ now: Date }>(tm, 'select now() as now');
@@ -133,9 +134,9 @@ describeEachDriver('schedules', ({ open }) => {
     const queue = tm.createQueue({ name: 'q' });
     await tm.schedule({ name: 's', cron: EVERY_SECOND, queue: 'q' });
     await lastFiredAgo(tm, 's', 10);
-    assert.equal((await tickOnce(tm.internals)).scheduled, 1);
+    assert.equal((await tickOnce(engineOf(tm))).scheduled, 1);
     const [latest] = await fires(tm);
-    const [row] = await tm.internals.storage.run<
+    const [row] = await engineOf(tm).storage.run<
       Parameters<typeof recordScheduleFire.values>[0],
       { id: string | null }
     >(recordScheduleFire, {
@@ -145,8 +146,8 @@ describeEachDriver('schedules', ({ open }) => {
       data: 'null',
       max_attempts: queue.maxAttempts,
       retention: '{}',
-      channel: tm.internals.storage.channel,
-      ...defaultParams(tm.internals.insertDefaults),
+      channel: engineOf(tm).storage.channel,
+      ...defaultParams(engineOf(tm).insertDefaults),
     });
     assert.equal(row.id, null);
     assert.equal(await jobCount(tm), 1);
@@ -160,7 +161,7 @@ describeEachDriver('schedules', ({ open }) => {
     await lastFiredAgo(nodes[0], 's', 30);
     let created = 0;
     await waitFor('three fires', async () => {
-      const results = await Promise.all(nodes.map((node) => tickOnce(node.internals)));
+      const results = await Promise.all(nodes.map((node) => tickOnce(engineOf(node))));
       created += results.reduce((sum, r) => sum + r.scheduled, 0);
       return (await fires(nodes[0])).length >= 3;
     });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { engineOf } from '../../src/engine-handle.js';
 import { type OpenOptions, Tidemark } from '../../src/index.js';
 import { bootTestPglite } from './pglite-boot.js';
 
@@ -53,7 +54,7 @@ export async function rawQuery<Row = Record<string, unknown>>(
   text: string,
   params: unknown[] = [],
 ): Promise<Row[]> {
-  const result = await tm.internals.storage.driver.query<Row>(text, params);
+  const result = await engineOf(tm).storage.driver.query<Row>(text, params);
   return result.rows;
 }
 

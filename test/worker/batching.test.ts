@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { JobStatus } from '../../src/index.js';
+import { engineOf } from '../../src/engine-handle.js';
+import { JobStatus, type Tidemark } from '../../src/index.js';
 import type { AttemptOutcome } from '../../src/storage/storage.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { countRows, deferred, fastWorker, updateJob, waitForStatus } from '../support/jobs.js';
 import { waitFor } from '../support/wait-for.js';
 
 /** Record every batch the worker's finishing writes send. */
-function recordBatches(tm: { internals: { storage: { finishAttempts(o: AttemptOutcome[]): unknown } } }) {
+function recordBatches(tm: Tidemark) {
   const batches: AttemptOutcome[][] = [];
-  const storage = tm.internals.storage;
+  const storage = engineOf(tm).storage;
   const write = storage.finishAttempts.bind(storage);
   storage.finishAttempts = (outcomes: AttemptOutcome[]) => {
     batches.push([...outcomes]);
@@ -208,7 +209,7 @@ describeEachDriver('prefetch buffer', ({ open }) => {
 });
 
 async function rawLocks(tm: Parameters<typeof countRows>[0]): Promise<number[]> {
-  const result = await tm.internals.storage.driver.query<{ until: Date }>(
+  const result = await engineOf(tm).storage.driver.query<{ until: Date }>(
     `select locked_until as until from "${tm.schema}".jobs where status = 'active' order by id`,
   );
   return result.rows.map((r) => new Date(r.until).getTime());

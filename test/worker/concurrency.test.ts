@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { engineOf } from '../../src/engine-handle.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { fastWorker } from '../support/jobs.js';
 import { sleep, waitFor } from '../support/wait-for.js';
@@ -70,7 +71,7 @@ describeEachDriver('worker concurrency', ({ open }) => {
     ]);
     await waitFor('all jobs to run', () => runs.size === 200, { timeoutMs: 30_000 });
     await waitFor('all jobs to be completed', async () => {
-      const rows = await tm.internals.storage.getStatuses(ids);
+      const rows = await engineOf(tm).storage.getStatuses(ids);
       return [...rows.values()].every((s) => s === 'completed');
     });
     assert.ok([...runs.values()].every((n) => n === 1));

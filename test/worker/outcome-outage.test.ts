@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { engineOf } from '../../src/engine-handle.js';
 import type { Logger, Tidemark } from '../../src/index.js';
 import type { AttemptOutcome } from '../../src/storage/storage.js';
 import { describeEachDriver } from '../support/each-driver.js';
@@ -12,7 +13,7 @@ import { waitFor } from '../support/wait-for.js';
  * which is what lets a lapsed lock be recovered (and shows whether it lapsed).
  */
 function outage(tm: Tidemark) {
-  const storage = tm.internals.storage;
+  const storage = engineOf(tm).storage;
   const finishAttempts = storage.finishAttempts.bind(storage);
   const state = { down: true, failedWrites: 0 };
   storage.finishAttempts = async (outcomes: AttemptOutcome[]) => {
@@ -134,7 +135,7 @@ describeEachDriver('outcomes held while the database does not take them', ({ ope
       { timeoutMs: 60_000 },
     );
     const counts = async () => {
-      const rows = await tm.internals.storage.driver.query<{ status: string; n: number }>(
+      const rows = await engineOf(tm).storage.driver.query<{ status: string; n: number }>(
         `select status, count(*)::int as n from "${tm.schema}".jobs group by status`,
       );
       return Object.fromEntries(rows.rows.map((r) => [r.status, r.n]));

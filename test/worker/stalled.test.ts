@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { engineOf } from '../../src/engine-handle.js';
 import { JobStatus, type Tidemark } from '../../src/index.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { deferred, fastWorker, waitForStatus } from '../support/jobs.js';
@@ -7,7 +8,7 @@ import { waitFor } from '../support/wait-for.js';
 
 /** Claim as a worker that then dies: nothing will ever heartbeat or finish this attempt. */
 async function claimAsDeadWorker(tm: Tidemark, queue: string, lockSeconds = 1) {
-  const [claimed] = await tm.internals.storage.claimJobs([queue], 1, 'dead-worker', lockSeconds);
+  const [claimed] = await engineOf(tm).storage.claimJobs([queue], 1, 'dead-worker', lockSeconds);
   assert.ok(claimed, 'the dead worker claimed a job');
   return claimed;
 }
@@ -38,7 +39,7 @@ describeEachDriver('stalled-job recovery', ({ open }) => {
     assert.equal(job?.error?.name, 'StalledJobError');
     assert.equal(job?.error?.worker, 'dead-worker');
     // the dead worker's late write changes nothing
-    const written = await tm.internals.storage.finishAttempts([
+    const written = await engineOf(tm).storage.finishAttempts([
       { id, token: dead.token, ok: false, error: '{"message":"late"}', retryDelaySeconds: 0 },
     ]);
     assert.equal(written.size, 0);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { engineOf } from '../../src/engine-handle.js';
 import { type Job, silentLogger, type Tidemark } from '../../src/index.js';
 import { isStorableText } from '../../src/options/check.js';
 import type { AttemptOutcome } from '../../src/storage/storage.js';
@@ -157,7 +158,7 @@ describeEachDriver('outcomes the database cannot store', ({ open }) => {
     const target = ids[5];
     // No path of the engine hands the database an output it refuses; stand in for one (JSON
     // text that jsonb cannot hold), so the database's own refusal is what the worker meets.
-    const storage = tm.internals.storage;
+    const storage = engineOf(tm).storage;
     const finishAttempts = storage.finishAttempts.bind(storage);
     const batches: number[] = [];
     storage.finishAttempts = (outcomes: AttemptOutcome[]) => {
@@ -186,7 +187,7 @@ describeEachDriver('outcomes the database cannot store', ({ open }) => {
 
 /** The size of each finishing statement the engine runs. */
 function recordBatches(tm: Tidemark): number[] {
-  const storage = tm.internals.storage;
+  const storage = engineOf(tm).storage;
   const finishAttempts = storage.finishAttempts.bind(storage);
   const sizes: number[] = [];
   storage.finishAttempts = (outcomes: AttemptOutcome[]) => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pg from 'pg';
+import { engineOf } from '../../src/engine-handle.js';
 import { silentLogger } from '../../src/index.js';
 import { PG_URL, rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
@@ -15,7 +16,7 @@ describeEachDriver('cancelling a tree while its members finish', ({ kind, open }
     const tm = await open({ logger: silentLogger });
     tm.createQueue({ name: 'q' });
     const parent = await tm.addJob({ queue: 'q' });
-    const [child] = await tm.internals.storage.insertJobs(
+    const [child] = await engineOf(tm).storage.insertJobs(
       [
         {
           queue: 'q',
@@ -27,7 +28,7 @@ describeEachDriver('cancelling a tree while its members finish', ({ kind, open }
           root_id: parent.id,
         },
       ],
-      tm.internals.insertDefaults,
+      engineOf(tm).insertDefaults,
     );
     const jobs = table(tm, 'jobs');
     // A child finishing locks its own row, then its parent's (the wake_parent trigger).

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { engineOf } from '../../src/engine-handle.js';
 import { type Logger, silentLogger, type Tidemark } from '../../src/index.js';
 import { tickOnce } from '../../src/maintenance/tick.js';
 import { rawQuery } from '../support/databases.js';
@@ -85,7 +86,7 @@ describeEachDriver('ctx.step', ({ open }) => {
       `update ${table(tm, 'jobs')} set lock_token = gen_random_uuid(), locked_until = now() - interval '1 second' where id = $1`,
       [id],
     );
-    const recovered = await tickOnce(tm.internals);
+    const recovered = await tickOnce(engineOf(tm));
     assert.equal(recovered.stalled, 1);
     const done = await waitForStatus(tm, id, 'completed');
     assert.equal(done.attempts, 2);

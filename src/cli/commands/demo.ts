@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
+import { countJobsExactly } from '../../admin/exact-counts.js';
+import { engineOf } from '../../engine-handle.js';
 import { consoleLogger } from '../../log/logger.js';
-import { countByQueueAndStatus } from '../../storage/sql/stats.js';
 import { Tidemark } from '../../tidemark.js';
 import type { CliIo } from '../cli-io.js';
 import { UsageError } from '../cli-io.js';
@@ -213,10 +214,8 @@ function defineQueues(tm: Tidemark): void {
 }
 
 async function counts(tm: Tidemark, since: Date): Promise<DemoRow[]> {
-  const rows = await tm.internals.storage.run<{ since: Date | null }, DemoRow>(countByQueueAndStatus, {
-    since,
-  });
-  return rows.filter((r) => r.queue.startsWith('demo.')).map((r) => ({ ...r, n: Number(r.n) }));
+  const rows = await countJobsExactly(engineOf(tm), since);
+  return rows.filter((r) => r.queue.startsWith('demo.'));
 }
 
 function summary(rows: DemoRow[], seconds: number): string {

@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util';
-import { loadOverview } from '../../dashboard/data/overview.js';
-import { loadStorageStats } from '../../dashboard/data/storage-stats.js';
-import { formatApprox, formatBytes, formatCount } from '../../dashboard/format.js';
+import { countJobsExactly } from '../../admin/exact-counts.js';
+import { formatApprox, formatBytes, formatCount } from '../../admin/format.js';
+import { loadOverview } from '../../admin/overview.js';
+import { loadStorageStats } from '../../admin/storage-stats.js';
+import { engineOf } from '../../engine-handle.js';
 import { ALL_STATUSES } from '../../job-status.js';
-import { countByQueueAndStatus } from '../../storage/sql/stats.js';
 import type { Tidemark } from '../../tidemark.js';
 import type { CliIo } from '../cli-io.js';
 import type { Command } from '../command.js';
@@ -38,7 +39,10 @@ export const statsCommand: Command = {
     });
     const tm = await openForCommand(values, io);
     try {
-      const [queues, storage] = await Promise.all([counts(tm, values.exact === true), loadStorageStats(tm)]);
+      const [queues, storage] = await Promise.all([
+        counts(tm, values.exact === true),
+        loadStorageStats(engineOf(tm)),
+      ]);
       if (values.json) {
         io.stdout.write(
           `${JSON.stringify(
@@ -98,21 +102,15 @@ async function counts(
   exact: boolean,
 ): Promise<{ name: string; paused: boolean; counts: Partial<Record<string, Cell>> }[]> {
   if (!exact) {
-    const overview = await loadOverview(tm);
+    const overview = await loadOverview(engineOf(tm));
     return overview.queues.map((q) => ({ name: q.name, paused: q.paused, counts: q.counts }));
   }
-  const [queues, rows] = await Promise.all([
-    tm.listQueues(),
-    tm.internals.storage.run<{ since: Date | null }, { queue: string; status: string; n: number }>(
-      countByQueueAndStatus,
-      { since: null },
-    ),
-  ]);
+  const [queues, rows] = await Promise.all([tm.listQueues(), countJobsExactly(engineOf(tm))]);
   return queues.map((q) => ({
     name: q.name,
     paused: q.paused,
     counts: Object.fromEntries(
-      rows.filter((r) => r.queue === q.name).map((r) => [r.status, { n: Number(r.n), exact: true }]),
+      rows.filter((r) => r.queue === q.name).map((r) => [r.status, { n: r.n, exact: true }]),
     ),
   }));
 }

@@ -1,10 +1,10 @@
+import { formatTime, formatWindow, relativeTime } from '../../admin/format.js';
+import { type AttemptEntry, loadJobExtras, TREE_LIMIT, type TreeNode } from '../../admin/job-extras.js';
 import { isFinished } from '../../job-status.js';
 import type { HoldRecord } from '../../retention/holds.js';
 import type { Job } from '../../storage/rows.js';
 import type { CheckpointRow, SignalRow } from '../../storage/workflow-storage.js';
 import { actionButton, type DashboardContext, href } from '../context.js';
-import { type AttemptEntry, loadJobExtras, TREE_LIMIT, type TreeNode } from '../data/job-extras.js';
-import { formatTime, formatWindow, relativeTime } from '../format.js';
 import { type Html, html, jsonBlock } from '../html.js';
 import { layout, notice, statusBadge } from '../layout.js';
 
@@ -20,7 +20,7 @@ export async function jobDetailPage(ctx: DashboardContext, id: string): Promise<
   const detail = await ctx.tm.getJobDetail(id);
   if (!detail) return null;
   const { job, checkpoints, signals, holds } = detail;
-  const extras = await loadJobExtras(ctx.tm, id);
+  const extras = await loadJobExtras(ctx.core, id);
   const done = DONE_MESSAGES[ctx.url.searchParams.get('done') ?? ''];
   const body = html`
 ${done ? notice('ok', done) : ''}

@@ -1,7 +1,7 @@
+import { formatTime, relativeTime } from '../../admin/format.js';
+import { type JobFilter, type JobListPage, listJobs, PAGE_SIZE, parseFilter } from '../../admin/job-list.js';
 import { ALL_STATUSES } from '../../job-status.js';
 import { type DashboardContext, href } from '../context.js';
-import { type JobFilter, type JobListPage, listJobs, PAGE_SIZE, parseFilter } from '../data/job-list.js';
-import { formatTime, relativeTime } from '../format.js';
 import { type Html, html } from '../html.js';
 import { layout, notice, statusBadge } from '../layout.js';
 
@@ -23,7 +23,7 @@ export async function jobsPage(ctx: DashboardContext): Promise<Html | { status: 
   const { filter, problems } = parseFilter(ctx.url.searchParams);
   const [queues, page] = await Promise.all([
     ctx.tm.listQueues(),
-    problems.length > 0 ? NOTHING : listJobs(ctx.tm, filter),
+    problems.length > 0 ? NOTHING : listJobs(ctx.core, filter),
   ]);
   const keep = filterQuery(ctx.url.searchParams);
   const rows = page.rows.map(

@@ -1,6 +1,6 @@
+import { formatCount, formatSeconds } from '../../admin/format.js';
 import { FINISHED_STATUSES } from '../../job-status.js';
 import { csrfField, type DashboardContext, href } from '../context.js';
-import { formatCount, formatSeconds } from '../format.js';
 import { type Html, html } from '../html.js';
 import { layout, notice } from '../layout.js';
 

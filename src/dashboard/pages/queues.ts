@@ -1,14 +1,14 @@
+import { formatApprox, formatCount } from '../../admin/format.js';
+import { COUNT_CAP, loadOverview, type StatusCount } from '../../admin/overview.js';
 import { ALL_STATUSES } from '../../job-status.js';
 import { throughputChart } from '../chart.js';
 import { actionButton, type DashboardContext, href } from '../context.js';
-import { COUNT_CAP, loadOverview, type StatusCount } from '../data/overview.js';
-import { formatApprox, formatCount } from '../format.js';
 import { type Html, html } from '../html.js';
 import { layout } from '../layout.js';
 
 /** Queues overview: counts per status, throughput over the last hour, paused state. */
 export async function queuesPage(ctx: DashboardContext): Promise<Html> {
-  const overview = await loadOverview(ctx.tm);
+  const overview = await loadOverview(ctx.core);
   const rows = overview.queues.map(
     (q) => html`<tr data-queue="${q.name}">
 <td><a href="${href(ctx, '/jobs', { queue: q.name })}">${q.name}</a>${q.paused ? html` <span class="paused-flag">paused</span>` : ''}</td>

@@ -1,6 +1,6 @@
+import { formatCount, formatTime } from '../../admin/format.js';
 import type { HoldRecord } from '../../retention/holds.js';
 import { actionButton, csrfField, type DashboardContext, href } from '../context.js';
-import { formatCount, formatTime } from '../format.js';
 import { type Html, html } from '../html.js';
 
 /** The cluster-wide switch: its state, and the form that flips it. */

@@ -1,6 +1,6 @@
+import { formatCount, formatTime, formatWindow, relativeTime } from '../../admin/format.js';
+import { loadRetentionInfo } from '../../admin/retention-info.js';
 import { actionButton, type DashboardContext, href } from '../context.js';
-import { loadRetentionInfo } from '../data/retention-info.js';
-import { formatCount, formatTime, formatWindow, relativeTime } from '../format.js';
 import { type Html, html } from '../html.js';
 import { layout, notice } from '../layout.js';
 import { windowsText } from './apply-retention.js';
@@ -20,7 +20,7 @@ const DONE_MESSAGES: Record<string, string> = {
  * queue's history), last sweeps, next sweep, and a dry-run preview on request.
  */
 export async function retentionPage(ctx: DashboardContext): Promise<Html> {
-  const info = await loadRetentionInfo(ctx.tm);
+  const info = await loadRetentionInfo(ctx.core);
   const wantPreview = ctx.url.searchParams.get('preview') === '1';
   const preview = wantPreview ? await ctx.tm.sweep({ dryRun: true }) : null;
   const done = DONE_MESSAGES[ctx.url.searchParams.get('done') ?? ''];

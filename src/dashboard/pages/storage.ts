@@ -1,12 +1,12 @@
+import { formatBytes, formatCount, formatTime } from '../../admin/format.js';
+import { loadStorageStats } from '../../admin/storage-stats.js';
 import type { DashboardContext } from '../context.js';
-import { loadStorageStats } from '../data/storage-stats.js';
-import { formatBytes, formatCount, formatTime } from '../format.js';
 import { type Html, html } from '../html.js';
 import { layout } from '../layout.js';
 
 /** Table and index sizes, live and dead rows, last (auto)vacuum and analyze. */
 export async function storagePage(ctx: DashboardContext): Promise<Html> {
-  const { tables, indexes } = await loadStorageStats(ctx.tm);
+  const { tables, indexes } = await loadStorageStats(ctx.core);
   const pglite = ctx.tm.driverKind === 'pglite';
   const body = html`
 <table class="tables"><thead><tr><th>table</th><th class="num">total</th><th class="num">table</th><th class="num">indexes</th>

@@ -1,3 +1,4 @@
+import { engineOf } from '../../../src/engine-handle.js';
 import type { Tidemark } from '../../../src/index.js';
 import { JOB_DEPENDENTS } from '../../../src/storage/sql/job-removal.js';
 
@@ -6,7 +7,7 @@ export type RunSql = <Row = Record<string, unknown>>(text: string, params?: unkn
 
 export function sqlOf(tm: Tidemark): RunSql {
   return async <Row>(text: string, params: unknown[] = []) =>
-    (await tm.internals.storage.driver.query<Row>(text, params)).rows;
+    (await engineOf(tm).storage.driver.query<Row>(text, params)).rows;
 }
 
 const IN_FLIGHT = `('pending','active','retry','waiting','paused')`;

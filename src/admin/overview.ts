@@ -1,6 +1,6 @@
-import { ALL_STATUSES } from '../../job-status.js';
-import { cappedStatusCounts, jobEstimates, throughputLastHour } from '../../storage/sql/dashboard.js';
-import type { Tidemark } from '../../tidemark.js';
+import type { EngineCore } from '../engine-core.js';
+import { ALL_STATUSES } from '../job-status.js';
+import { cappedStatusCounts, jobEstimates, throughputLastHour } from '../storage/sql/admin.js';
 
 /** Counts at or above this are not counted exactly; they come from the planner's statistics. */
 export const COUNT_CAP = 1_000;
@@ -38,9 +38,9 @@ interface Estimates {
 }
 
 /** Everything the queues page shows, in four bounded statements. */
-export async function loadOverview(tm: Tidemark): Promise<Overview> {
-  const storage = tm.internals.storage;
-  const queueRows = await tm.listQueues();
+export async function loadOverview(core: EngineCore): Promise<Overview> {
+  const storage = core.storage;
+  const queueRows = await storage.listQueues();
   const [counts, [estimates], recent] = await Promise.all([
     storage.run<
       { queues: string[]; statuses: string[]; cap: number },
@@ -50,7 +50,7 @@ export async function loadOverview(tm: Tidemark): Promise<Overview> {
       statuses: [...ALL_STATUSES],
       cap: COUNT_CAP + 1,
     }),
-    storage.run<{ schema: string }, Estimates>(jobEstimates, { schema: tm.schema }),
+    storage.run<{ schema: string }, Estimates>(jobEstimates, { schema: storage.schema }),
     storage.run<{ max_rows: number }, { queue: string; status: string; minute_ago: number; n: number }>(
       throughputLastHour,
       { max_rows: THROUGHPUT_ROWS },

@@ -1,5 +1,5 @@
-import { jobAttemptLog, jobTree } from '../../storage/sql/dashboard.js';
-import type { Tidemark } from '../../tidemark.js';
+import type { EngineCore } from '../engine-core.js';
+import { jobAttemptLog, jobTree } from '../storage/sql/admin.js';
 
 /** Nodes of a tree shown on a job page at most; a larger tree says so. */
 export const TREE_LIMIT = 500;
@@ -22,10 +22,10 @@ export interface TreeNode {
 
 /** The failed attempts recorded on a job (oldest first) and its descendants. */
 export async function loadJobExtras(
-  tm: Tidemark,
+  core: EngineCore,
   id: string,
 ): Promise<{ attempts: AttemptEntry[]; tree: TreeNode[] }> {
-  const storage = tm.internals.storage;
+  const storage = core.storage;
   const [[log], tree] = await Promise.all([
     storage.run<{ id: string }, { attempt_log: AttemptEntry[] | null }>(jobAttemptLog, { id }),
     storage.run<{ id: string; max_rows: number }, TreeNode>(jobTree, { id, max_rows: TREE_LIMIT + 1 }),

@@ -1,11 +1,6 @@
-import { ALL_STATUSES, isJobStatus } from '../../job-status.js';
-import {
-  jobAtOrAfter,
-  jobIdBounds,
-  listJobsAll,
-  listJobsByQueueStatus,
-} from '../../storage/sql/dashboard.js';
-import type { Tidemark } from '../../tidemark.js';
+import type { EngineCore } from '../engine-core.js';
+import { ALL_STATUSES, isJobStatus } from '../job-status.js';
+import { jobAtOrAfter, jobIdBounds, listJobsAll, listJobsByQueueStatus } from '../storage/sql/admin.js';
 
 export const PAGE_SIZE = 50;
 /** A text search examines at most this many ids per page, so a rare match never scans the table. */
@@ -105,8 +100,8 @@ export function parseFilter(params: URLSearchParams): { filter: JobFilter; probl
  * index walk that stops after a page: the time range is turned into an id range by binary
  * search over the primary key, and a text search covers a bounded window of ids per page.
  */
-export async function listJobs(tm: Tidemark, filter: JobFilter, now = Date.now()): Promise<JobListPage> {
-  const storage = tm.internals.storage;
+export async function listJobs(core: EngineCore, filter: JobFilter, now = Date.now()): Promise<JobListPage> {
+  const storage = core.storage;
   const [bounds] = await storage.run<Record<string, never>, { lo: string | null; hi: string | null }>(
     jobIdBounds,
     {},
@@ -117,9 +112,9 @@ export async function listJobs(tm: Tidemark, filter: JobFilter, now = Date.now()
   let lowest = BigInt(bounds.lo);
   let ceiling = BigInt(bounds.hi) + 1n;
   if (from)
-    lowest = await firstIdCreatedAtOrAfter(tm, new Date(from.getTime() - CLOCK_SLACK_MS), lowest, ceiling);
+    lowest = await firstIdCreatedAtOrAfter(core, new Date(from.getTime() - CLOCK_SLACK_MS), lowest, ceiling);
   if (to)
-    ceiling = await firstIdCreatedAtOrAfter(tm, new Date(to.getTime() + CLOCK_SLACK_MS), lowest, ceiling);
+    ceiling = await firstIdCreatedAtOrAfter(core, new Date(to.getTime() + CLOCK_SLACK_MS), lowest, ceiling);
   const before = filter.before !== undefined && filter.before < ceiling ? filter.before : ceiling;
   const windowFloor = filter.q !== undefined ? before - SEARCH_WINDOW : lowest;
   const floor = windowFloor > lowest ? windowFloor : lowest;
@@ -138,7 +133,8 @@ export async function listJobs(tm: Tidemark, filter: JobFilter, now = Date.now()
           listJobsByQueueStatus,
           {
             ...params,
-            queues: filter.queue !== undefined ? [filter.queue] : (await tm.listQueues()).map((q) => q.name),
+            queues:
+              filter.queue !== undefined ? [filter.queue] : (await storage.listQueues()).map((q) => q.name),
             statuses: filter.status !== undefined ? [filter.status] : [...ALL_STATUSES],
           },
         );
@@ -154,8 +150,8 @@ export async function listJobs(tm: Tidemark, filter: JobFilter, now = Date.now()
  * The lowest id whose creation time is at or after `at`, assuming ids grow with time
  * (they are drawn from one sequence at insert). About 2·log2(ids) single-row probes.
  */
-async function firstIdCreatedAtOrAfter(tm: Tidemark, at: Date, lo: bigint, hi: bigint): Promise<bigint> {
-  const storage = tm.internals.storage;
+async function firstIdCreatedAtOrAfter(core: EngineCore, at: Date, lo: bigint, hi: bigint): Promise<bigint> {
+  const storage = core.storage;
   let low = lo;
   let high = hi;
   while (low < high) {

@@ -1,5 +1,5 @@
-import { flushStats, indexStats, tableStats } from '../../storage/sql/dashboard.js';
-import type { Tidemark } from '../../tidemark.js';
+import type { EngineCore } from '../engine-core.js';
+import { flushStats, indexStats, tableStats } from '../storage/sql/admin.js';
 
 export interface TableStat {
   name: string;
@@ -23,12 +23,14 @@ export interface IndexStat {
 }
 
 /** Sizes and row statistics of Tidemark's tables and indexes (pg_class, pg_stat_user_tables). */
-export async function loadStorageStats(tm: Tidemark): Promise<{ tables: TableStat[]; indexes: IndexStat[] }> {
-  const storage = tm.internals.storage;
-  if (tm.driverKind === 'pglite') await storage.run(flushStats, {});
+export async function loadStorageStats(
+  core: EngineCore,
+): Promise<{ tables: TableStat[]; indexes: IndexStat[] }> {
+  const storage = core.storage;
+  if (storage.driver.kind === 'pglite') await storage.run(flushStats, {});
   const [tables, indexes] = await Promise.all([
-    storage.run<{ schema: string }, TableStat>(tableStats, { schema: tm.schema }),
-    storage.run<{ schema: string }, IndexStat>(indexStats, { schema: tm.schema }),
+    storage.run<{ schema: string }, TableStat>(tableStats, { schema: storage.schema }),
+    storage.run<{ schema: string }, IndexStat>(indexStats, { schema: storage.schema }),
   ]);
   return { tables, indexes };
 }

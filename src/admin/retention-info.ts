@@ -1,7 +1,8 @@
-import type { HoldRecord } from '../../retention/holds.js';
-import type { FrozenRetention } from '../../storage/rows.js';
-import type { Tidemark } from '../../tidemark.js';
-import { DEFAULT_SWEEP } from '../../worker/worker-options.js';
+import type { EngineCore } from '../engine-core.js';
+import type { HoldRecord } from '../retention/holds.js';
+import { listSweepRecords } from '../storage/retention-storage.js';
+import type { FrozenRetention } from '../storage/rows.js';
+import { DEFAULT_SWEEP } from '../worker/worker-options.js';
 
 export interface QueuePolicy {
   queue: string;
@@ -35,13 +36,12 @@ export interface RetentionInfo {
 }
 
 /** Effective policies per queue, the last sweeps and when the next is due. */
-export async function loadRetentionInfo(tm: Tidemark): Promise<RetentionInfo> {
-  const core = tm.internals;
+export async function loadRetentionInfo(core: EngineCore): Promise<RetentionInfo> {
   const [queues, sweeps, turn, holds] = await Promise.all([
-    tm.listQueues(),
-    tm.listSweeps(20),
+    core.storage.listQueues(),
+    listSweepRecords(core.storage, 20),
     core.storage.readTurn('retention-sweep'),
-    tm.listHolds(),
+    core.storage.controls.listHolds(),
   ]);
   const intervalSeconds = DEFAULT_SWEEP.intervalSeconds;
   const lastRunAt = turn?.lastRunAt ? new Date(turn.lastRunAt) : null;

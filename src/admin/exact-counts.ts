@@ -1,0 +1,15 @@
+import type { EngineCore } from '../engine-core.js';
+import { countByQueueAndStatus } from '../storage/sql/stats.js';
+
+/** One (queue, status) cell counted exactly. */
+export interface ExactCount {
+  queue: string;
+  status: string;
+  n: number;
+}
+
+/** Every job counted by queue and status, exactly (a full scan: for `stats --exact` and the demo). */
+export async function countJobsExactly(core: EngineCore, since: Date | null = null): Promise<ExactCount[]> {
+  const rows = await core.storage.run<{ since: Date | null }, ExactCount>(countByQueueAndStatus, { since });
+  return rows.map((row) => ({ ...row, n: Number(row.n) }));
+}

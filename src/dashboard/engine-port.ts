@@ -1,0 +1,38 @@
+import type { EngineHandle } from '../engine-handle.js';
+import type { JobDetail } from '../jobs/job-detail.js';
+import type { ApplyRetentionOptions, ApplyRetentionResult } from '../retention/apply-retention.js';
+import type { HoldJobsOptions, HoldResult } from '../retention/holds.js';
+import type { PauseRetentionOptions, RetentionStatus } from '../retention/pause.js';
+import type { RemoveJobsOptions } from '../retention/remove-jobs.js';
+import type { SweepPreview } from '../retention/sweep-types.js';
+import type { Driver } from '../storage/driver/driver.js';
+import type { Job } from '../storage/rows.js';
+
+/**
+ * The engine as the dashboard uses it: the public calls its pages and buttons make, and the
+ * handle its read models (src/admin) read through. A Tidemark engine is one; the dashboard
+ * names this port rather than the engine's class, so it depends only on what it calls.
+ */
+export interface DashboardEngine extends EngineHandle {
+  readonly schema: string;
+  readonly driverKind: Driver['kind'];
+  listQueues(): Promise<{ name: string; options: Record<string, unknown>; paused: boolean }[]>;
+  pauseQueue(name: string): Promise<void>;
+  resumeQueue(name: string): Promise<void>;
+  getJob(id: string): Promise<Job | null>;
+  getJobDetail(id: string): Promise<JobDetail | null>;
+  retryJob(id: string): Promise<Job>;
+  cancelJob(id: string): Promise<Job>;
+  pauseJob(id: string): Promise<Job>;
+  resumeJob(id: string): Promise<Job>;
+  deleteJob(id: string): Promise<void>;
+  deleteWorkflowSubtree(id: string): Promise<number>;
+  removeJobs(options?: RemoveJobsOptions): Promise<number>;
+  sweep(options: { dryRun: true }): Promise<SweepPreview>;
+  retentionStatus(): Promise<RetentionStatus>;
+  pauseRetention(options: PauseRetentionOptions): Promise<RetentionStatus>;
+  resumeRetention(): Promise<RetentionStatus>;
+  holdJobs(options: HoldJobsOptions): Promise<HoldResult>;
+  releaseHold(holdId: string): Promise<void>;
+  applyRetention(options: ApplyRetentionOptions): Promise<ApplyRetentionResult>;
+}
