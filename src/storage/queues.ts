@@ -1,20 +1,16 @@
 import type { Queryable } from './driver/driver.js';
 import type { Runner } from './runner.js';
+import type { StoredQueue } from './sql/queues.js';
 import * as sql from './sql/queues.js';
 
-/** A queue as stored: its options and whether it is paused. */
-export interface StoredQueue {
-  name: string;
-  options: Record<string, unknown>;
-  paused: boolean;
-}
+export type { StoredQueue } from './sql/queues.js';
 
 export async function upsertQueue(db: Runner, name: string, options: unknown): Promise<void> {
   await db.run(sql.upsertQueue, { name, options: JSON.stringify(options) });
 }
 
 export async function getQueue(db: Runner, name: string, on?: Queryable): Promise<StoredQueue | null> {
-  const rows = await db.run<{ name: string }, StoredQueue>(sql.getQueue, { name }, on);
+  const rows = await db.run(sql.getQueue, { name }, on);
   return rows[0] ?? null;
 }
 

@@ -19,7 +19,7 @@ export class Runner {
 
   /** Run a query on the driver or on a given transaction/caller handle. */
   async run<P extends Record<string, unknown>, Row = Record<string, unknown>>(
-    query: Query<P>,
+    query: Query<P, Row>,
     params: P,
     on: Queryable = this.driver,
   ): Promise<Row[]> {

@@ -2,11 +2,12 @@ import { createHash } from 'node:crypto';
 import { bindSchema } from '../schema-name.js';
 
 /**
- * A named SQL statement with `@name` parameters. The text is compiled once to `$n`
- * placeholders; `bind(schema)` fills the schema marker and gives a statement name for
- * prepared execution. Values are always bound, never spliced into the text.
+ * A named SQL statement with `@name` parameters and the rows it returns. The text is compiled
+ * once to `$n` placeholders; `text(schema)` fills the schema marker and `statementName` names it
+ * for prepared execution. Values are always bound, never spliced into the text. `Row` is
+ * declared once, here, and `Runner.run` returns it.
  */
-export interface Query<Params extends Record<string, unknown>> {
+export interface Query<Params extends Record<string, unknown>, Row = Record<string, unknown>> {
   readonly name: string;
   readonly paramNames: readonly (keyof Params & string)[];
   text(schema: string): string;
@@ -15,10 +16,10 @@ export interface Query<Params extends Record<string, unknown>> {
   values(params: Params): unknown[];
 }
 
-export function defineQuery<Params extends Record<string, unknown> = Record<string, never>>(
-  name: string,
-  sql: string,
-): Query<Params> {
+export function defineQuery<
+  Params extends Record<string, unknown> = Record<string, never>,
+  Row = Record<string, unknown>,
+>(name: string, sql: string): Query<Params, Row> {
   const order: string[] = [];
   const compiled = sql.replace(/(?<![@:\w])@([a-zA-Z_][a-zA-Z0-9_]*)/g, (_match, param: string) => {
     let index = order.indexOf(param);
@@ -61,7 +62,9 @@ export function defineQuery<Params extends Record<string, unknown> = Record<stri
 }
 
 /** A statement made for one batch size: see defineSizedQuery. */
-export type SizedQuery<Params extends Record<string, unknown>> = ((batchSize: number) => Query<Params>) & {
+export type SizedQuery<Params extends Record<string, unknown>, Row = Record<string, unknown>> = ((
+  batchSize: number,
+) => Query<Params, Row>) & {
   readonly sized: true;
 };
 
@@ -76,18 +79,21 @@ const MAX_SIZED = 100_000;
  * known, the generic plan is as good and is chosen after five runs. `@batch_size` in `sql`
  * is replaced by the size, a whole number checked here; every other value stays a parameter.
  */
-export function defineSizedQuery<Params extends Record<string, unknown> = Record<string, never>>(
-  name: string,
-  sql: string,
-): SizedQuery<Params> {
-  const bySize = new Map<number, Query<Params>>();
+export function defineSizedQuery<
+  Params extends Record<string, unknown> = Record<string, never>,
+  Row = Record<string, unknown>,
+>(name: string, sql: string): SizedQuery<Params, Row> {
+  const bySize = new Map<number, Query<Params, Row>>();
   const forSize = (batchSize: number) => {
     if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_SIZED) {
       throw new Error(`query ${name}: batch size ${batchSize} is not a whole number from 1 to ${MAX_SIZED}`);
     }
     let query = bySize.get(batchSize);
     if (!query) {
-      query = defineQuery<Params>(`${name}_${batchSize}`, sql.replaceAll('@batch_size', String(batchSize)));
+      query = defineQuery<Params, Row>(
+        `${name}_${batchSize}`,
+        sql.replaceAll('@batch_size', String(batchSize)),
+      );
       bySize.set(batchSize, query);
     }
     return query;

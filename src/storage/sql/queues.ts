@@ -1,5 +1,12 @@
 import { defineQuery } from './define-query.js';
 
+/** A queue as stored: its options and whether it is paused. */
+export interface StoredQueue {
+  name: string;
+  options: Record<string, unknown>;
+  paused: boolean;
+}
+
 export const upsertQueue = defineQuery<{ name: string; options: string }>(
   'upsertQueue',
   /* sql */ `
@@ -8,14 +15,14 @@ export const upsertQueue = defineQuery<{ name: string; options: string }>(
    where /*schema*/queues.options is distinct from excluded.options`,
 );
 
-export const getQueue = defineQuery<{ name: string }>(
+export const getQueue = defineQuery<{ name: string }, StoredQueue>(
   'getQueue',
   /* sql */ `select name, options, paused from /*schema*/queues where name = @name`,
 );
 
-export const listQueues = defineQuery(
+export const listQueues = defineQuery<Record<string, never>, StoredQueue>(
   'listQueues',
-  /* sql */ `select name, options, paused, created_at, updated_at from /*schema*/queues order by name`,
+  /* sql */ `select name, options, paused from /*schema*/queues order by name`,
 );
 
 export const setQueuePaused = defineQuery<{ name: string; paused: boolean; channel: string }>(
