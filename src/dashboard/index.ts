@@ -5,4 +5,5 @@ export type {
   DashboardOptions,
   RunningDashboard,
 } from '../options/dashboard-options.js';
+export type { DashboardEngine } from './engine-port.js';
 export { createDashboardHandler, type DashboardHandler } from './handler.js';
