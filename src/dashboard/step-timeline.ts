@@ -1,12 +1,12 @@
-import { formatTime } from '../admin/format.js';
+import { formatSeconds, formatTime } from '../admin/format.js';
 import type { AttemptEntry } from '../admin/job-extras.js';
 import { finiteTime } from '../admin/workflow-wait.js';
 import type { Job } from '../storage/rows.js';
 import type { CheckpointRow } from '../storage/workflow-storage.js';
 import { type Html, html } from './html.js';
 
-const WIDTH = 720;
-const LABEL_W = 170;
+const WIDTH = 960;
+const LABEL_W = 190;
 const RIGHT = 12;
 const ROW_H = 20;
 const AXIS_H = 26;
@@ -159,9 +159,9 @@ function attemptSpans(job: Job, log: AttemptEntry[], checkpoints: CheckpointRow[
 
 function axis(start: number, end: number, x: (t: number) => number, height: number): Html {
   const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => start + f * (end - start));
-  const short = end - start < 86_400_000;
   return html`${ticks.map((t, i) => {
-    const text = formatTime(new Date(t)).slice(short ? 11 : 5, 19);
+    // The first tick is the creation time; the others count from it, readable at any span.
+    const text = i === 0 ? formatTime(new Date(t)).slice(11, 19) : `+${formatSeconds((t - start) / 1000)}`;
     const anchor = i === 0 ? 'start' : i === ticks.length - 1 ? 'end' : 'middle';
     return html`<line x1="${x(t).toFixed(1)}" x2="${x(t).toFixed(1)}" y1="${AXIS_H - 6}" y2="${height - 4}" stroke="#dde2ea"/>
 <text x="${x(t).toFixed(1)}" y="${AXIS_H - 10}" text-anchor="${anchor}" font-size="11" fill="#5b6577">${text}</text>`;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { finiteTime, toWorkflowView } from '../../src/admin/workflow-wait.js';
 import type { Tidemark } from '../../src/index.js';
 import { csrfIn, get, post } from '../support/dashboard.js';
 import { describeEachDriver } from '../support/each-driver.js';
@@ -198,4 +199,44 @@ describeEachDriver('dashboard: what a workflow waits for, its tree, timeline and
     assert.equal(res.status, 403);
     assert.equal(await countRows(tm, 'signals'), 0);
   });
+});
+
+test('every recorded wait has its words: paused, a child gone, an unknown shape, no timer', () => {
+  const row = {
+    status: 'waiting',
+    paused_from: null,
+    wait: null,
+    run_at: 'infinity',
+    declared_signals: { go: 2, bad: 'x' } as unknown as Record<string, number>,
+    child_id: null,
+    child_queue: null,
+    child_status: null,
+    wait_checkpoint: null,
+    received: 0,
+  };
+  const sleeping = toWorkflowView({
+    ...row,
+    status: 'paused',
+    paused_from: 'waiting',
+    wait: { kind: 'sleep', name: 'nap' },
+    run_at: new Date('2030-01-01T00:00:00Z'),
+  });
+  assert.deepEqual(sleeping.wait, { kind: 'sleep', name: 'nap', until: new Date('2030-01-01T00:00:00Z') });
+  assert.equal(sleeping.pausedWhileWaiting, true);
+  assert.deepEqual(sleeping.declaredSignals, { go: 2 }, 'only numeric mailbox sizes');
+  assert.deepEqual(toWorkflowView({ ...row, wait: { kind: 'child', childId: '9' } }).wait, {
+    kind: 'child',
+    id: '9',
+    queue: null,
+    status: null,
+  });
+  const noTimer = toWorkflowView({
+    ...row,
+    wait: { kind: 'signal', names: ['go'], count: 1, key: 'wait:go' },
+    wait_checkpoint: { state: 'waiting', names: ['go'], deadline: null },
+  });
+  assert.deepEqual(noTimer.wait, { kind: 'signal', names: ['go'], needed: 1, received: 0, timeoutAt: null });
+  assert.deepEqual(toWorkflowView({ ...row, wait: { kind: 'later' } }).wait, { kind: 'unknown' });
+  assert.equal(toWorkflowView({ ...row, status: 'active', wait: { kind: 'sleep' } }).wait, null);
+  assert.equal(finiteTime(new Date(8.64e15)), null);
 });
