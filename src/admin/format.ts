@@ -10,7 +10,8 @@ export function formatTime(value: Date | string | null | undefined): string {
 
 /** "in 3 h", "12 min ago". */
 export function relativeTime(value: Date | null | undefined, now = Date.now()): string {
-  if (!value) return '';
+  // The far-future sentinel ('infinity': no timer) is not a time to count down to.
+  if (!value || Math.abs(value.getTime()) >= 8.64e15) return '';
   const seconds = (value.getTime() - now) / 1000;
   const text = formatSeconds(Math.abs(seconds));
   return seconds >= 0 ? `in ${text}` : `${text} ago`;

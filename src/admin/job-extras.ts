@@ -25,13 +25,21 @@ export async function loadJobExtras(
   core: EngineCore,
   id: string,
 ): Promise<{ attempts: AttemptEntry[]; tree: TreeNode[] }> {
-  const storage = core.storage;
   const [[log], tree] = await Promise.all([
-    storage.run<{ id: string }, { attempt_log: AttemptEntry[] | null }>(jobAttemptLog, { id }),
-    storage.run<{ id: string; max_rows: number }, TreeNode>(jobTree, { id, max_rows: TREE_LIMIT + 1 }),
+    core.storage.run<{ id: string }, { attempt_log: AttemptEntry[] | null }>(jobAttemptLog, { id }),
+    loadTree(core, id),
   ]);
-  return {
-    attempts: Array.isArray(log?.attempt_log) ? log.attempt_log : [],
-    tree: tree.map((n) => ({ ...n, depth: Number(n.depth) })),
-  };
+  return { attempts: Array.isArray(log?.attempt_log) ? log.attempt_log : [], tree };
+}
+
+/**
+ * A job and its descendants, depth-first, at most TREE_LIMIT + 1 rows: one more than is
+ * shown, so a caller can tell a tree that was cut.
+ */
+export async function loadTree(core: EngineCore, id: string): Promise<TreeNode[]> {
+  const tree = await core.storage.run<{ id: string; max_rows: number }, TreeNode>(jobTree, {
+    id,
+    max_rows: TREE_LIMIT + 1,
+  });
+  return tree.map((n) => ({ ...n, depth: Number(n.depth) }));
 }

@@ -7,6 +7,7 @@ import type { RemoveJobsOptions } from '../retention/remove-jobs.js';
 import type { SweepPreview } from '../retention/sweep-types.js';
 import type { Driver } from '../storage/driver/driver.js';
 import type { Job } from '../storage/rows.js';
+import type { SignalDelivery } from '../workflow/signal.js';
 
 /**
  * The engine as the dashboard uses it: the public calls its pages and buttons make, and the
@@ -26,6 +27,7 @@ export interface DashboardEngine extends EngineHandle {
   pauseJob(id: string): Promise<Job>;
   resumeJob(id: string): Promise<Job>;
   deleteJob(id: string): Promise<void>;
+  signal(jobId: string, name: string, payload?: unknown): Promise<SignalDelivery>;
   deleteWorkflowSubtree(id: string): Promise<number>;
   removeJobs(options?: RemoveJobsOptions): Promise<number>;
   sweep(options: { dryRun: true }): Promise<SweepPreview>;

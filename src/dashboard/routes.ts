@@ -10,6 +10,7 @@ import { queuesPage } from './pages/queues.js';
 import { retentionPage } from './pages/retention.js';
 import { storagePage } from './pages/storage.js';
 import { runApplyRetention, runPlaceHold, runReleaseHold, runRetentionSwitch } from './retention-actions.js';
+import { runSendSignal } from './signal-action.js';
 
 const ID = '([1-9][0-9]{0,18})';
 const MAX_BIGINT = 9_223_372_036_854_775_807n;
@@ -57,6 +58,7 @@ export const actions: ActionRoute[] = [
     pattern: new RegExp(`^/jobs/${ID}/(retry|cancel|pause|resume|delete|delete-subtree)$`),
     run: async (ctx, m) => runJobAction(ctx, jobId(m), m[2] as Parameters<typeof runJobAction>[2]),
   },
+  { pattern: new RegExp(`^/jobs/${ID}/signal$`), run: (ctx, m, form) => runSendSignal(ctx, jobId(m), form) },
   {
     pattern: /^\/queues\/(pause|resume)$/,
     run: (ctx, m, form) => runQueueAction(ctx, form, m[1] as 'pause' | 'resume'),

@@ -63,9 +63,15 @@ ol.timeline li.bad::before { background:var(--bad); }
 ol.timeline li.run::before { background:var(--accent); }
 ul.tree { list-style:none; padding-left:18px; margin:0; }
 ul.tree > li { padding:2px 0; }
+ul.tree ul { list-style:none; padding-left:22px; margin:0; border-left:1px dashed var(--line); }
+ul.tree li.current > .node { background:#fff3c4; border-radius:4px; padding:0 4px; font-weight:600; }
+form.signal-form { display:flex; flex-direction:column; gap:8px; max-width:560px; }
+form.signal-form label { display:flex; flex-direction:column; font-size:12px; color:var(--muted); gap:3px; }
+form.signal-form textarea { font-family:var(--mono); font-size:12.5px; padding:4px 6px; border:1px solid #b7c0cf; border-radius:4px; }
 .chart svg { display:block; width:100%; height:auto; }
 .pager { display:flex; gap:16px; margin-top:10px; align-items:center; }
 .actions { margin:8px 0 16px; }
 .login { max-width:360px; margin:80px auto; }
 .legend-ok { color:#2f9e61; } .legend-bad { color:#d2473b; } .legend-other { color:#9aa5b8; }
+.legend-run { color:#1f5fbf; } .legend-wait { color:#6b46c1; }
 `;
