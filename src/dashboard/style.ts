@@ -68,4 +68,7 @@ ul.tree > li { padding:2px 0; }
 .actions { margin:8px 0 16px; }
 .login { max-width:360px; margin:80px auto; }
 .legend-ok { color:#2f9e61; } .legend-bad { color:#d2473b; } .legend-other { color:#9aa5b8; }
+.legend-p50 { color:#1f5fbf; }
+.chart .axis { display:flex; justify-content:space-between; }
+.windows a.current { font-weight:700; color:var(--fg); text-decoration:none; }
 `;
