@@ -13,7 +13,7 @@ export const CHART_WINDOWS = {
 export type ChartWindow = keyof typeof CHART_WINDOWS;
 
 /** The charts read at most this many finished jobs of the queue, newest first. */
-export const CHART_MAX_ROWS = 200_000;
+export const CHART_MAX_ROWS = 50_000;
 
 /** Jobs of one bucket (or of the whole window) that finished in it. */
 export interface ChartBucket {
