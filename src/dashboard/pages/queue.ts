@@ -5,12 +5,28 @@ import {
   type ChartWindow,
   loadQueueCharts,
   parseChartWindow,
+  type QueueCharts,
 } from '../../admin/queue-charts.js';
 import { type DashboardContext, href } from '../context.js';
 import { type Html, html } from '../html.js';
 import { layout } from '../layout.js';
 import { refreshToggle } from '../refresh.js';
 import { barSeries, formatWait, type TimeAxis, waitSeries } from '../series-chart.js';
+
+/** One bar chart of the page: jobs that finished completed (or failed) per bucket. */
+function countCard(charts: QueueCharts, status: 'completed' | 'failed', color: string, axis: TimeAxis): Html {
+  const shape = CHART_WINDOWS[charts.window];
+  const title = `${status === 'completed' ? 'Completed' : 'Failed'} per ${shape.bucketLabel}, ${shape.label}`;
+  const label = `Jobs ${status} per ${shape.bucketLabel} over ${shape.label}: ${charts.total[status]} in all`;
+  return html`<div class="card chart" id="chart-${status}"><h2>${title}: ${formatCount(charts.total[status])}</h2>
+${barSeries(
+  status,
+  label,
+  charts.buckets.map((b) => b[status]),
+  color,
+  axis,
+)}</div>`;
+}
 
 const WINDOW_LABELS: Record<ChartWindow, string> = { '1h': '1 h', '24h': '24 h', '7d': '7 d' };
 
@@ -44,22 +60,8 @@ export async function queuePage(ctx: DashboardContext, name: string): Promise<Ht
   const body = html`${refreshToggle(ctx)}
 <p>${charts.paused ? html`<span class="paused-flag">paused</span> · ` : ''}<a href="${href(ctx, '/jobs', { queue: name })}">jobs of this queue</a>
 · <span class="windows">window: ${windows.map((w, i) => html`${i > 0 ? ' · ' : ''}${w}`)}</span></p>
-<div class="card chart" id="chart-completed"><h2>Completed per ${shape.bucketLabel}, ${shape.label}: ${formatCount(total.completed)}</h2>
-${barSeries(
-  'completed',
-  `Jobs completed per ${shape.bucketLabel} over ${shape.label}: ${total.completed} in all`,
-  buckets.map((b) => b.completed),
-  '#2f9e61',
-  axis,
-)}</div>
-<div class="card chart" id="chart-failed"><h2>Failed per ${shape.bucketLabel}, ${shape.label}: ${formatCount(total.failed)}</h2>
-${barSeries(
-  'failed',
-  `Jobs failed per ${shape.bucketLabel} over ${shape.label}: ${total.failed} in all`,
-  buckets.map((b) => b.failed),
-  '#d2473b',
-  axis,
-)}</div>
+${countCard(charts, 'completed', '#2f9e61', axis)}
+${countCard(charts, 'failed', '#d2473b', axis)}
 <div class="card chart" id="chart-wait"><h2>Wait from run_at to start, per ${shape.bucketLabel}: p50
 <span data-total-p50-ms="${total.waitP50Ms === null ? '' : Math.round(total.waitP50Ms)}">${formatWait(total.waitP50Ms)}</span>, p95
 <span data-total-p95-ms="${total.waitP95Ms === null ? '' : Math.round(total.waitP95Ms)}">${formatWait(total.waitP95Ms)}</span></h2>
