@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { loadJobExtras } from '../src/admin/job-extras.js';
 import { listJobs } from '../src/admin/job-list.js';
 import { loadOverview } from '../src/admin/overview.js';
+import { loadQueueCharts } from '../src/admin/queue-charts.js';
 import { loadStorageStats } from '../src/admin/storage-stats.js';
 import { engineOf } from '../src/engine-handle.js';
 import { Tidemark } from '../src/index.js';
@@ -24,14 +25,22 @@ try {
   await tm.listQueues();
   let t = performance.now();
   // One hour of recent history at the top of the id range, the rest spread over 30 days.
-  await sql(`insert into $s.jobs (queue, status, data, attempts, created_at, started_at, finished_at, error)
+  await sql(`insert into $s.jobs (queue, status, data, attempts, created_at, run_at, started_at, finished_at, error)
     select (array['emails','billing','reports','orders','alerts'])[1 + g % 5],
            case when g % 997 = 0 then 'failed' when g % 101 = 0 then 'pending' when g % 503 = 0 then 'retry' else 'completed' end,
            jsonb_build_object('n', g, 'to', 'user' || g || '@example.com', 'note', case when g % 100003 = 0 then 'rare-needle' end),
-           1, ts, ts, case when g % 101 = 0 or g % 503 = 0 then null else ts + interval '20 ms' end,
+           1, ts, ts - (g % 50) * interval '10 ms', ts, case when g % 101 = 0 or g % 503 = 0 then null else ts + interval '20 ms' end,
            case when g % 997 = 0 then '{"name":"Error","message":"card declined"}'::jsonb end
       from generate_series(1, ${count}) g,
            lateral (select now() - ((${count} - g)::float8 / ${count}) * interval '30 days' as ts) t`);
+  // A queue busy enough that its 24 h and 7 d charts reach the row cap: 250,000 finished today.
+  tm.createQueue({ name: 'firehose' });
+  await tm.listQueues();
+  await sql(`insert into $s.jobs (queue, status, data, attempts, created_at, run_at, started_at, finished_at)
+    select 'firehose', case when g % 50 = 0 then 'failed' else 'completed' end, '{}'::jsonb, 1, ts, ts,
+           ts + (g % 400) * interval '1 ms', ts + interval '20 ms'
+      from generate_series(1, 250000) g,
+           lateral (select now() - (g::float8 / 250000) * interval '23 hours' as ts) t`);
   await sql('analyze $s.jobs');
   console.log(`${kind}: filled ${count} jobs in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
@@ -67,6 +76,14 @@ try {
     );
     await time('job detail extras (attempts, tree)', () => loadJobExtras(engineOf(tm), String(mid)));
     await time('storage page', () => loadStorageStats(engineOf(tm)));
+    for (const window of ['1h', '24h', '7d'] as const) {
+      await time(`queue page charts, emails, ${window}`, () =>
+        loadQueueCharts(engineOf(tm), 'emails', window),
+      );
+      await time(`queue page charts, firehose (capped), ${window}`, () =>
+        loadQueueCharts(engineOf(tm), 'firehose', window),
+      );
+    }
   };
   console.log('-- before any VACUUM (as on PGlite, which runs no autovacuum)');
   await suite();

@@ -58,7 +58,7 @@ ${grid}${bars}
 <div class="small muted">per minute, stacked: <span class="legend-ok">■</span> completed <span class="legend-bad">■</span> failed <span class="legend-other">■</span> cancelled/expired</div>`;
 }
 
-function niceMax(n: number): number {
+export function niceMax(n: number): number {
   const magnitude = 10 ** Math.floor(Math.log10(n));
   for (const step of [1, 2, 5, 10]) if (step * magnitude >= n) return step * magnitude;
   return 10 * magnitude;

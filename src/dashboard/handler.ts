@@ -12,6 +12,7 @@ import { openAccessRefusal } from './open-access.js';
 import { type ResolvedHandlerOptions, resolveHandlerOptions } from './options.js';
 import { errorPage } from './pages/error.js';
 import { loginPage } from './pages/login.js';
+import { REFRESH_SCRIPT } from './refresh-script.js';
 import { refusalStatus, refusalTitle } from './refusal.js';
 import { redirect, sameOrigin, send, sendHtml } from './respond.js';
 import { actions, findRoute, type PageResult, pages } from './routes.js';
@@ -80,6 +81,8 @@ async function serve(state: HandlerState, req: IncomingMessage, res: ServerRespo
     return send(res, 405, 'text/plain; charset=utf-8', 'Method not allowed\n');
   }
   if (path === '/assets/style.css') return send(res, 200, 'text/css; charset=utf-8', STYLE, method);
+  if (path === '/assets/refresh.js')
+    return send(res, 200, 'text/javascript; charset=utf-8', REFRESH_SCRIPT, method);
   if (path === '/favicon.ico') {
     res.statusCode = 204;
     return void res.end();

@@ -6,6 +6,7 @@ import { confirmDeletePage } from './pages/confirm-delete.js';
 import { jobDetailPage } from './pages/job-detail.js';
 import { jobsPage } from './pages/jobs.js';
 import { purgeFormPage } from './pages/purge.js';
+import { queueNameFrom, queuePage } from './pages/queue.js';
 import { queuesPage } from './pages/queues.js';
 import { retentionPage } from './pages/retention.js';
 import { storagePage } from './pages/storage.js';
@@ -37,6 +38,13 @@ interface ActionRoute {
 export const pages: PageRoute[] = [
   { pattern: /^\/$/, render: (ctx) => queuesPage(ctx) },
   { pattern: /^\/jobs$/, render: (ctx) => jobsPage(ctx) },
+  {
+    pattern: /^\/queues\/([^/]+)$/,
+    render: async (ctx, m) => {
+      const name = queueNameFrom(m[1]);
+      return name === null ? null : queuePage(ctx, name);
+    },
+  },
   { pattern: new RegExp(`^/jobs/${ID}$`), render: async (ctx, m) => jobDetailPage(ctx, jobId(m)) },
   {
     pattern: new RegExp(`^/jobs/${ID}/confirm$`),

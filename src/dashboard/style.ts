@@ -74,4 +74,7 @@ form.signal-form textarea { font-family:var(--mono); font-size:12.5px; padding:4
 .login { max-width:360px; margin:80px auto; }
 .legend-ok { color:#2f9e61; } .legend-bad { color:#d2473b; } .legend-other { color:#9aa5b8; }
 .legend-run { color:#1f5fbf; } .legend-wait { color:#6b46c1; }
+.legend-p50 { color:#1f5fbf; }
+.chart .axis { display:flex; justify-content:space-between; }
+.windows a.current { font-weight:700; color:var(--fg); text-decoration:none; }
 `;

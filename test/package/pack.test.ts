@@ -36,6 +36,8 @@ describe('the packed package, installed into a fresh app', () => {
       'dist/cli/bin.js',
       'dist/dashboard/index.js',
       'dist/dashboard/index.d.ts',
+      // The live-refresh script the dashboard serves is a module, so it ships with dist/.
+      'dist/dashboard/refresh-script.js',
     ]) {
       assert.ok(files.includes(needed), `${needed} is in the tarball`);
     }

@@ -4,6 +4,7 @@ import { ALL_STATUSES } from '../../job-status.js';
 import { type DashboardContext, href } from '../context.js';
 import { type Html, html } from '../html.js';
 import { layout, notice, statusBadge } from '../layout.js';
+import { refreshToggle } from '../refresh.js';
 
 const SINCE_CHOICES: [string, string][] = [
   ['', 'any time'],
@@ -36,7 +37,7 @@ export async function jobsPage(ctx: DashboardContext): Promise<Html | { status: 
 <td class="mono small">${job.data_preview}</td>
 <td class="small">${job.error_message ?? ''}</td></tr>`,
   );
-  const body = html`
+  const body = html`${refreshToggle(ctx)}
 ${problems.map((p) => notice('error', p))}
 ${filtersForm(
   ctx,
@@ -73,13 +74,14 @@ function filtersForm(ctx: DashboardContext, filter: JobFilter, queues: string[])
 <label>from (UTC)<input type="datetime-local" name="from" value="${params.get('from') ?? ''}"></label>
 <label>to (UTC)<input type="datetime-local" name="to" value="${params.get('to') ?? ''}"></label>
 <label>text in data<input type="text" name="q" value="${filter.q ?? ''}" placeholder="e.g. invoice 42"></label>
+${params.get('refresh') ? html`<input type="hidden" name="refresh" value="${params.get('refresh')}">` : ''}
 <button type="submit" class="primary">Filter</button> <a href="${href(ctx, '/jobs')}">clear</a>
 </form>`;
 }
 
 function filterQuery(params: URLSearchParams): Record<string, string | undefined> {
   const keep: Record<string, string | undefined> = {};
-  for (const name of ['queue', 'status', 'since', 'from', 'to', 'q'])
+  for (const name of ['queue', 'status', 'since', 'from', 'to', 'q', 'refresh'])
     keep[name] = params.get(name) ?? undefined;
   return keep;
 }

@@ -5,19 +5,20 @@ import { throughputChart } from '../chart.js';
 import { actionButton, type DashboardContext, href } from '../context.js';
 import { type Html, html } from '../html.js';
 import { layout } from '../layout.js';
+import { refreshToggle } from '../refresh.js';
 
 /** Queues overview: counts per status, throughput over the last hour, paused state. */
 export async function queuesPage(ctx: DashboardContext): Promise<Html> {
   const overview = await loadOverview(ctx.core);
   const rows = overview.queues.map(
     (q) => html`<tr data-queue="${q.name}">
-<td><a href="${href(ctx, '/jobs', { queue: q.name })}">${q.name}</a>${q.paused ? html` <span class="paused-flag">paused</span>` : ''}</td>
+<td><a href="${href(ctx, `/queues/${encodeURIComponent(q.name)}`)}">${q.name}</a>${q.paused ? html` <span class="paused-flag">paused</span>` : ''}</td>
 ${ALL_STATUSES.map((status) => html`<td class="num">${countCell(ctx, q.name, status, q.counts[status])}</td>`)}
 <td class="num">${formatCount(q.finishedLastHour)}</td>
 <td>${q.paused ? actionButton(ctx, '/queues/resume', 'Resume', { queue: q.name }) : actionButton(ctx, '/queues/pause', 'Pause', { queue: q.name })}</td>
 </tr>`,
   );
-  const body = html`
+  const body = html`${refreshToggle(ctx)}
 <div class="card chart"><h2>Throughput, last hour</h2>${throughputChart(overview.perMinute)}</div>
 <table class="queues"><thead><tr><th>queue</th>${ALL_STATUSES.map((s) => html`<th class="num">${s}</th>`)}<th class="num">finished (1 h)</th><th></th></tr></thead>
 <tbody>${rows.length > 0 ? rows : html`<tr><td colspan="${ALL_STATUSES.length + 3}" class="muted">No queues yet: create one with tm.createQueue.</td></tr>`}</tbody></table>

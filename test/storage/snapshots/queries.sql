@@ -402,6 +402,22 @@ select q.name as queue,
     from "tidemark".queues q
    order by q.name
 
+-- queue-charts.ts#queueChartBuckets
+select greatest(floor(extract(epoch from (now() - r.finished_at)) / $1::float8), 0)::int as bucket_ago,
+         count(*)::int as finished,
+         (count(*) filter (where r.status = 'completed'))::int as completed,
+         (count(*) filter (where r.status = 'failed'))::int as failed,
+         percentile_cont(0.5) within group (order by r.wait_ms) as wait_p50_ms,
+         percentile_cont(0.95) within group (order by r.wait_ms) as wait_p95_ms
+    from (select j.status, j.finished_at,
+                 (extract(epoch from (j.started_at - j.run_at)) * 1000)::float8 as wait_ms
+            from "tidemark".jobs j
+           where j.queue = $2
+             and j.finished_at > now() - $3::float8 * interval '1 second'
+           order by j.finished_at desc
+           limit $4) r
+   group by grouping sets ((1), ())
+
 -- queues.ts#getQueue
 select name, options, paused from "tidemark".queues where name = $1
 
