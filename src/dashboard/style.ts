@@ -23,7 +23,9 @@ table { border-collapse:collapse; width:100%; background:var(--card); border:1px
 th, td { text-align:left; padding:6px 10px; border-bottom:1px solid var(--line); vertical-align:top; }
 td { overflow-wrap:anywhere; }
 td:not(.num) { min-width:5em; }
-td.num, .status { white-space:nowrap; overflow-wrap:normal; }
+/* The first column names the row (a queue, a table, a checkpoint): keep it readable when squeezed. */
+td:first-child:not(.num) { min-width:9em; }
+td.num, .status, td button, td a.button { white-space:nowrap; overflow-wrap:normal; }
 th { background:#eef1f6; font-weight:600; font-size:12px; color:#3b4558; white-space:nowrap; }
 td.num, th.num { text-align:right; font-variant-numeric: tabular-nums; }
 tr:last-child td { border-bottom:none; }
