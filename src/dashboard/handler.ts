@@ -15,6 +15,7 @@ import { loginPage } from './pages/login.js';
 import { REFRESH_SCRIPT } from './refresh-script.js';
 import { refusalStatus, refusalTitle } from './refusal.js';
 import { redirect, sameOrigin, send, sendHtml } from './respond.js';
+import { loginLocation, returnTarget } from './return-to.js';
 import { actions, findRoute, type PageResult, pages } from './routes.js';
 import { STYLE } from './style.js';
 
@@ -33,8 +34,9 @@ interface HandlerState {
 /**
  * The dashboard as a request handler. Without a token it answers only requests from this
  * machine that name it as localhost and come through no proxy (which also defeats DNS
- * rebinding); with a token it asks for it (Bearer header or the login form), and slows down
- * an address that keeps showing wrong ones. Every POST carries a CSRF token.
+ * rebinding); with a token it asks for it (Bearer header or the login form, which returns to
+ * the page asked for), and refuses an address that showed too many wrong ones in a window.
+ * Every POST carries a CSRF token.
  */
 export function createDashboardHandler(
   tm: DashboardEngine,
@@ -93,7 +95,7 @@ async function serve(state: HandlerState, req: IncomingMessage, res: ServerRespo
     if (refusal !== undefined) return send(res, 403, 'text/plain; charset=utf-8', refusal);
   }
 
-  if (path === '/login') return login(state, req, res, method);
+  if (path === '/login') return login(state, req, res, method, url.searchParams.get('next'));
   const address = req.socket.remoteAddress;
   const bearer = auth.required ? bearerOf(req) : undefined;
   if (bearer !== undefined) {
@@ -101,13 +103,10 @@ async function serve(state: HandlerState, req: IncomingMessage, res: ServerRespo
     if (wait > 0) return send(res, 429, 'text/plain; charset=utf-8', `${waitMessage(res, wait)}\n`);
   }
   const principal = auth.identify(req, state.now());
-  if (bearer !== undefined) {
-    if (principal.kind === 'bearer') throttle.succeed(address);
-    else throttle.fail(address);
-  }
+  if (bearer !== undefined && principal.kind !== 'bearer') throttle.fail(address);
   if (principal.kind === 'anonymous') {
     if (method === 'POST') return send(res, 401, 'text/plain; charset=utf-8', 'Log in first.\n');
-    return redirect(res, `${base}/login`);
+    return redirect(res, loginLocation(base, `${full.pathname}${full.search}`));
   }
   let retention: DashboardContext['retention'];
   try {
@@ -197,8 +196,8 @@ function refuse(
 }
 
 /**
- * An address that showed too many wrong tokens waits; its next token is not even checked.
- * Sets Retry-After and answers the message to show.
+ * An address that showed too many wrong tokens in its window waits for the window's end; its
+ * next token is not even checked. Sets Retry-After and answers the message to show.
  */
 function waitMessage(res: ServerResponse, waitMs: number): string {
   const seconds = Math.ceil(waitMs / 1000);
@@ -211,12 +210,14 @@ async function login(
   req: IncomingMessage,
   res: ServerResponse,
   method: string,
+  requested: string | null,
 ): Promise<void> {
   const { auth, throttle } = state;
   const base = state.options.basePath;
   if (!auth.required) return redirect(res, `${base}/`);
   const csrf = auth.csrfFor('login');
-  if (method !== 'POST') return sendHtml(res, 200, loginPage(base, csrf).text, method);
+  if (method !== 'POST')
+    return sendHtml(res, 200, loginPage(base, csrf, returnTarget(base, requested)).text, method);
   const form = await readForm(req);
   if (
     typeof form === 'string' ||
@@ -226,15 +227,15 @@ async function login(
     return send(res, 403, 'text/plain; charset=utf-8', 'Refused: reload the login page and try again.\n');
   }
   const address = req.socket.remoteAddress;
+  const next = returnTarget(base, form.get('next'));
   const wait = throttle.waitMs(address);
-  if (wait > 0) return sendHtml(res, 429, loginPage(base, csrf, waitMessage(res, wait)).text);
+  if (wait > 0) return sendHtml(res, 429, loginPage(base, csrf, next, waitMessage(res, wait)).text);
   if (!auth.checkToken(form.get('token') ?? '')) {
     throttle.fail(address);
-    return sendHtml(res, 401, loginPage(base, csrf, 'That token is not right.').text);
+    return sendHtml(res, 401, loginPage(base, csrf, next, 'That token is not right.').text);
   }
-  throttle.succeed(address);
   res.setHeader('set-cookie', sessionCookie(auth.newSession(state.now()), base || '/'));
-  return redirect(res, `${base}/`);
+  return redirect(res, next);
 }
 
 async function logout(

@@ -1,39 +1,39 @@
-/** How a dashboard slows down token guessing from one address. */
+/** How many token guesses one address gets. */
 export interface ThrottleLimits {
-  /** Wrong tokens an address may show before it has to wait. */
-  freeFailures: number;
-  /** The first wait; each further wrong token doubles it. */
-  firstDelayMs: number;
-  /** The longest wait. */
-  maxDelayMs: number;
-  /** An address that shows no wrong token for this long starts afresh. */
-  forgetAfterMs: number;
-  /** Addresses remembered at once, so a flood of addresses cannot exhaust memory. */
+  /** Wrong tokens an address may show per window; past them even the right one waits for the window's end. */
+  maxFailures: number;
+  /** The window, counted from the address's first wrong token in it. */
+  windowMs: number;
+  /**
+   * Addresses counted apart at once. Past this, further addresses share one count, so a flood of
+   * addresses neither grows memory nor pushes out the count of an address already refused.
+   */
   maxAddresses: number;
 }
 
 export const DEFAULT_THROTTLE: ThrottleLimits = {
-  freeFailures: 5,
-  firstDelayMs: 1_000,
-  maxDelayMs: 5 * 60_000,
-  forgetAfterMs: 60 * 60_000,
+  maxFailures: 10,
+  windowMs: 15 * 60_000,
   maxAddresses: 10_000,
 };
 
-interface Entry {
+/** The shared count of the addresses that arrive while the table is full. */
+const OVERFLOW = '(overflow)';
+
+interface Window {
+  startedAt: number;
   failures: number;
-  lastFailure: number;
-  blockedUntil: number;
 }
 
 /**
- * Wrong tokens per client address (login form and Bearer header alike). After
- * `freeFailures` of them the address must wait before its next try, the wait doubling
- * with each further wrong token up to `maxDelayMs`; a right token clears the record.
+ * Wrong tokens per client address (login form and Bearer header alike), in fixed windows:
+ * after `maxFailures` wrong tokens the address is refused until its window ends, without its
+ * token being checked. A right token clears nothing, so a client that knows the token and shares
+ * the address (a proxy, a NAT) cannot reset the count of one that is guessing.
  */
 export class LoginThrottle {
-  /** Insertion order is the order of last failure, oldest first. */
-  private readonly entries = new Map<string, Entry>();
+  /** Insertion order is window start order, so expired windows sit at the front. */
+  private readonly windows = new Map<string, Window>();
 
   constructor(
     private readonly now: () => number = Date.now,
@@ -41,42 +41,38 @@ export class LoginThrottle {
   ) {}
 
   get size(): number {
-    return this.entries.size;
+    return this.windows.size;
   }
 
   /** Milliseconds this address must still wait before a token of its is even checked (0: go ahead). */
   waitMs(address: string | undefined): number {
-    const entry = this.entries.get(addressKey(address));
-    return entry ? Math.max(0, entry.blockedUntil - this.now()) : 0;
+    const now = this.now();
+    const window = this.windows.get(this.keyOf(address, now));
+    if (!window || window.failures < this.limits.maxFailures) return 0;
+    return Math.max(0, window.startedAt + this.limits.windowMs - now);
   }
 
   fail(address: string | undefined): void {
-    const key = addressKey(address);
     const now = this.now();
-    const previous = this.entries.get(key);
-    const failures =
-      previous && now - previous.lastFailure < this.limits.forgetAfterMs ? previous.failures + 1 : 1;
-    const over = failures - this.limits.freeFailures;
-    const delay =
-      over < 0 ? 0 : Math.min(this.limits.firstDelayMs * 2 ** Math.min(over, 40), this.limits.maxDelayMs);
-    this.entries.delete(key);
-    if (this.entries.size >= this.limits.maxAddresses) this.makeRoom(now);
-    this.entries.set(key, { failures, lastFailure: now, blockedUntil: now + delay });
+    const key = this.keyOf(address, now);
+    const window = this.windows.get(key);
+    if (window && now < window.startedAt + this.limits.windowMs) {
+      window.failures++;
+      return;
+    }
+    this.windows.delete(key);
+    this.windows.set(key, { startedAt: now, failures: 1 });
   }
 
-  succeed(address: string | undefined): void {
-    this.entries.delete(addressKey(address));
-  }
-
-  private makeRoom(now: number): void {
-    for (const [key, entry] of this.entries) {
-      if (now - entry.lastFailure >= this.limits.forgetAfterMs) this.entries.delete(key);
-      else break; // the rest failed more recently
+  /** The address's own key, or the shared one when the table is full of live windows. */
+  private keyOf(address: string | undefined, now: number): string {
+    const key = addressKey(address);
+    if (this.windows.has(key)) return key;
+    for (const [old, window] of this.windows) {
+      if (now < window.startedAt + this.limits.windowMs) break; // the rest started later
+      this.windows.delete(old);
     }
-    for (const key of this.entries.keys()) {
-      if (this.entries.size < this.limits.maxAddresses) break;
-      this.entries.delete(key);
-    }
+    return this.windows.size < this.limits.maxAddresses ? key : OVERFLOW;
   }
 }
 

@@ -18,21 +18,21 @@ ${error.stack ? html`<pre class="stack">${error.stack}</pre>` : ''}</div>`;
 
 export function checkpointTable(checkpoints: CheckpointRow[]): Html {
   if (checkpoints.length === 0) return html`<p class="muted">none</p>`;
-  return html`<table><thead><tr><th>name</th><th>kind</th><th>saved</th><th>output</th></tr></thead><tbody>${checkpoints.map(
+  return html`<div class="scroll"><table><thead><tr><th>name</th><th>kind</th><th>saved</th><th>output</th></tr></thead><tbody>${checkpoints.map(
     (c) =>
       html`<tr><td class="mono">${c.name}</td><td>${c.kind}</td><td class="small">${formatTime(c.createdAt)}</td><td>${jsonBlock(c.output)}</td></tr>`,
-  )}</tbody></table>`;
+  )}</tbody></table></div>`;
 }
 
 export function signalTable(signals: SignalRow[]): Html {
   if (signals.length === 0) return html`<p class="muted">none</p>`;
-  return html`<table><thead><tr><th>name</th><th>state</th><th>received</th><th>consumed</th><th>purge after</th><th>payload</th></tr></thead><tbody>${signals.map(
+  return html`<div class="scroll"><table><thead><tr><th>name</th><th>state</th><th>received</th><th>consumed</th><th>purge after</th><th>payload</th></tr></thead><tbody>${signals.map(
     (
       s,
     ) => html`<tr><td class="mono">${s.name}</td><td><span class="status status-${s.state === 'pending' ? 'waiting' : 'completed'}">${s.state}</span></td>
 <td class="small">${formatTime(s.createdAt)}</td><td class="small">${s.consumedAt ? formatTime(s.consumedAt) : '—'}${s.consumedBy ? html`<div class="muted">${s.consumedBy}</div>` : ''}</td>
 <td class="small">${s.purgeAfter ? formatTime(s.purgeAfter) : s.state === 'pending' ? 'never while pending' : 'with its job'}</td><td>${jsonBlock(s.payload)}</td></tr>`,
-  )}</tbody></table>`;
+  )}</tbody></table></div>`;
 }
 
 /** The holds that keep this job's tree: nothing deletes it while one stands. */

@@ -44,9 +44,9 @@ ${filtersForm(
   filter,
   queues.map((q) => q.name),
 )}
-<table class="jobs"><thead><tr><th class="num">id</th><th>queue</th><th>status</th><th class="num">attempts</th>
+<div class="scroll"><table class="jobs"><thead><tr><th class="num">id</th><th>queue</th><th>status</th><th class="num">attempts</th>
 <th>created</th><th>finished</th><th>data</th><th>error</th></tr></thead>
-<tbody>${rows.length > 0 ? rows : html`<tr><td colspan="8" class="muted">${problems.length > 0 ? 'Nothing was searched: fix the filters above.' : 'No jobs match.'}</td></tr>`}</tbody></table>
+<tbody>${rows.length > 0 ? rows : html`<tr><td colspan="8" class="muted">${problems.length > 0 ? 'Nothing was searched: fix the filters above.' : 'No jobs match.'}</td></tr>`}</tbody></table></div>
 <div class="pager">
 ${filter.before !== undefined ? html`<a href="${href(ctx, '/jobs', keep)}" rel="first">« Newest</a>` : ''}
 ${page.next !== null ? html`<a href="${href(ctx, '/jobs', { ...keep, before: String(page.next) })}" rel="next">Older »</a>` : ''}

@@ -20,8 +20,8 @@ ${ALL_STATUSES.map((status) => html`<td class="num">${countCell(ctx, q.name, sta
   );
   const body = html`${refreshToggle(ctx)}
 <div class="card chart"><h2>Throughput, last hour</h2>${throughputChart(overview.perMinute)}</div>
-<table class="queues"><thead><tr><th>queue</th>${ALL_STATUSES.map((s) => html`<th class="num">${s}</th>`)}<th class="num">finished (1 h)</th><th></th></tr></thead>
-<tbody>${rows.length > 0 ? rows : html`<tr><td colspan="${ALL_STATUSES.length + 3}" class="muted">No queues yet: create one with tm.createQueue.</td></tr>`}</tbody></table>
+<div class="scroll"><table class="queues"><thead><tr><th>queue</th>${ALL_STATUSES.map((s) => html`<th class="num">${s}</th>`)}<th class="num">finished (1 h)</th><th></th></tr></thead>
+<tbody>${rows.length > 0 ? rows : html`<tr><td colspan="${ALL_STATUSES.length + 3}" class="muted">No queues yet: create one with tm.createQueue.</td></tr>`}</tbody></table></div>
 <p class="small muted">Counts are exact up to ${formatCount(COUNT_CAP)}; larger ones (marked ≈) are estimates from the
 planner's statistics, so this page never counts a whole table.${
     overview.estimatedJobs !== null

@@ -27,14 +27,14 @@ export function holdsCard(ctx: DashboardContext, holds: HoldRecord[], queues: st
   const table =
     holds.length === 0
       ? html`<p class="muted">No holds. A hold keeps chosen jobs, and their trees, through every sweep and purge.</p>`
-      : html`<table id="holds"><thead><tr><th>hold</th><th>reason</th><th>covers</th><th class="num">jobs</th><th>placed</th><th></th></tr></thead><tbody>
+      : html`<div class="scroll"><table id="holds"><thead><tr><th>hold</th><th>reason</th><th>covers</th><th class="num">jobs</th><th>placed</th><th></th></tr></thead><tbody>
 ${holds.map(
   (
     h,
   ) => html`<tr><td class="mono">${h.id}</td><td>${h.reason}</td><td>${h.queue ? html`queue ${h.queue} (now and later)` : 'named jobs and their trees'}</td>
 <td class="num">${formatCount(h.jobs)}</td><td class="small">${formatTime(h.createdAt)}${h.createdBy ? html`<div class="muted">${h.createdBy}</div>` : ''}</td>
 <td>${actionButton(ctx, '/retention/holds/release', 'Release', { hold: h.id }, 'danger')}</td></tr>`,
-)}</tbody></table>`;
+)}</tbody></table></div>`;
   const form = ctx.readOnly
     ? ''
     : html`<form method="post" action="${href(ctx, '/retention/holds')}" class="filters" id="place-hold">${csrfField(ctx)}

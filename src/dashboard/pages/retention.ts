@@ -49,7 +49,7 @@ ${preview.byQueue.length > 0 ? breakdown(preview.byQueue) : ''}</div>`
 <div class="card"><h2>Effective policies</h2>
 <p class="small muted">Engine default of this process: ${info.engineDisabled ? 'retention: false (keep everything)' : windowsText(info.engine)}.
 Jobs keep the windows frozen on them when they were added.</p>
-<table><thead><tr><th>queue</th><th>from</th>${STATUSES.map((s) => html`<th>${s}</th>`)}<th>consumed signals</th><th></th></tr></thead><tbody>
+<div class="scroll"><table><thead><tr><th>queue</th><th>from</th>${STATUSES.map((s) => html`<th>${s}</th>`)}<th>consumed signals</th><th></th></tr></thead><tbody>
 ${info.policies.map(
   (p) =>
     html`<tr><td>${p.queue}</td><td class="small">${p.source}</td>${STATUSES.map(
@@ -57,26 +57,26 @@ ${info.policies.map(
     )}<td class="small">${p.windows.consumedSignals ? formatWindow(p.windows.consumedSignals) : 'with the job'}</td>
 <td>${actionButton(ctx, '/retention/apply/preview', 'Apply to history…', { queue: p.queue })}</td></tr>`,
 )}
-</tbody></table>
+</tbody></table></div>
 <p class="small muted">Apply to history re-freezes the windows of the queue's jobs already in the database with the policy shown (a dry-run count comes first).</p></div>
 <div class="card"><h2>Last sweeps</h2>
 ${
   info.sweeps.length === 0
     ? html`<p class="muted">No sweeps recorded yet.</p>`
-    : html`<table class="sweeps"><thead><tr><th>started</th><th>kind</th><th class="num">jobs</th><th class="num">signals</th><th class="num">unique locks</th><th>by queue</th><th>error</th></tr></thead><tbody>
+    : html`<div class="scroll"><table class="sweeps"><thead><tr><th>started</th><th>kind</th><th class="num">jobs</th><th class="num">signals</th><th class="num">unique locks</th><th>by queue</th><th>error</th></tr></thead><tbody>
 ${info.sweeps.map(
   (
     s,
   ) => html`<tr><td class="small">${formatTime(s.startedAt)}</td><td>${s.kind}</td><td class="num">${formatCount(s.jobs)}</td>
 <td class="num">${formatCount(s.signals)}</td><td class="num">${formatCount(s.uniqueLocks)}</td>
 <td class="small">${s.byQueue.map((b) => `${b.queue}/${b.status}: ${b.count}`).join(', ')}</td><td class="small">${s.error ?? ''}</td></tr>`,
-)}</tbody></table>`
+)}</tbody></table></div>`
 }</div>`;
   return layout(ctx, 'Retention', '/retention', body);
 }
 
 function breakdown(rows: { queue: string; status: string; count: number }[]): Html {
-  return html`<table><thead><tr><th>queue</th><th>status</th><th class="num">jobs</th></tr></thead><tbody>${rows.map(
+  return html`<div class="scroll"><table><thead><tr><th>queue</th><th>status</th><th class="num">jobs</th></tr></thead><tbody>${rows.map(
     (r) => html`<tr><td>${r.queue}</td><td>${r.status}</td><td class="num">${formatCount(r.count)}</td></tr>`,
-  )}</tbody></table>`;
+  )}</tbody></table></div>`;
 }

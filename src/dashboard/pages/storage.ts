@@ -9,7 +9,7 @@ export async function storagePage(ctx: DashboardContext): Promise<Html> {
   const { tables, indexes } = await loadStorageStats(ctx.core);
   const pglite = ctx.tm.driverKind === 'pglite';
   const body = html`
-<table class="tables"><thead><tr><th>table</th><th class="num">total</th><th class="num">table</th><th class="num">indexes</th>
+<div class="scroll"><table class="tables"><thead><tr><th>table</th><th class="num">total</th><th class="num">table</th><th class="num">indexes</th>
 <th class="num">live rows</th><th class="num">dead rows</th><th class="num">dead %</th><th>last vacuum</th><th>last analyze</th></tr></thead><tbody>
 ${tables.map((t) => {
   const live = Number(t.live_rows ?? 0);
@@ -20,17 +20,17 @@ ${tables.map((t) => {
 <td class="num">${formatCount(t.live_rows)}</td><td class="num">${formatCount(t.dead_rows)}</td><td class="num">${share.toFixed(1)}</td>
 <td class="small">${vacuumCell(t.last_autovacuum, t.last_vacuum)}</td><td class="small">${vacuumCell(t.last_autoanalyze, t.last_analyze)}</td></tr>`;
 })}
-</tbody></table>
+</tbody></table></div>
 <p class="small muted">From pg_class and pg_stat_user_tables for schema ${ctx.tm.schema}.${
     pglite ? ' Embedded PGlite runs no autovacuum daemon: dead rows go away when the engine vacuums.' : ''
   }</p>
 <h2>Indexes</h2>
-<table class="indexes"><thead><tr><th>index</th><th>table</th><th class="num">size</th><th class="num">scans</th></tr></thead><tbody>
+<div class="scroll"><table class="indexes"><thead><tr><th>index</th><th>table</th><th class="num">size</th><th class="num">scans</th></tr></thead><tbody>
 ${indexes.map(
   (i) =>
     html`<tr><td class="mono">${i.name}</td><td class="mono">${i.table_name}</td><td class="num">${formatBytes(Number(i.bytes))}</td><td class="num">${formatCount(i.scans)}</td></tr>`,
 )}
-</tbody></table>`;
+</tbody></table></div>`;
   return layout(ctx, 'Storage', '/storage', body);
 }
 
