@@ -22,6 +22,16 @@ export function describePostgresOnly(title: string, body: (ctx: DriverContext) =
   if (TEST_DRIVERS.includes('pg')) describeOn('pg', title, body);
 }
 
+/**
+ * One `describe` on the first driver of TIDEMARK_TEST_DRIVERS: for suites whose subject does
+ * not depend on the driver (the dashboard's layout in a browser) and that are slow.
+ */
+export function describeOnOneDriver(title: string, body: (ctx: DriverContext) => void): void {
+  const [kind] = TEST_DRIVERS;
+  if (kind !== undefined) describeOn(kind, title, body);
+  after(closeSharedPglite);
+}
+
 function describeOn(kind: DriverKind, title: string, body: (ctx: DriverContext) => void): void {
   describe(`${title} [${kind}]`, () => {
     const opened: Tidemark[] = [];
