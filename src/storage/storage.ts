@@ -7,8 +7,10 @@ import * as queues from './queues.js';
 import { RetentionControls } from './retention-controls.js';
 import { PostgresRetention, type RetentionCapability } from './retention-storage.js';
 import { bound, Runner } from './runner.js';
+import * as workers from './workers.js';
 
 export type { AttemptOutcome, ClaimedJob } from './attempts.js';
+export type { WorkerRegistration } from './workers.js';
 export {
   defaultParams,
   type InsertDefaults,
@@ -79,4 +81,11 @@ export class Storage extends Runner {
   expireJobs = bound(this, maintenance.expireJobs);
   promoteRetries = bound(this, maintenance.promoteRetries);
   nudgeDueQueues = bound(this, maintenance.nudgeDueQueues);
+
+  // workers.ts: the workers' own rows (who runs, where, with which settings)
+  registerWorker = bound(this, workers.registerWorker);
+  beatWorker = bound(this, workers.beatWorker);
+  unregisterWorker = bound(this, workers.unregisterWorker);
+  listWorkers = bound(this, workers.listWorkers);
+  deleteGoneWorkers = bound(this, workers.deleteGoneWorkers);
 }

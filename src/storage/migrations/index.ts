@@ -1,6 +1,7 @@
 import * as m0001 from './0001-initial.js';
 import * as m0002 from './0002-retention-controls.js';
 import * as m0003 from './0003-set-based-removal.js';
+import * as m0004 from './0004-workers.js';
 
 export interface Migration {
   version: number;
@@ -13,6 +14,7 @@ export const migrations: readonly Migration[] = [
   { version: 1, ...m0001 },
   { version: 2, ...m0002 },
   { version: 3, ...m0003 },
+  { version: 4, ...m0004 },
 ];
 
 export const latestVersion = migrations.length;
