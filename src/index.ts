@@ -70,6 +70,7 @@ export type { CheckpointRow, SignalRefusal, SignalRow } from './storage/workflow
 export { Tidemark } from './tidemark.js';
 export { NonRetryableError } from './worker/serialize-error.js';
 export type { StopOnSignalsOptions } from './worker/stop-on-signals.js';
+export type { WorkerRecord, WorkerSettings, WorkerSweepSetting } from './model/worker.js';
 export type { Worker } from './worker/worker.js';
 export type { SweepOptions, WorkerOptions } from './worker/worker-options.js';
 export type {

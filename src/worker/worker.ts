@@ -16,6 +16,8 @@ import { Slots } from './slots.js';
 import { Wakeup } from './wakeup.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
 
+export type { WorkerRecord } from '../model/worker.js';
+
 type State = 'idle' | 'running' | 'stopping';
 
 /**
