@@ -10,7 +10,6 @@ import { bound, Runner } from './runner.js';
 import * as workers from './workers.js';
 
 export type { AttemptOutcome, ClaimedJob } from './attempts.js';
-export type { WorkerRegistration } from './workers.js';
 export {
   defaultParams,
   type InsertDefaults,
@@ -18,6 +17,7 @@ export {
   insertRowJson,
   retentionField,
 } from './insert-rows.js';
+export type { WorkerRegistration } from './workers.js';
 
 /**
  * The semantic storage layer: every database operation Tidemark performs, each one

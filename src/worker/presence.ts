@@ -62,7 +62,10 @@ export class WorkerPresence {
 
   private async write(): Promise<void> {
     try {
-      this.startedAt = await this.core.storage.registerWorker({ ...this.registration, startedAt: this.startedAt });
+      this.startedAt = await this.core.storage.registerWorker({
+        ...this.registration,
+        startedAt: this.startedAt,
+      });
     } catch (error) {
       this.failed(error);
     }
