@@ -57,7 +57,7 @@ describeEachDriver('dashboard: workers and what they really run', ({ open }) => 
     assert.match(liveRow, /\d+ s ago|in \d+ ms|\d+ ms ago/, 'last beat, relative');
     const deadRow = rowOf('dead-1');
     assert.match(deadRow, /status-gone">gone</);
-    assert.match(deadRow, /<td class="small" title="[^"]+">15 min ago<\/td>/);
+    assert.match(deadRow, /<td class="small" title="[^"]+">\d+ min ago<\/td>/);
     assert.match(deadRow, /retention off/);
     await Promise.all([live.stop(), dead.stop()]);
     const after = (await get(`${dashboard.url}workers`)).body;

@@ -1,4 +1,4 @@
--- dashboard.ts#cappedStatusCounts
+-- admin.ts#cappedStatusCounts
 select q.name as queue, s.status, c.n
     from unnest($1::text[]) as q(name)
    cross join unnest($2::text[]) as s(status)
@@ -14,10 +14,10 @@ select q.name as queue, s.status, c.n
    where c.n > 0
    order by q.name, s.status
 
--- dashboard.ts#flushStats
+-- admin.ts#flushStats
 select pg_stat_force_next_flush()
 
--- dashboard.ts#indexStats
+-- admin.ts#indexStats
 select i.relname as name, t.relname as table_name,
          pg_relation_size(i.oid)::float8 as bytes,
          s.idx_scan::float8 as scans
@@ -29,13 +29,13 @@ select i.relname as name, t.relname as table_name,
    where n.nspname = $1
    order by pg_relation_size(i.oid) desc, i.relname
 
--- dashboard.ts#jobAtOrAfter
+-- admin.ts#jobAtOrAfter
 select j.id::text as id, j.created_at from "tidemark".jobs j where j.id >= $1::bigint order by j.id limit 1
 
--- dashboard.ts#jobAttemptLog
+-- admin.ts#jobAttemptLog
 select attempt_log from "tidemark".jobs where id = $1::bigint
 
--- dashboard.ts#jobEstimates
+-- admin.ts#jobEstimates
 select c.reltuples::float8 as reltuples,
          (select most_common_vals::text::text[] from pg_stats
            where schemaname = $1 and tablename = 'jobs' and attname = 'status') as status_vals,
@@ -48,11 +48,11 @@ select c.reltuples::float8 as reltuples,
     from pg_class c join pg_namespace n on n.oid = c.relnamespace
    where n.nspname = $1 and c.relname = 'jobs'
 
--- dashboard.ts#jobIdBounds
+-- admin.ts#jobIdBounds
 select (select j.id::text from "tidemark".jobs j order by j.id limit 1) as lo,
          (select j.id::text from "tidemark".jobs j order by j.id desc limit 1) as hi
 
--- dashboard.ts#jobTree
+-- admin.ts#jobTree
 with recursive tree as (
     select j.id, j.parent_id, j.queue, j.status, 0 as depth, array[j.id] as path
       from "tidemark".jobs j where j.id = $1::bigint
@@ -64,7 +64,7 @@ with recursive tree as (
   select id::text as id, parent_id::text as parent_id, queue, status, depth
     from tree order by path limit $2
 
--- dashboard.ts#listJobsAll
+-- admin.ts#listJobsAll
 select j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priority,
   j.created_at, j.run_at, j.started_at, j.finished_at, j.parent_id::text as parent_id,
   left(j.data::text, 160) as data_preview, j.error ->> 'message' as error_message
@@ -76,7 +76,7 @@ select j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priori
    order by j.id desc
    limit $6
 
--- dashboard.ts#listJobsByQueueStatus
+-- admin.ts#listJobsByQueueStatus
 select page.* from unnest($1::text[]) as q(name)
    cross join unnest($2::text[]) as s(status)
    cross join lateral (
@@ -96,7 +96,7 @@ select page.* from unnest($1::text[]) as q(name)
    order by page.id::bigint desc
    limit $8
 
--- dashboard.ts#tableStats
+-- admin.ts#tableStats
 select c.relname as name,
          pg_total_relation_size(c.oid)::float8 as total_bytes,
          pg_relation_size(c.oid)::float8 as table_bytes,
@@ -110,13 +110,34 @@ select c.relname as name,
    where n.nspname = $1 and c.relkind = 'r'
    order by pg_total_relation_size(c.oid) desc, c.relname
 
--- dashboard.ts#throughputLastHour
+-- admin.ts#throughputLastHour
 select queue, status, floor(extract(epoch from (now() - finished_at)) / 60)::int as minute_ago,
          count(*)::int as n
     from (select queue, status, finished_at from "tidemark".jobs
            where finished_at > now() - interval '1 hour'
            order by finished_at desc limit $1) recent
    group by 1, 2, 3
+
+-- carried-retention.ts#carriedRetention
+select q.name as queue, c.retention, c.jobs
+    from "tidemark".queues q
+   cross join lateral (
+     select newest.retention, count(*)::int as jobs
+       from (
+         select j.id, j.retention
+           from unnest($1::text[]) as s(status)
+          cross join lateral (
+            select id, retention from "tidemark".jobs
+             where queue = q.name and status = s.status
+             order by id desc
+             limit $2
+          ) j
+          order by j.id desc
+          limit $2
+       ) newest
+      group by newest.retention
+   ) c
+   order by q.name, c.jobs desc, c.retention::text
 
 -- job-actions.ts#cancelSubtree
 with recursive subtree as (
@@ -406,7 +427,7 @@ select q.name as queue,
 select name, options, paused from "tidemark".queues where name = $1
 
 -- queues.ts#listQueues
-select name, options, paused, created_at, updated_at from "tidemark".queues order by name
+select name, options, paused from "tidemark".queues order by name
 
 -- queues.ts#setQueuePaused
 with changed as (
@@ -1287,6 +1308,43 @@ update "tidemark".jobs j
          lock_token = null, locked_by = null, locked_until = null
    where j.id = $3::bigint and j.lock_token = $4::uuid and case when j.status = 'active' then true end
   returning j.id::text as id
+
+-- workers.ts#beatWorker
+update "tidemark".workers set heartbeat_at = now(), running = $1 where id = $2 returning id
+
+-- workers.ts#deleteGoneWorkers
+with gone as (
+    select id from "tidemark".workers
+     where heartbeat_at < now() - $1 * interval '1 second'
+       and heartbeat_at < now() - (3 * heartbeat_seconds + $1) * interval '1 second'
+     order by heartbeat_at
+     limit $2
+     for update skip locked
+  )
+  delete from "tidemark".workers w using gone where w.id = gone.id
+  returning w.id
+
+-- workers.ts#listWorkers
+select id, host, pid, queues, concurrency, settings, heartbeat_seconds, started_at, heartbeat_at, running,
+         heartbeat_at < now() - 3 * heartbeat_seconds * interval '1 second' as gone
+    from "tidemark".workers
+   order by host, started_at, id
+   limit $1
+
+-- workers.ts#registerWorker
+insert into "tidemark".workers as w
+         (id, host, pid, queues, concurrency, settings, heartbeat_seconds, started_at, heartbeat_at, running)
+  values ($1, $2, $3, $4::text[], $5, $6::jsonb, $7,
+          coalesce($8::timestamptz, now()), now(), 0)
+  on conflict (id) do update
+     set host = excluded.host, pid = excluded.pid, queues = excluded.queues,
+         concurrency = excluded.concurrency, settings = excluded.settings,
+         heartbeat_seconds = excluded.heartbeat_seconds, started_at = excluded.started_at,
+         heartbeat_at = now(), running = 0
+  returning started_at
+
+-- workers.ts#unregisterWorker
+delete from "tidemark".workers where id = $1 returning id
 
 -- workflow.ts#consumeSignals
 with owner as (
