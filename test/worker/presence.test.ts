@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { hostname } from 'node:os';
 import { test } from 'node:test';
+import { engineOf } from '../../src/engine-handle.js';
 import { type Logger, silentLogger, type Tidemark } from '../../src/index.js';
 import { tickOnce } from '../../src/maintenance/tick.js';
-import { engineOf } from '../../src/engine-handle.js';
 import { rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { deferred, fastWorker, waitForStatus } from '../support/jobs.js';
@@ -111,7 +111,10 @@ describeEachDriver('workers register themselves', ({ open }) => {
     ]);
 
     await tickOnce(core);
-    assert.ok((await tm.listWorkers()).some((w) => w.id === 'silent'), 'gone for under an hour: kept');
+    assert.ok(
+      (await tm.listWorkers()).some((w) => w.id === 'silent'),
+      'gone for under an hour: kept',
+    );
     await beatAgo(tm, 'silent', 600 + 3_601);
     await tickOnce(core);
     assert.deepEqual(
@@ -140,7 +143,12 @@ describeEachDriver('workers register themselves', ({ open }) => {
   test('jobs still run when the worker cannot write its row; the failure is logged once', async () => {
     const warnings: string[] = [];
     const quiet = () => {};
-    const logger: Logger = { debug: quiet, info: quiet, error: quiet, warn: (message) => void warnings.push(message) };
+    const logger: Logger = {
+      debug: quiet,
+      info: quiet,
+      error: quiet,
+      warn: (message) => void warnings.push(message),
+    };
     const tm = await open({ logger });
     tm.createQueue({ name: 'q', handler: () => 'done' });
     await tm.listQueues(); // migrated and stored
