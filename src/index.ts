@@ -40,6 +40,7 @@ export { consoleLogger, defaultLogger, type Logger, type LogLevel, silentLogger 
 export { messages } from './log/messages.js';
 export type { InstrumentOptions } from './metrics/instrument.js';
 export type { MeterLike } from './metrics/meter.js';
+export type { WorkerRecord, WorkerSettings, WorkerSweepSetting } from './model/worker.js';
 export { DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE } from './options/batch-size.js';
 // The dashboard itself is the `tidemark/dashboard` entry; these name `tm.dashboard()`'s types.
 export type { DashboardOptions, RunningDashboard } from './options/dashboard-options.js';

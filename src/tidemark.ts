@@ -28,7 +28,7 @@ import type { Driver } from './storage/driver/driver.js';
 import { listSweepRecords } from './storage/retention-storage.js';
 import type { Job } from './storage/rows.js';
 import { type StopOnSignalsOptions, stopOnSignals } from './worker/stop-on-signals.js';
-import { Worker } from './worker/worker.js';
+import { Worker, type WorkerRecord } from './worker/worker.js';
 import { resolveWorkerOptions, type WorkerOptions } from './worker/worker-options.js';
 import { checkSignalRequest, type SignalDelivery } from './workflow/signal.js';
 
@@ -232,6 +232,11 @@ export class Tidemark extends EngineHandle {
   async listSweeps(limit = 20): Promise<SweepRecord[]> {
     const n = checkInteger(limit, 'limit', 1, 500);
     return this.whenReady((core) => listSweepRecords(core.storage, n));
+  }
+
+  /** Workers registered in the database, live and gone (no beat for three intervals). */
+  async listWorkers(): Promise<WorkerRecord[]> {
+    return this.whenReady((core) => core.storage.listWorkers());
   }
 
   /** Serve the dashboard on its own HTTP server (loaded on first use); to mount it: `tidemark/dashboard`. */

@@ -1,14 +1,25 @@
 import type { EngineCore } from '../engine-core.js';
+import { ALL_STATUSES } from '../job-status.js';
 import type { HoldRecord } from '../retention/holds.js';
+import { RETENTION_TURN } from '../retention/sweep-turns.js';
 import { listSweepRecords } from '../storage/retention-storage.js';
 import type { FrozenRetention } from '../storage/rows.js';
-import { DEFAULT_SWEEP } from '../worker/worker-options.js';
+import { carriedRetention } from '../storage/sql/carried-retention.js';
+import { type LiveSweeps, liveSweeps } from './workers.js';
+
+/** How many of a queue's newest jobs are read for the windows they carry. */
+export const RECENT_JOBS = 200;
 
 export interface QueuePolicy {
   queue: string;
   /** The queue's own policy, or the engine default when the queue sets none. */
   windows: FrozenRetention;
   source: 'queue' | 'engine default';
+  /**
+   * The windows frozen on the queue's newest jobs (up to RECENT_JOBS), most common first:
+   * what retention will apply to them, whatever the policy says now.
+   */
+  carried: { windows: FrozenRetention; jobs: number; matchesPolicy: boolean }[];
 }
 
 export interface SweepRow {
@@ -28,38 +39,66 @@ export interface RetentionInfo {
   engineDisabled: boolean;
   policies: QueuePolicy[];
   sweeps: SweepRow[];
+  /** The last sweep turn any worker took. */
   lastRunAt: Date | null;
-  /** When the cluster's next sweep is due at the default interval (workers may set another). */
+  /**
+   * When a live worker takes the next turn: the last turn plus the shortest interval among
+   * the live workers that sweep (now when that has passed). Null when none sweeps, or none has.
+   */
   nextDueAt: Date | null;
-  intervalSeconds: number;
+  /** The sweep as the live workers run it (from their rows, not this process's options). */
+  workers: LiveSweeps;
   holds: HoldRecord[];
 }
 
-/** Effective policies per queue, the last sweeps and when the next is due. */
+/** Effective policies per queue with the windows their jobs carry, the last sweeps and the next. */
 export async function loadRetentionInfo(core: EngineCore): Promise<RetentionInfo> {
-  const [queues, sweeps, turn, holds] = await Promise.all([
+  const [queues, sweeps, turn, holds, workers, carried] = await Promise.all([
     core.storage.listQueues(),
     listSweepRecords(core.storage, 20),
-    core.storage.readTurn('retention-sweep'),
+    core.storage.readTurn(RETENTION_TURN),
     core.storage.controls.listHolds(),
+    core.storage.listWorkers(),
+    core.storage.run(carriedRetention, { statuses: [...ALL_STATUSES], limit: RECENT_JOBS }),
   ]);
-  const intervalSeconds = DEFAULT_SWEEP.intervalSeconds;
+  const live = liveSweeps(workers);
   const lastRunAt = turn?.lastRunAt ? new Date(turn.lastRunAt) : null;
+  const shortest = live.intervals[0];
+  const nextDueAt =
+    lastRunAt && shortest !== undefined
+      ? new Date(Math.max(lastRunAt.getTime() + shortest * 1000, Date.now()))
+      : null;
   return {
     engine: core.engineRetention,
     engineDisabled: core.retentionDisabled,
     policies: queues.map((q) => {
       const own = q.options.retention as FrozenRetention | undefined;
-      return own === undefined
-        ? { queue: q.name, windows: core.engineRetention, source: 'engine default' }
-        : { queue: q.name, windows: own, source: 'queue' };
+      const windows = own ?? core.engineRetention;
+      return {
+        queue: q.name,
+        windows,
+        source: own === undefined ? 'engine default' : 'queue',
+        carried: carried
+          .filter((c) => c.queue === q.name)
+          .map((c) => ({
+            windows: c.retention,
+            jobs: c.jobs,
+            matchesPolicy: sameWindows(c.retention, windows),
+          })),
+      };
     }),
     sweeps: (sweeps as unknown as Record<string, unknown>[]).map(toSweepRow),
     lastRunAt,
-    nextDueAt: lastRunAt ? new Date(lastRunAt.getTime() + intervalSeconds * 1000) : null,
-    intervalSeconds,
+    nextDueAt,
+    workers: live,
     holds,
   };
+}
+
+/** Equal windows: an absent window and 0 both mean "kept forever". */
+function sameWindows(a: FrozenRetention, b: FrozenRetention): boolean {
+  const keys = ['completed', 'failed', 'cancelled', 'expired', 'consumedSignals'] as const;
+  return keys.every((k) => (a[k] || 0) === (b[k] || 0));
 }
 
 /** Accepts the row in either spelling (snake_case from SQL or the typed camelCase record). */

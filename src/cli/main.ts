@@ -9,6 +9,7 @@ import { purgeCommand } from './commands/purge.js';
 import { retentionCommand } from './commands/retention.js';
 import { statsCommand } from './commands/stats.js';
 import { sweepCommand } from './commands/sweep.js';
+import { workersCommand } from './commands/workers.js';
 import { databaseFrom } from './database-option.js';
 import { describeConnectionFailure } from './failure.js';
 import { packageVersion } from './version.js';
@@ -18,6 +19,7 @@ export const commands: Command[] = [
   dashboardCommand,
   migrateCommand,
   statsCommand,
+  workersCommand,
   purgeCommand,
   sweepCommand,
   retentionCommand,

@@ -8,6 +8,7 @@ const NAV: { path: string; label: string }[] = [
   { path: '/retention', label: 'Retention' },
   { path: '/purge', label: 'Purge' },
   { path: '/storage', label: 'Storage' },
+  { path: '/workers', label: 'Workers' },
 ];
 
 /** The page frame: navigation, the read-only badge, logout, and the body. */

@@ -10,6 +10,7 @@ import { queueNameFrom, queuePage } from './pages/queue.js';
 import { queuesPage } from './pages/queues.js';
 import { retentionPage } from './pages/retention.js';
 import { storagePage } from './pages/storage.js';
+import { workersPage } from './pages/workers.js';
 import { runApplyRetention, runPlaceHold, runReleaseHold, runRetentionSwitch } from './retention-actions.js';
 import { runSendSignal } from './signal-action.js';
 
@@ -58,6 +59,7 @@ export const pages: PageRoute[] = [
   { pattern: /^\/retention$/, render: (ctx) => retentionPage(ctx) },
   { pattern: /^\/purge$/, render: (ctx) => purgeFormPage(ctx) },
   { pattern: /^\/storage$/, render: (ctx) => storagePage(ctx) },
+  { pattern: /^\/workers$/, render: (ctx) => workersPage(ctx) },
 ];
 
 /** Every mutation: POST only, after the CSRF check, refused when read-only. */

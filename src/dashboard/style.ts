@@ -43,6 +43,9 @@ pre.stack { background:#fff5f4; border-color:#f1c9c5; }
 .status-waiting { background:#efe8fb; color:var(--wait); }
 .status-paused { background:#fff3c4; color:#7a5b00; }
 .status-cancelled, .status-expired { background:#eceef2; color:#5b6577; }
+.status-live { background:#e2f4ea; color:var(--ok); }
+.status-gone { background:#fbe5e3; color:var(--bad); }
+.carried .differs { color:var(--bad); }
 .paused-flag { color:#7a5b00; font-weight:600; }
 form.inline { display:inline; margin:0 4px 0 0; }
 button, a.button { font:inherit; text-decoration:none; color:inherit; display:inline-block; font-size:13px; padding:4px 10px; border-radius:4px; border:1px solid #b7c0cf; background:#fff; cursor:pointer; }

@@ -3,10 +3,13 @@ import { fireDueSchedules } from '../schedule/fire-schedules.js';
 
 const BATCH = 1_000;
 
+/** A worker gone (no beat for three intervals) keeps its row this long, for the dashboard to show. */
+export const GONE_WORKER_KEEP_SECONDS = 3_600;
+
 /**
  * One maintenance tick, run by one node per interval across the cluster: recover stalled
- * jobs, expire overdue ones, promote due retries, fire due schedules, and nudge queues
- * whose delayed work became due.
+ * jobs, expire overdue ones, promote due retries, fire due schedules, nudge queues whose
+ * delayed work became due, and delete the rows of workers gone for an hour.
  */
 export async function runTick(core: EngineCore, intervalSeconds: number): Promise<void> {
   // A little under the interval, so timer drift on the winning node does not skip a tick.
@@ -24,6 +27,8 @@ export async function tickOnce(core: EngineCore, intervalSeconds = 5) {
   const promoted = await drain(() => storage.promoteRetries(BATCH));
   const scheduled = await fireDueSchedules(core);
   await storage.nudgeDueQueues(intervalSeconds * 2);
+  // One bounded batch per tick: a thousand workers killed at once go within a few ticks.
+  await storage.deleteGoneWorkers(GONE_WORKER_KEEP_SECONDS, BATCH);
   return { stalled, expired, promoted, scheduled };
 }
 

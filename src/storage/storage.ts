@@ -7,6 +7,7 @@ import * as queues from './queues.js';
 import { RetentionControls } from './retention-controls.js';
 import { PostgresRetention, type RetentionCapability } from './retention-storage.js';
 import { bound, Runner } from './runner.js';
+import * as workers from './workers.js';
 
 export type { AttemptOutcome, ClaimedJob } from './attempts.js';
 export {
@@ -16,6 +17,7 @@ export {
   insertRowJson,
   retentionField,
 } from './insert-rows.js';
+export type { WorkerRegistration } from './workers.js';
 
 /**
  * The semantic storage layer: every database operation Tidemark performs, each one
@@ -79,4 +81,11 @@ export class Storage extends Runner {
   expireJobs = bound(this, maintenance.expireJobs);
   promoteRetries = bound(this, maintenance.promoteRetries);
   nudgeDueQueues = bound(this, maintenance.nudgeDueQueues);
+
+  // workers.ts: the workers' own rows (who runs, where, with which settings)
+  registerWorker = bound(this, workers.registerWorker);
+  beatWorker = bound(this, workers.beatWorker);
+  unregisterWorker = bound(this, workers.unregisterWorker);
+  listWorkers = bound(this, workers.listWorkers);
+  deleteGoneWorkers = bound(this, workers.deleteGoneWorkers);
 }

@@ -1,11 +1,13 @@
 import type { EngineCore } from '../engine-core.js';
 import type { Logger } from '../log/logger.js';
+import { heartbeatSeconds, type WorkerPresence } from './presence.js';
 import type { Slots } from './slots.js';
 
 /**
  * Extends the locks of every claim the worker holds (running, being written, buffered) three
  * times per lock period, so one late beat does not lose them, and aborts a running attempt
- * whose lock another owner has taken.
+ * whose lock another owner has taken. Each beat also refreshes the worker's own row (one
+ * update, idle or not), so the dashboard sees it alive and how many attempts it runs.
  */
 export class Heartbeat {
   private timer: NodeJS.Timeout | null = null;
@@ -15,16 +17,21 @@ export class Heartbeat {
     private readonly lockSeconds: number,
     private readonly slots: Slots,
     private readonly logger: Logger,
+    private readonly presence: WorkerPresence,
   ) {}
 
   start(): void {
-    this.timer = setInterval(() => void this.extendLocks(), (this.lockSeconds * 1000) / 3);
+    this.timer = setInterval(() => void this.beat(), heartbeatSeconds(this.lockSeconds) * 1000);
     this.timer.unref();
   }
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+  }
+
+  private async beat(): Promise<void> {
+    await Promise.all([this.presence.beat(this.slots.running.size), this.extendLocks()]);
   }
 
   private async extendLocks(): Promise<void> {

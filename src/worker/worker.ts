@@ -9,11 +9,14 @@ import type { Subscription } from '../storage/driver/driver.js';
 import { ClaimLoop } from './claim-loop.js';
 import { FinishBuffer } from './finish-buffer.js';
 import { Heartbeat } from './heartbeat.js';
+import { WorkerPresence } from './presence.js';
 import { RetryWindow } from './retry-window.js';
 import { createWorkerServices, type WorkerService } from './services.js';
 import { Slots } from './slots.js';
 import { Wakeup } from './wakeup.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
+
+export type { WorkerRecord } from '../model/worker.js';
 
 type State = 'idle' | 'running' | 'stopping';
 
@@ -35,6 +38,7 @@ export class Worker {
   private readonly slots: Slots;
   private readonly claims: ClaimLoop;
   private readonly heartbeat: Heartbeat;
+  private readonly presence: WorkerPresence;
   private services: WorkerService[] = [];
   private subscription: Subscription | null = null;
   private starting: Promise<void> | null = null;
@@ -51,7 +55,8 @@ export class Worker {
     this.finish = new FinishBuffer(core.storage, { window: this.retryWindow, logger: this.logger });
     this.slots = new Slots(core, options, this.finish, this, this.wakeup, this.logger);
     this.claims = new ClaimLoop(core, options, this.id, this.logger, this, this.slots, this.wakeup);
-    this.heartbeat = new Heartbeat(core, options.lockSeconds, this.slots, this.logger);
+    this.presence = new WorkerPresence(core, this.id, options, this.logger);
+    this.heartbeat = new Heartbeat(core, options.lockSeconds, this.slots, this.logger, this.presence);
     options.queues?.forEach((name, index) => {
       if (!core.registry.localQueue(name)?.handler) {
         throw new InvalidOptionError(
@@ -79,6 +84,7 @@ export class Worker {
     this.state = 'running';
     this.starting = this.startNow().catch(async (error) => {
       this.state = 'idle';
+      await this.presence.remove();
       await this.subscription?.close().catch(() => {});
       this.subscription = null;
       throw error;
@@ -94,6 +100,7 @@ export class Worker {
       await announceRetention(this.core, this.options.sweep, this.logger);
     }
     this.retryWindow.closeAt(null);
+    await this.presence.register();
     this.services = createWorkerServices(this.core, this.options, this.logger);
     this.subscription = await this.core.storage.driver.listen(
       this.core.storage.channel,
@@ -162,6 +169,7 @@ export class Worker {
     await Promise.all(this.services.map((service) => service.stop()));
     await this.subscription?.close().catch(() => {});
     this.subscription = null;
+    await this.presence.remove();
     this.state = 'idle';
     this.starting = null;
   }

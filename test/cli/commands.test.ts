@@ -57,6 +57,41 @@ for (const kind of TEST_DRIVERS) {
       );
     });
 
+    test('workers lists the registered workers, live and gone, with their sweeps; --json too', async () => {
+      await withEngine(db.open, async (tm) => {
+        const { storage } = engineOf(tm);
+        const settings = { sweep: false as const, uniqueLockSweep: false as const, tickIntervalSeconds: 5 };
+        const base = { host: 'node-a', pid: 4242, concurrency: 8, heartbeatSeconds: 20, startedAt: null };
+        await storage.registerWorker({
+          ...base,
+          id: 'cli.sweeper',
+          queues: ['mail'],
+          settings: { ...settings, sweep: { intervalSeconds: 60, batchSize: 500 } },
+        });
+        await storage.registerWorker({ ...base, id: 'cli.dead', queues: null, settings });
+        await storage.driver.query(
+          `update "${tm.schema}".workers set heartbeat_at = now() - interval '5 minutes' where id = 'cli.dead'`,
+        );
+      });
+      const { code, io } = await runCli(['workers', ...db.args]);
+      assert.equal(code, 0, io.err());
+      assert.match(
+        io.out(),
+        /worker\s+host\s+pid\s+queues\s+running\s+concurrency\s+started\s+last beat\s+state/,
+      );
+      assert.match(
+        io.out(),
+        /^cli\.sweeper\s+node-a\s+4242\s+mail\s+0\s+8\s+.*\s+live\s+every 1 min \(60 s\), batch 500$/m,
+      );
+      assert.match(io.out(), /^cli\.dead\s+node-a\s+4242\s+\(all\)\s+.*5 min ago\s+gone\s+off$/m);
+      assert.match(io.out(), /1 live, 1 gone\. 1 of 1 live workers sweep every 1 min \(60 s\)\./);
+      const json = JSON.parse((await runCli(['workers', '--json', ...db.args])).io.out());
+      assert.deepEqual(json.workers.map((w: { id: string; gone: boolean }) => [w.id, w.gone]).sort(), [
+        ['cli.dead', true],
+        ['cli.sweeper', false],
+      ]);
+    });
+
     test('purge counts with --dry-run first, then deletes finished jobs only, with a progress line', async () => {
       const ids = await withEngine(db.open, async (tm) => {
         tm.createQueue({ name: 'purge.q' });

@@ -7,7 +7,17 @@ describe('tidemark CLI: help and bad input', () => {
   test('--help lists every command and exits 0', async () => {
     const { code, io } = await runCli(['--help']);
     assert.equal(code, 0);
-    for (const name of ['demo', 'dashboard', 'migrate', 'stats', 'purge', 'sweep', 'retry', 'cancel']) {
+    for (const name of [
+      'demo',
+      'dashboard',
+      'migrate',
+      'stats',
+      'workers',
+      'purge',
+      'sweep',
+      'retry',
+      'cancel',
+    ]) {
       assert.match(io.out(), new RegExp(`^  ${name} `, 'm'), `${name} listed`);
     }
     assert.match(io.out(), /--schema NAME/);

@@ -29,6 +29,10 @@ if (TEST_DRIVERS.includes('pg')) {
       const held = await suite.tm.getJob(id);
       assert.equal(held?.status, 'active');
       assert.equal(held?.lockedBy, 'victim');
+      // No stop ran, so its row stays; three missed beats (of a third of a second) show it gone.
+      await waitFor('the killed worker shown as gone', async () =>
+        (await suite.tm.listWorkers()).some((w) => w.id === 'victim' && w.gone),
+      );
 
       const rescuer = startWorker({ url: PG_URL, schema: suite.schema, worker: 'rescuer', mode: 'record' });
       suite.workers.push(rescuer);
@@ -52,6 +56,9 @@ if (TEST_DRIVERS.includes('pg')) {
       assert.deepEqual(effects, [{ worker: 'rescuer', attempt: 2 }]);
       rescuer.kill('SIGTERM');
       assert.deepEqual(await rescuer.exited, { code: 0, signal: null });
+      const ids = (await suite.tm.listWorkers()).map((w) => w.id);
+      assert.ok(!ids.includes('rescuer'), 'a worker stopped by SIGTERM deletes its row');
+      assert.ok(ids.includes('victim'), 'the killed one stays until the tick deletes it an hour later');
     });
   });
 }

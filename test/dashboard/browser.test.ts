@@ -52,6 +52,7 @@ describeEachDriver('dashboard in a browser', ({ kind, open }) => {
       ['retention', 'retention?preview=1'],
       ['purge', 'purge'],
       ['storage', 'storage'],
+      ['workers', 'workers'],
     ];
     for (const [name, path] of pages) {
       const response = await page.goto(url + path);

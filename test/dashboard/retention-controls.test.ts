@@ -25,7 +25,7 @@ describeEachDriver('dashboard retention controls', ({ open }) => {
     assert.equal(paused.status, 303, paused.body);
     assert.equal(paused.res.headers.get('location'), '/retention?done=paused');
     assert.equal((await tm.retentionStatus()).reason, HOSTILE);
-    for (const path of ['', 'jobs', 'retention', 'purge', 'storage']) {
+    for (const path of ['', 'jobs', 'retention', 'purge', 'storage', 'workers']) {
       const body = (await get(`${url}${path}`)).body;
       assert.match(body, /id="retention-paused"/, `the banner on /${path}`);
       assert.ok(body.includes('&lt;script&gt;window.__xss'), 'the reason is escaped');

@@ -64,6 +64,7 @@ function pages(t: Targets): string[] {
     'retention?preview=1',
     'purge',
     'storage',
+    'workers',
     // the same pages reached by odd spellings of their paths
     '/jobs',
     './jobs',

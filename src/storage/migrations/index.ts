@@ -2,6 +2,7 @@ import * as m0001 from './0001-initial.js';
 import * as m0002 from './0002-retention-controls.js';
 import * as m0003 from './0003-set-based-removal.js';
 import * as m0004 from './0004-queue-finished-index.js';
+import * as m0005 from './0005-workers.js';
 
 export interface Migration {
   version: number;
@@ -15,6 +16,7 @@ export const migrations: readonly Migration[] = [
   { version: 2, ...m0002 },
   { version: 3, ...m0003 },
   { version: 4, ...m0004 },
+  { version: 5, ...m0005 },
 ];
 
 export const latestVersion = migrations.length;

@@ -118,6 +118,27 @@ select queue, status, floor(extract(epoch from (now() - finished_at)) / 60)::int
            order by finished_at desc limit $1) recent
    group by 1, 2, 3
 
+-- carried-retention.ts#carriedRetention
+select q.name as queue, c.retention, c.jobs
+    from "tidemark".queues q
+   cross join lateral (
+     select newest.retention, count(*)::int as jobs
+       from (
+         select j.id, j.retention
+           from unnest($1::text[]) as s(status)
+          cross join lateral (
+            select id, retention from "tidemark".jobs
+             where queue = q.name and status = s.status
+             order by id desc
+             limit $2
+          ) j
+          order by j.id desc
+          limit $2
+       ) newest
+      group by newest.retention
+   ) c
+   order by q.name, c.jobs desc, c.retention::text
+
 -- job-actions.ts#cancelSubtree
 with recursive subtree as (
     select id, 0 as depth from "tidemark".jobs where id = $1::bigint
@@ -1303,6 +1324,43 @@ update "tidemark".jobs j
          lock_token = null, locked_by = null, locked_until = null
    where j.id = $3::bigint and j.lock_token = $4::uuid and case when j.status = 'active' then true end
   returning j.id::text as id
+
+-- workers.ts#beatWorker
+update "tidemark".workers set heartbeat_at = now(), running = $1 where id = $2 returning id
+
+-- workers.ts#deleteGoneWorkers
+with gone as (
+    select id from "tidemark".workers
+     where heartbeat_at < now() - $1 * interval '1 second'
+       and heartbeat_at < now() - (3 * heartbeat_seconds + $1) * interval '1 second'
+     order by heartbeat_at
+     limit $2
+     for update skip locked
+  )
+  delete from "tidemark".workers w using gone where w.id = gone.id
+  returning w.id
+
+-- workers.ts#listWorkers
+select id, host, pid, queues, concurrency, settings, heartbeat_seconds, started_at, heartbeat_at, running,
+         heartbeat_at < now() - 3 * heartbeat_seconds * interval '1 second' as gone
+    from "tidemark".workers
+   order by host, started_at, id
+   limit $1
+
+-- workers.ts#registerWorker
+insert into "tidemark".workers as w
+         (id, host, pid, queues, concurrency, settings, heartbeat_seconds, started_at, heartbeat_at, running)
+  values ($1, $2, $3, $4::text[], $5, $6::jsonb, $7,
+          coalesce($8::timestamptz, now()), now(), 0)
+  on conflict (id) do update
+     set host = excluded.host, pid = excluded.pid, queues = excluded.queues,
+         concurrency = excluded.concurrency, settings = excluded.settings,
+         heartbeat_seconds = excluded.heartbeat_seconds, started_at = excluded.started_at,
+         heartbeat_at = now(), running = 0
+  returning started_at
+
+-- workers.ts#unregisterWorker
+delete from "tidemark".workers where id = $1 returning id
 
 -- workflow-view.ts#workflowView
 select j.status, j.paused_from, j.wait, j.run_at,

@@ -89,6 +89,16 @@ unique_locks.scope text not null
 unique_locks.job_id bigint not null
 unique_locks.expires_at timestamp with time zone not null
 unique_locks.created_at timestamp with time zone not null default now()
+workers.id text not null
+workers.host text not null
+workers.pid integer not null
+workers.queues text[]
+workers.concurrency integer not null
+workers.settings jsonb not null
+workers.heartbeat_seconds double precision not null
+workers.started_at timestamp with time zone not null default now()
+workers.heartbeat_at timestamp with time zone not null default now()
+workers.running integer not null default 0
 -- indexes
 CREATE UNIQUE INDEX checkpoints_pkey ON checkpoints USING btree (job_id, name)
 CREATE INDEX jobs_claim_idx ON jobs USING btree (queue, priority DESC, run_at, id) WHERE (status = ANY (ARRAY['pending'::text, 'retry'::text, 'waiting'::text]))
@@ -123,6 +133,8 @@ CREATE INDEX sweeps_started_idx ON sweeps USING btree (started_at DESC)
 CREATE INDEX unique_locks_expires_idx ON unique_locks USING btree (expires_at)
 CREATE INDEX unique_locks_job_idx ON unique_locks USING btree (job_id)
 CREATE UNIQUE INDEX unique_locks_pkey ON unique_locks USING btree (scope)
+CREATE INDEX workers_heartbeat_idx ON workers USING btree (heartbeat_at)
+CREATE UNIQUE INDEX workers_pkey ON workers USING btree (id)
 -- constraints
 checkpoints checkpoints_pkey PRIMARY KEY (job_id, name)
 jobs jobs_pkey PRIMARY KEY (id)
@@ -140,6 +152,7 @@ schedules schedules_pkey PRIMARY KEY (name)
 signals signals_pkey PRIMARY KEY (id)
 sweeps sweeps_pkey PRIMARY KEY (id)
 unique_locks unique_locks_pkey PRIMARY KEY (scope)
+workers workers_pkey PRIMARY KEY (id)
 -- functions
 log_attempt(log jsonb, entry jsonb)
 purge_time(retention jsonb, status text, finished timestamp with time zone)
