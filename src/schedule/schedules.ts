@@ -63,6 +63,7 @@ export async function saveSchedule(core: EngineCore, schedule: CheckedSchedule):
 
 /** Delete a schedule; ScheduleNotFoundError when there is none of that name. */
 export async function removeSchedule(core: EngineCore, name: string): Promise<void> {
+  checkString(name, 'name');
   const rows = await core.storage.run(deleteSchedule, { name });
   if (rows.length === 0) throw new ScheduleNotFoundError(name);
 }
