@@ -1,5 +1,6 @@
 import type { EngineCore } from '../engine-core.js';
 import { nextFire } from '../schedule/cron.js';
+import type { ScheduleRecord } from '../schedule/schedules.js';
 import { listSchedules, recentScheduleFires } from '../storage/sql/schedules.js';
 
 /** One fire of a schedule: when, the job it created, and that job's status (null once deleted). */
@@ -10,13 +11,7 @@ export interface ScheduleFire {
 }
 
 /** A schedule as the dashboard and `tidemark schedules` show it. */
-export interface ScheduleView {
-  name: string;
-  cron: string;
-  timezone: string;
-  queue: string;
-  data: unknown;
-  lastFireAt: Date | null;
+export interface ScheduleView extends ScheduleRecord {
   /** The next fire time by the database's clock; null when the expression never fires again. */
   nextFireAt: Date | null;
   /** The latest fires, newest first. */

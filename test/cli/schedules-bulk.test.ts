@@ -4,7 +4,7 @@ import { engineOf } from '../../src/engine-handle.js';
 import { tickOnce } from '../../src/maintenance/tick.js';
 import { cliDatabase, runCli, withEngine } from '../support/cli.js';
 import { rawQuery, TEST_DRIVERS } from '../support/databases.js';
-import { updateJob } from '../support/jobs.js';
+import { finishedJobs } from '../support/jobs.js';
 
 for (const kind of TEST_DRIVERS) {
   describe(`tidemark schedules, unschedule and bulk retry/cancel [${kind}]`, () => {
@@ -33,12 +33,18 @@ for (const kind of TEST_DRIVERS) {
       assert.match(list.io.out(), /^name\s+cron\s+timezone\s+queue\s+next fire \(UTC\)\s+latest fires$/m);
       assert.match(
         list.io.out(),
-        new RegExp(`^nightly\\s+0 3 \\* \\* \\*\\s+UTC\\s+reports\\s+\\d{4}-\\d\\d-\\d\\d 03:00:00\\s+job ${jobId} pending$`, 'm'),
+        new RegExp(
+          `^nightly\\s+0 3 \\* \\* \\*\\s+UTC\\s+reports\\s+\\d{4}-\\d\\d-\\d\\d 03:00:00\\s+job ${jobId} pending$`,
+          'm',
+        ),
       );
       const json = await runCli(['schedules', '--json', ...db.args]);
       const [schedule] = JSON.parse(json.io.out()).schedules;
       assert.equal(schedule.name, 'nightly');
-      assert.deepEqual(schedule.fires.map((f: { jobId: string }) => f.jobId), [jobId]);
+      assert.deepEqual(
+        schedule.fires.map((f: { jobId: string }) => f.jobId),
+        [jobId],
+      );
 
       const removed = await runCli(['unschedule', 'nightly', ...db.args]);
       assert.equal(removed.code, 0, removed.io.err());
@@ -52,9 +58,7 @@ for (const kind of TEST_DRIVERS) {
     test('retry --status failed --dry-run counts; without it retries them all in batches', async () => {
       const ids = await withEngine(db.open, async (tm) => {
         tm.createQueue({ name: 'bulk.q' });
-        const added = await tm.addJobs([1, 2, 3, 4, 5].map((i) => ({ queue: 'bulk.q', data: { i } })));
-        for (const { id } of added) await updateJob(tm, id, `status = 'failed', attempts = 1, finished_at = now()`);
-        return added.map((r) => r.id);
+        return finishedJobs(tm, 'bulk.q', 5);
       });
       const filter = ['--queue', 'bulk.q', '--status', 'failed'];
       const dry = await runCli(['retry', ...filter, '--dry-run', ...db.args]);
@@ -63,7 +67,15 @@ for (const kind of TEST_DRIVERS) {
       const run = await runCli(['retry', ...filter, '--batch-size', '2', ...db.args]);
       assert.equal(run.code, 0, run.io.err());
       assert.equal(run.io.out(), 'Retried 5 of 5 matching failed jobs of queue bulk.q.\n');
-      const cancel = await runCli(['cancel', '--queue', 'bulk.q', '--status', 'pending', '--json', ...db.args]);
+      const cancel = await runCli([
+        'cancel',
+        '--queue',
+        'bulk.q',
+        '--status',
+        'pending',
+        '--json',
+        ...db.args,
+      ]);
       assert.equal(cancel.code, 0, cancel.io.err());
       assert.deepEqual(
         (({ matched, done, refused }) => ({ matched, done, refused }))(JSON.parse(cancel.io.out())),

@@ -1,30 +1,19 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Tidemark } from '../../src/index.js';
 import { csrfIn, get, post } from '../support/dashboard.js';
 import { describeEachDriver } from '../support/each-driver.js';
-import { updateJob } from '../support/jobs.js';
-
-async function failedJobs(tm: Tidemark, queue: string, n: number): Promise<string[]> {
-  const added = await tm.addJobs(Array.from({ length: n }, (_, i) => ({ queue, data: { i } })));
-  for (const { id } of added) await updateJob(tm, id, `status = 'failed', attempts = 1, finished_at = now()`);
-  return added.map((r) => r.id);
-}
-
-async function statusesOf(tm: Tidemark, ids: string[]): Promise<string[]> {
-  return Promise.all(ids.map(async (id) => (await tm.getJob(id))?.status ?? 'gone'));
-}
+import { finishedJobs, statusesOf, updateJob } from '../support/jobs.js';
 
 describeEachDriver('dashboard bulk actions', ({ open }) => {
   test('retry all failed jobs of a queue: dry-run count, confirm, outcome', async () => {
     const tm = await open();
     tm.createQueue({ name: 'billing' });
     tm.createQueue({ name: 'mail' });
-    const failed = await failedJobs(tm, 'billing', 4);
-    const [conflicted] = await failedJobs(tm, 'billing', 1);
+    const failed = await finishedJobs(tm, 'billing', 4);
+    const [conflicted] = await finishedJobs(tm, 'billing', 1);
     await updateJob(tm, conflicted, `unique_key = 'key:k'`);
     const holder = (await tm.addJob({ queue: 'billing', data: {}, unique: 'k' })).id;
-    const [elsewhere] = await failedJobs(tm, 'mail', 1);
+    const [elsewhere] = await finishedJobs(tm, 'mail', 1);
     const { url } = await tm.dashboard({ port: 0 });
 
     const list = (await get(`${url}jobs?queue=billing&status=failed`)).body;
@@ -45,7 +34,10 @@ describeEachDriver('dashboard bulk actions', ({ open }) => {
     assert.equal(done.status, 200, done.body);
     assert.match(done.body, /Retried <strong id="bulk-done">4<\/strong> of 5 matching jobs/);
     assert.match(done.body, /id="bulk-refused"/);
-    assert.match(done.body, new RegExp(`<a href="/jobs/${conflicted}">${conflicted}</a></td><td class="mono">unique-key-conflict`));
+    assert.match(
+      done.body,
+      new RegExp(`<a href="/jobs/${conflicted}">${conflicted}</a></td><td class="mono">unique-key-conflict`),
+    );
     assert.deepEqual(await statusesOf(tm, [...failed, conflicted, holder, elsewhere]), [
       ...Array(4).fill('pending'),
       'failed',
@@ -78,7 +70,7 @@ describeEachDriver('dashboard bulk actions', ({ open }) => {
   test('a read-only dashboard shows no bulk controls and refuses the posts', async () => {
     const tm = await open();
     tm.createQueue({ name: 'q' });
-    const [id] = await failedJobs(tm, 'q', 1);
+    const [id] = await finishedJobs(tm, 'q', 1);
     const { url } = await tm.dashboard({ port: 0, readOnly: true });
     const list = (await get(`${url}jobs?queue=q&status=failed`)).body;
     assert.match(list, new RegExp(`data-job-id="${id}"`));

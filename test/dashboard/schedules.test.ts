@@ -3,8 +3,8 @@ import { test } from 'node:test';
 import { engineOf } from '../../src/engine-handle.js';
 import { silentLogger, type Tidemark } from '../../src/index.js';
 import { tickOnce } from '../../src/maintenance/tick.js';
-import { rawQuery } from '../support/databases.js';
 import { csrfIn, get, post } from '../support/dashboard.js';
+import { rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
 
 /** A daily schedule that fired once, as if its last slot had come while the test waited. */
@@ -34,7 +34,10 @@ describeEachDriver('dashboard schedules', ({ open }) => {
     assert.match(page, /<td class="mono">0 3 \* \* \*<\/td><td>Europe\/Paris<\/td>/);
     // 03:00 in Paris is 01:00 or 02:00 UTC, depending on summer time.
     assert.match(page, /<td class="small next-fire">\d{4}-\d\d-\d\d 0[12]:00:00 UTC <span class="muted">in /);
-    assert.match(page, new RegExp(`<a href="/jobs/${jobId}">job ${jobId}</a> <span class="status status-pending">`));
+    assert.match(
+      page,
+      new RegExp(`<a href="/jobs/${jobId}">job ${jobId}</a> <span class="status status-pending">`),
+    );
   });
 
   test('unschedule asks for confirmation, then removes the schedule; read-only refuses', async () => {

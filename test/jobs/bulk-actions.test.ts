@@ -1,21 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { InvalidOptionError, QueueNotFoundError, type Tidemark } from '../../src/index.js';
+import { InvalidOptionError, QueueNotFoundError } from '../../src/index.js';
 import { describeEachDriver } from '../support/each-driver.js';
-import { updateJob } from '../support/jobs.js';
-
-/** Jobs of `queue` put straight into a finished status, as a worker would leave them. */
-async function finishedJobs(tm: Tidemark, queue: string, n: number, status = 'failed'): Promise<string[]> {
-  const added = await tm.addJobs(Array.from({ length: n }, (_, i) => ({ queue, data: { i } })));
-  for (const { id } of added) {
-    await updateJob(tm, id, `status = '${status}', attempts = 1, finished_at = now()`);
-  }
-  return added.map((r) => r.id);
-}
-
-async function statusesOf(tm: Tidemark, ids: string[]): Promise<string[]> {
-  return Promise.all(ids.map(async (id) => (await tm.getJob(id))?.status ?? 'gone'));
-}
+import { finishedJobs, statusesOf, updateJob } from '../support/jobs.js';
 
 describeEachDriver('bulk retry and cancel by filter', ({ open }) => {
   test('retry counts with a dry run, then retries every match in bounded batches', async () => {
@@ -63,9 +50,15 @@ describeEachDriver('bulk retry and cancel by filter', ({ open }) => {
     ]);
 
     const byIds = await tm.retryJobs({ ids: [holder, others[0]] });
-    assert.deepEqual({ done: byIds.done, refused: byIds.refused }, { done: 0, refused: { 'not-retryable': 2 } });
+    assert.deepEqual(
+      { done: byIds.done, refused: byIds.refused },
+      { done: 0, refused: { 'not-retryable': 2 } },
+    );
     const cancel = await tm.cancelJobs({ ids: [holder, conflicted] });
-    assert.deepEqual({ done: cancel.done, refused: cancel.refused }, { done: 1, refused: { 'not-in-flight': 1 } });
+    assert.deepEqual(
+      { done: cancel.done, refused: cancel.refused },
+      { done: 1, refused: { 'not-in-flight': 1 } },
+    );
     assert.equal((await tm.getJob(holder))?.status, 'cancelled');
   });
 
@@ -107,7 +100,10 @@ describeEachDriver('bulk retry and cancel by filter', ({ open }) => {
     await assert.rejects(tm.cancelJobs({ status: 'failed' }), field('filter.status'));
     await assert.rejects(tm.retryJobs({ ids: ['x'] }), field('filter.ids[0]'));
     await assert.rejects(tm.retryJobs({ ids: [] }), field('filter.ids'));
-    await assert.rejects(tm.retryJobs({ status: 'failed', since: 60, from: new Date() }), field('filter.since'));
+    await assert.rejects(
+      tm.retryJobs({ status: 'failed', since: 60, from: new Date() }),
+      field('filter.since'),
+    );
     await assert.rejects(tm.retryJobs({ status: 'failed', from: 'soon' }), field('filter.from'));
     await assert.rejects(tm.retryJobs({ status: 'failed', nope: 1 } as never), field('filter.nope'));
     await assert.rejects(tm.retryJobs({ status: 'failed' }, { batchSize: 0 }), field('options.batchSize'));

@@ -46,12 +46,11 @@ ${filtersForm(
   filter,
   queues.map((q) => q.name),
 )}
-<form method="post" action="${href(ctx, '/jobs/bulk/preview')}" id="bulk-form">
-${bulkControls(ctx, filter, rows.length > 0)}
+${ctx.readOnly ? '' : html`<form method="post" action="${href(ctx, '/jobs/bulk/preview')}" id="bulk-form">${bulkControls(ctx, filter, rows.length > 0)}`}
 <table class="jobs"><thead><tr>${ctx.readOnly ? '' : html`<th></th>`}<th class="num">id</th><th>queue</th><th>status</th><th class="num">attempts</th>
 <th>created</th><th>finished</th><th>data</th><th>error</th></tr></thead>
 <tbody>${rows.length > 0 ? rows : html`<tr><td colspan="9" class="muted">${problems.length > 0 ? 'Nothing was searched: fix the filters above.' : 'No jobs match.'}</td></tr>`}</tbody></table>
-</form>
+${ctx.readOnly ? '' : html`</form>`}
 <div class="pager">
 ${filter.before !== undefined ? html`<a href="${href(ctx, '/jobs', keep)}" rel="first">« Newest</a>` : ''}
 ${page.next !== null ? html`<a href="${href(ctx, '/jobs', { ...keep, before: String(page.next) })}" rel="next">Older »</a>` : ''}
