@@ -63,6 +63,7 @@ ol.timeline li.bad::before { background:var(--bad); }
 ol.timeline li.run::before { background:var(--accent); }
 ul.tree { list-style:none; padding-left:18px; margin:0; }
 ul.tree > li { padding:2px 0; }
+ul.fires { margin:0; padding-left:16px; }
 .chart svg { display:block; width:100%; height:auto; }
 .pager { display:flex; gap:16px; margin-top:10px; align-items:center; }
 .actions { margin:8px 0 16px; }
