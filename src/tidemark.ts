@@ -3,12 +3,7 @@ import type { EngineCore } from './engine-core.js';
 import { EngineHandle } from './engine-handle.js';
 import { DriverClosedError } from './errors.js';
 import type { TidemarkEventName, TidemarkEvents } from './events.js';
-import {
-  type BulkActionOptions,
-  type BulkJobFilter,
-  type BulkOutcome,
-  bulkAction,
-} from './jobs/bulk-actions.js';
+import * as bulk from './jobs/bulk-actions.js';
 import { deleteJob, deleteWorkflowSubtree } from './jobs/delete-jobs.js';
 import { type AddJobsOptions, addCheckedJobs, checkAddRequest } from './jobs/enqueue.js';
 import { cancelJob, pauseJob, resumeJob } from './jobs/job-actions.js';
@@ -135,13 +130,13 @@ export class Tidemark extends EngineHandle {
   }
 
   /** Retry every job matching a filter, in bounded batches; refusals are counted, `dryRun` only counts. */
-  async retryJobs(filter: BulkJobFilter, options?: BulkActionOptions): Promise<BulkOutcome> {
-    return this.whenReady((core) => bulkAction(core, 'retry', filter, options));
+  async retryJobs(filter: bulk.BulkJobFilter, options?: bulk.BulkActionOptions): Promise<bulk.BulkOutcome> {
+    return this.whenReady((core) => bulk.bulkAction(core, 'retry', filter, options));
   }
 
   /** Cancel every job matching a filter (with in-flight descendants), as `retryJobs` retries. */
-  async cancelJobs(filter: BulkJobFilter, options?: BulkActionOptions): Promise<BulkOutcome> {
-    return this.whenReady((core) => bulkAction(core, 'cancel', filter, options));
+  async cancelJobs(filter: bulk.BulkJobFilter, options?: bulk.BulkActionOptions): Promise<bulk.BulkOutcome> {
+    return this.whenReady((core) => bulk.bulkAction(core, 'cancel', filter, options));
   }
 
   /** Hold a pending, retry-waiting or waiting job until resumed. */
