@@ -33,6 +33,14 @@ export {
 } from './errors.js';
 export type { SweepCounts, TidemarkEventName, TidemarkEvents } from './events.js';
 export { ALL_STATUSES, FINISHED_STATUSES, IN_FLIGHT_STATUSES, JobStatus } from './job-status.js';
+export type {
+  BulkActionName,
+  BulkActionOptions,
+  BulkJobFilter,
+  BulkOutcome,
+  BulkRefusal,
+  BulkRefusalReason,
+} from './jobs/bulk-actions.js';
 export type { AddJobsOptions } from './jobs/enqueue.js';
 export type { JobDetail } from './jobs/job-detail.js';
 export type { AddJobInput, AddJobResult } from './jobs/job-options.js';

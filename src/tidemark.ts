@@ -3,6 +3,7 @@ import type { EngineCore } from './engine-core.js';
 import { EngineHandle } from './engine-handle.js';
 import { DriverClosedError } from './errors.js';
 import type { TidemarkEventName, TidemarkEvents } from './events.js';
+import * as bulk from './jobs/bulk-actions.js';
 import { deleteJob, deleteWorkflowSubtree } from './jobs/delete-jobs.js';
 import { type AddJobsOptions, addCheckedJobs, checkAddRequest } from './jobs/enqueue.js';
 import { cancelJob, pauseJob, resumeJob } from './jobs/job-actions.js';
@@ -12,7 +13,7 @@ import { checkResultRequest, waitForResult } from './jobs/result.js';
 import { retryJob } from './jobs/retry-job.js';
 import { type InstrumentOptions, instrumentEngine } from './metrics/instrument.js';
 import type { MeterLike } from './metrics/meter.js';
-import { checkId, checkInteger, checkString } from './options/check.js';
+import { checkId, checkInteger } from './options/check.js';
 import type { DashboardOptions, RunningDashboard } from './options/dashboard-options.js';
 import type { OpenOptions } from './options/open-options.js';
 import { defineQueue, setQueuePaused } from './queues/define-queue.js';
@@ -74,12 +75,10 @@ export class Tidemark extends EngineHandle {
 
   /** Stop every worker from claiming this queue's jobs until resumed. */
   async pauseQueue(name: string): Promise<void> {
-    checkString(name, 'name');
     return this.whenReady((core) => setQueuePaused(core, name, true));
   }
 
   async resumeQueue(name: string): Promise<void> {
-    checkString(name, 'name');
     return this.whenReady((core) => setQueuePaused(core, name, false));
   }
 
@@ -130,6 +129,16 @@ export class Tidemark extends EngineHandle {
     return this.onJob(id, retryJob);
   }
 
+  /** Retry every job matching a filter, in bounded batches; refusals are counted, `dryRun` only counts. */
+  async retryJobs(filter: bulk.BulkJobFilter, options?: bulk.BulkActionOptions): Promise<bulk.BulkOutcome> {
+    return this.whenReady((core) => bulk.bulkAction(core, 'retry', filter, options));
+  }
+
+  /** Cancel every job matching a filter (with in-flight descendants), as `retryJobs` retries. */
+  async cancelJobs(filter: bulk.BulkJobFilter, options?: bulk.BulkActionOptions): Promise<bulk.BulkOutcome> {
+    return this.whenReady((core) => bulk.bulkAction(core, 'cancel', filter, options));
+  }
+
   /** Hold a pending, retry-waiting or waiting job until resumed. */
   async pauseJob(id: string): Promise<Job> {
     return this.onJob(id, pauseJob);
@@ -174,7 +183,6 @@ export class Tidemark extends EngineHandle {
   }
 
   async unschedule(name: string): Promise<void> {
-    checkString(name, 'name');
     return this.whenReady((core) => schedules.removeSchedule(core, name));
   }
 
@@ -182,10 +190,7 @@ export class Tidemark extends EngineHandle {
     return this.whenReady(schedules.readSchedules);
   }
 
-  /**
-   * One full retention pass now, resolving to what it deleted (`paused`, `error` when so);
-   * `{ dryRun: true }` deletes nothing and says what a pass would delete. `batchSize` 1 to 10000.
-   */
+  /** One full retention pass now: what it deleted, or with `{ dryRun: true }` would; `batchSize` 1..10000. */
   sweep(options?: { dryRun?: false; batchSize?: number }): Promise<SweepOutcome>;
   sweep(options: { dryRun: true }): Promise<SweepPreview>;
   sweep(options?: { dryRun?: boolean; batchSize?: number }): Promise<SweepOutcome | SweepPreview>;

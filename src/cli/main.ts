@@ -7,6 +7,7 @@ import { cancelCommand, retryCommand } from './commands/job-action.js';
 import { migrateCommand } from './commands/migrate.js';
 import { purgeCommand } from './commands/purge.js';
 import { retentionCommand } from './commands/retention.js';
+import { schedulesCommand, unscheduleCommand } from './commands/schedules.js';
 import { statsCommand } from './commands/stats.js';
 import { sweepCommand } from './commands/sweep.js';
 import { workersCommand } from './commands/workers.js';
@@ -25,6 +26,8 @@ export const commands: Command[] = [
   retentionCommand,
   retryCommand,
   cancelCommand,
+  schedulesCommand,
+  unscheduleCommand,
 ];
 
 const HELP = () => `tidemark — durable jobs and workflows on PostgreSQL or embedded PGlite

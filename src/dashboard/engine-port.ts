@@ -1,4 +1,5 @@
 import type { EngineHandle } from '../engine-handle.js';
+import type { BulkActionOptions, BulkJobFilter, BulkOutcome } from '../jobs/bulk-actions.js';
 import type { JobDetail } from '../jobs/job-detail.js';
 import type { ApplyRetentionOptions, ApplyRetentionResult } from '../retention/apply-retention.js';
 import type { HoldJobsOptions, HoldResult } from '../retention/holds.js';
@@ -37,4 +38,7 @@ export interface DashboardEngine extends EngineHandle {
   holdJobs(options: HoldJobsOptions): Promise<HoldResult>;
   releaseHold(holdId: string): Promise<void>;
   applyRetention(options: ApplyRetentionOptions): Promise<ApplyRetentionResult>;
+  retryJobs(filter: BulkJobFilter, options?: BulkActionOptions): Promise<BulkOutcome>;
+  cancelJobs(filter: BulkJobFilter, options?: BulkActionOptions): Promise<BulkOutcome>;
+  unschedule(name: string): Promise<void>;
 }

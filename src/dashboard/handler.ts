@@ -255,6 +255,8 @@ async function logout(
 }
 
 function backFrom(ctx: DashboardContext, path: string): string {
+  if (path.startsWith('/jobs/bulk/')) return `${ctx.base}/jobs`;
+  if (path.startsWith('/schedules')) return `${ctx.base}/schedules`;
   const job = path.match(/^\/jobs\/(\d+)\//);
   if (job) return `${ctx.base}/jobs/${job[1]}`;
   if (path.startsWith('/purge')) return `${ctx.base}/purge`;

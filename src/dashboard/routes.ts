@@ -1,7 +1,9 @@
 import { InvalidOptionError } from '../errors.js';
 import { type ActionResult, runJobAction, runPurge, runQueueAction } from './actions.js';
+import { runBulk } from './bulk-job-actions.js';
 import type { DashboardContext } from './context.js';
 import type { Html } from './html.js';
+import { confirmCancelPage } from './pages/confirm-cancel.js';
 import { confirmDeletePage } from './pages/confirm-delete.js';
 import { jobDetailPage } from './pages/job-detail.js';
 import { jobsPage } from './pages/jobs.js';
@@ -9,9 +11,11 @@ import { purgeFormPage } from './pages/purge.js';
 import { queueNameFrom, queuePage } from './pages/queue.js';
 import { queuesPage } from './pages/queues.js';
 import { retentionPage } from './pages/retention.js';
+import { confirmUnschedulePage, schedulesPage } from './pages/schedules.js';
 import { storagePage } from './pages/storage.js';
 import { workersPage } from './pages/workers.js';
 import { runApplyRetention, runPlaceHold, runReleaseHold, runRetentionSwitch } from './retention-actions.js';
+import { runUnschedule } from './schedule-actions.js';
 import { runSendSignal } from './signal-action.js';
 
 const ID = '([1-9][0-9]{0,18})';
@@ -51,6 +55,7 @@ export const pages: PageRoute[] = [
     pattern: new RegExp(`^/jobs/${ID}/confirm$`),
     render: (ctx, m) => {
       const action = ctx.url.searchParams.get('action');
+      if (action === 'cancel') return confirmCancelPage(ctx, jobId(m));
       return action === 'delete' || action === 'delete-subtree'
         ? confirmDeletePage(ctx, jobId(m), action)
         : Promise.resolve(null);
@@ -60,6 +65,8 @@ export const pages: PageRoute[] = [
   { pattern: /^\/purge$/, render: (ctx) => purgeFormPage(ctx) },
   { pattern: /^\/storage$/, render: (ctx) => storagePage(ctx) },
   { pattern: /^\/workers$/, render: (ctx) => workersPage(ctx) },
+  { pattern: /^\/schedules$/, render: (ctx) => schedulesPage(ctx) },
+  { pattern: /^\/schedules\/confirm$/, render: (ctx) => confirmUnschedulePage(ctx) },
 ];
 
 /** Every mutation: POST only, after the CSRF check, refused when read-only. */
@@ -86,6 +93,11 @@ export const actions: ActionRoute[] = [
   {
     pattern: /^\/retention\/apply\/(preview|confirm)$/,
     run: (ctx, m, form) => runApplyRetention(ctx, form, m[1] as 'preview' | 'confirm'),
+  },
+  { pattern: /^\/schedules\/unschedule$/, run: (ctx, _m, form) => runUnschedule(ctx, form) },
+  {
+    pattern: /^\/jobs\/bulk\/(preview|confirm)$/,
+    run: (ctx, m, form) => runBulk(ctx, form, m[1] as 'preview' | 'confirm'),
   },
 ];
 

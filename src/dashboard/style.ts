@@ -81,6 +81,7 @@ ul.tree li.current > .node { background:#fff3c4; border-radius:4px; padding:0 4p
 form.signal-form { display:flex; flex-direction:column; gap:8px; max-width:560px; }
 form.signal-form label { display:flex; flex-direction:column; font-size:12px; color:var(--muted); gap:3px; }
 form.signal-form textarea { font-family:var(--mono); font-size:12.5px; padding:4px 6px; border:1px solid #b7c0cf; border-radius:4px; }
+ul.fires { margin:0; padding-left:16px; }
 .chart svg { display:block; width:100%; height:auto; }
 .pager { display:flex; gap:16px; margin-top:10px; align-items:center; }
 .actions { margin:8px 0 16px; }

@@ -11,8 +11,16 @@ export async function existingJob(core: EngineCore, id: string): Promise<Job> {
 
 /** Cancel a job and its in-flight descendants; the job as it is after. */
 export async function cancelJob(core: EngineCore, jobId: string): Promise<Job> {
-  await core.storage.cancelSubtree(jobId);
-  return existingJob(core, jobId);
+  return (await cancelJobTree(core, jobId)).job;
+}
+
+/** The same, saying which jobs of the tree it cancelled (none when the job had finished). */
+export async function cancelJobTree(
+  core: EngineCore,
+  jobId: string,
+): Promise<{ job: Job; cancelled: string[] }> {
+  const cancelled = await core.storage.cancelSubtree(jobId);
+  return { job: await existingJob(core, jobId), cancelled };
 }
 
 /** Hold a pending, retry-waiting or waiting job; a job already paused stays so. */

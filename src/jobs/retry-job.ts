@@ -13,6 +13,14 @@ const UNIQUE_KEY_INDEX = 'jobs_unique_key_idx';
  * and UniqueKeyConflictError says which job holds the key.
  */
 export async function retryJob(core: EngineCore, jobId: string): Promise<Job> {
+  return (await retryJobTree(core, jobId)).job;
+}
+
+/** The same, saying which jobs of the tree it reopened, the job itself among them. */
+export async function retryJobTree(
+  core: EngineCore,
+  jobId: string,
+): Promise<{ job: Job; reopened: string[] }> {
   let reopened: string[] | undefined;
   for (let attempt = 1; reopened === undefined; attempt++) {
     try {
@@ -40,7 +48,7 @@ export async function retryJob(core: EngineCore, jobId: string): Promise<Job> {
   if (!reopened.includes(jobId)) {
     throw new InvalidJobStateError(jobId, job.status, 'only finished or retry-waiting jobs can be retried');
   }
-  return job;
+  return { job, reopened };
 }
 
 function isUniqueKeyViolation(error: unknown): boolean {

@@ -1,5 +1,6 @@
 import type { EngineCore } from '../engine-core.js';
 import { QueueNotFoundError } from '../errors.js';
+import { checkString } from '../options/check.js';
 import { notePolicy } from '../retention/policy-notes.js';
 import { type QueueOptions, type ResolvedQueue, resolveQueueOptions } from './queue-options.js';
 
@@ -16,5 +17,6 @@ export function defineQueue<Data, Output>(
 
 /** Pause or resume a stored queue; QueueNotFoundError when no queue of that name is stored. */
 export async function setQueuePaused(core: EngineCore, name: string, paused: boolean): Promise<void> {
+  checkString(name, 'name');
   if (!(await core.storage.setQueuePaused(name, paused))) throw new QueueNotFoundError(name);
 }

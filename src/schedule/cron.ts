@@ -36,6 +36,16 @@ export function latestDueFire(expression: string, timezone: string, after: Date,
   }
 }
 
+/** The first fire time after `after`, or null when the expression never fires again. */
+export function nextFire(expression: string, timezone: string, after: Date): Date | null {
+  const cron = new Cron(expression, { timezone, paused: true });
+  try {
+    return cron.nextRun(after);
+  } finally {
+    cron.stop();
+  }
+}
+
 function isTimeZone(zone: string): boolean {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone });

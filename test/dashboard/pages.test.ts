@@ -18,6 +18,8 @@ describeEachDriver('dashboard pages', ({ open }) => {
       `jobs/${seeded.failed}`,
       `jobs/${seeded.parent}`,
       `jobs/${seeded.failed}/confirm?action=delete`,
+      `jobs/${seeded.pending}/confirm?action=cancel`,
+      'schedules',
       'retention',
       'retention?preview=1',
       'purge',

@@ -73,3 +73,22 @@ export async function waitForStatus(
 export async function updateJob(tm: Tidemark, id: string, set: string): Promise<void> {
   await rawQuery(tm, `update "${tm.schema}".jobs set ${set} where id = $1::bigint`, [id]);
 }
+
+/** Jobs of `queue` put straight into a finished status (one attempt spent), as a worker would leave them. */
+export async function finishedJobs(
+  tm: Tidemark,
+  queue: string,
+  n: number,
+  status = 'failed',
+): Promise<string[]> {
+  const added = await tm.addJobs(Array.from({ length: n }, (_, i) => ({ queue, data: { i } })));
+  for (const { id } of added) {
+    await updateJob(tm, id, `status = '${status}', attempts = 1, finished_at = now()`);
+  }
+  return added.map((r) => r.id);
+}
+
+/** The status of each job, 'gone' for one that no longer exists. */
+export async function statusesOf(tm: Tidemark, ids: string[]): Promise<string[]> {
+  return Promise.all(ids.map(async (id) => (await tm.getJob(id))?.status ?? 'gone'));
+}

@@ -1,16 +1,24 @@
 import { parseArgs } from 'node:util';
 import { InvalidJobStateError } from '../../errors.js';
 import { isFinished } from '../../job-status.js';
-import type { CliIo } from '../cli-io.js';
+import { type CliIo, UsageError } from '../cli-io.js';
 import type { Command } from '../command.js';
-import { DATABASE_HELP, DATABASE_OPTIONS, jobIdArgument, openForCommand } from '../open-database.js';
+import { DATABASE_HELP, jobIdArgument, openForCommand } from '../open-database.js';
+import { BULK_OPTIONS, bulkHelp, isBulk, runBulkCommand } from './bulk-action.js';
 
 function jobCommand(name: 'retry' | 'cancel', summary: string, description: string): Command {
   const usage = `Usage: tidemark ${name} ID [--database URL|PATH] [--schema NAME]
+       tidemark ${name} --status S [--queue Q] [--since SECONDS | --from DATE --to DATE]
+                 [--text TEXT] [--dry-run] [--batch-size N] [--json] [--database URL|PATH] [--schema NAME]
 
 ${description}
 
+With --status instead of an ID it acts on every job matching the filter, in batches, each
+job through the same checks as on its own; a job that cannot be changed is reported by
+reason, and the rest go on. Run it with --dry-run first to see how many match.
+
 Options:
+${bulkHelp(name)}
 ${DATABASE_HELP}`;
   return {
     name,
@@ -19,10 +27,15 @@ ${DATABASE_HELP}`;
     async run(args: string[], io: CliIo): Promise<number> {
       const { values, positionals } = parseArgs({
         args,
-        options: DATABASE_OPTIONS,
+        options: BULK_OPTIONS,
         allowPositionals: true,
         strict: true,
       });
+      if (isBulk(values)) {
+        if (positionals.length > 0)
+          throw new UsageError(`give a job id or filter options, not both\n\n${usage}`);
+        return runBulkCommand(name, values, io);
+      }
       const id = jobIdArgument(positionals, usage);
       const tm = await openForCommand(values, io);
       try {
@@ -43,12 +56,12 @@ ${DATABASE_HELP}`;
 
 export const retryCommand = jobCommand(
   'retry',
-  'run a finished or retry-waiting job again now',
+  'run a finished or retry-waiting job again (or all matching --status)',
   'Runs a finished (failed, cancelled, expired, completed) or retry-waiting job again now,\nwith its descendants that did not complete.',
 );
 
 export const cancelCommand = jobCommand(
   'cancel',
-  'cancel a job and its in-flight descendants',
+  'cancel a job and its in-flight descendants (or all matching --status)',
   "Cancels a job that has not finished, and its in-flight descendants. A running handler's\nAbortSignal fires.",
 );

@@ -62,7 +62,7 @@ function jobActions(ctx: DashboardContext, job: Job, hasChildren: boolean): Html
   const path = (action: string) => `/jobs/${job.id}/${action}`;
   const finished = isFinished(job.status);
   return html`${finished || job.status === 'retry' ? actionButton(ctx, path('retry'), 'Retry') : ''}
-${!finished ? actionButton(ctx, path('cancel'), 'Cancel', {}, 'danger') : ''}
+${!finished ? html`<a class="button danger" href="${href(ctx, path('confirm'), { action: 'cancel' })}" data-action="cancel">Cancel…</a>` : ''}
 ${['pending', 'retry', 'waiting'].includes(job.status) ? actionButton(ctx, path('pause'), 'Pause') : ''}
 ${job.status === 'paused' ? actionButton(ctx, path('resume'), 'Resume') : ''}
 ${finished && !hasChildren ? html`<a class="button danger" href="${href(ctx, path('confirm'), { action: 'delete' })}">Delete…</a>` : ''}

@@ -5,6 +5,7 @@ import { type DashboardContext, href } from '../context.js';
 import { type Html, html } from '../html.js';
 import { layout, notice, statusBadge } from '../layout.js';
 import { refreshToggle } from '../refresh.js';
+import { bulkControls } from './bulk.js';
 
 const SINCE_CHOICES: [string, string][] = [
   ['', 'any time'],
@@ -28,7 +29,9 @@ export async function jobsPage(ctx: DashboardContext): Promise<Html | { status: 
   ]);
   const keep = filterQuery(ctx.url.searchParams);
   const rows = page.rows.map(
-    (job) => html`<tr data-job-id="${job.id}">
+    (
+      job,
+    ) => html`<tr data-job-id="${job.id}">${ctx.readOnly ? '' : html`<td><input type="checkbox" name="id" value="${job.id}" aria-label="select job ${job.id}"></td>`}
 <td class="num"><a href="${href(ctx, `/jobs/${job.id}`)}">${job.id}</a></td>
 <td>${job.queue}</td><td>${statusBadge(job.status)}</td>
 <td class="num">${job.attempts}/${job.max_attempts}</td>
@@ -44,9 +47,11 @@ ${filtersForm(
   filter,
   queues.map((q) => q.name),
 )}
-<div class="scroll"><table class="jobs"><thead><tr><th class="num">id</th><th>queue</th><th>status</th><th class="num">attempts</th>
+${ctx.readOnly ? '' : html`<form method="post" action="${href(ctx, '/jobs/bulk/preview')}" id="bulk-form">${bulkControls(ctx, filter, rows.length > 0)}`}
+<div class="scroll"><table class="jobs"><thead><tr>${ctx.readOnly ? '' : html`<th></th>`}<th class="num">id</th><th>queue</th><th>status</th><th class="num">attempts</th>
 <th>created</th><th>finished</th><th>data</th><th>error</th></tr></thead>
-<tbody>${rows.length > 0 ? rows : html`<tr><td colspan="8" class="muted">${problems.length > 0 ? 'Nothing was searched: fix the filters above.' : 'No jobs match.'}</td></tr>`}</tbody></table></div>
+<tbody>${rows.length > 0 ? rows : html`<tr><td colspan="9" class="muted">${problems.length > 0 ? 'Nothing was searched: fix the filters above.' : 'No jobs match.'}</td></tr>`}</tbody></table></div>
+${ctx.readOnly ? '' : html`</form>`}
 <div class="pager">
 ${filter.before !== undefined ? html`<a href="${href(ctx, '/jobs', keep)}" rel="first">« Newest</a>` : ''}
 ${page.next !== null ? html`<a href="${href(ctx, '/jobs', { ...keep, before: String(page.next) })}" rel="next">Older »</a>` : ''}

@@ -27,10 +27,43 @@ export const deleteSchedule = defineQuery<{ name: string }>(
   /* sql */ `delete from /*schema*/schedules where name = @name returning name`,
 );
 
-export const listSchedules = defineQuery(
+/** A stored schedule, with the database's clock. */
+export interface ScheduleRow {
+  name: string;
+  cron: string;
+  timezone: string;
+  queue: string;
+  data: unknown;
+  last_fire_at: Date | null;
+  now: Date;
+}
+
+export const listSchedules = defineQuery<Record<string, never>, ScheduleRow>(
   'listSchedules',
   /* sql */ `select name, cron, timezone, queue, data, last_fire_at, now() as now
     from /*schema*/schedules order by name`,
+);
+
+/**
+ * The latest @per_schedule fires of every schedule, newest first, each with its job's status
+ * (null once the job is gone). One walk of the fires' primary key per schedule.
+ */
+export const recentScheduleFires = defineQuery<
+  { per_schedule: number },
+  { schedule_name: string; fire_at: Date; job_id: string; status: string | null }
+>(
+  'recentScheduleFires',
+  /* sql */ `
+  select s.name as schedule_name, f.fire_at, f.job_id::text as job_id, j.status
+    from /*schema*/schedules s
+   cross join lateral (
+     select fire_at, job_id from /*schema*/schedule_fires
+      where schedule_name = s.name
+      order by fire_at desc
+      limit @per_schedule
+   ) f
+    left join /*schema*/jobs j on j.id = f.job_id
+   order by s.name, f.fire_at desc`,
 );
 
 /**

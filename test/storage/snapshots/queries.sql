@@ -118,6 +118,37 @@ select queue, status, floor(extract(epoch from (now() - finished_at)) / 60)::int
            order by finished_at desc limit $1) recent
    group by 1, 2, 3
 
+-- bulk.ts#bulkBatchByIds
+select j.id::text as id from "tidemark".jobs j
+   where j.id = any($1::bigint[])
+     and j.id > $2::bigint and j.id <= $3::bigint
+     and ($4::text is null or j.queue = $4::text)
+     and ($5::text is null or j.status = $5::text)
+      and ($6::timestamptz is null or j.created_at >= $6::timestamptz)
+      and ($7::timestamptz is null or j.created_at < $7::timestamptz)
+      and ($8::text is null or j.data::text ilike $8::text)
+   order by j.id
+   limit $9
+
+-- bulk.ts#bulkBatchByStatus
+select m.id::text as id from unnest($1::text[]) as q(name)
+   cross join lateral (
+     select j.id from "tidemark".jobs j
+      where j.queue = q.name
+        and (j.status, j.id) > ($2::text, $3::bigint)
+        and (j.status, j.id) <= ($2::text, $4::bigint)
+      and ($5::timestamptz is null or j.created_at >= $5::timestamptz)
+      and ($6::timestamptz is null or j.created_at < $6::timestamptz)
+      and ($7::text is null or j.data::text ilike $7::text)
+      order by j.status, j.id
+      limit $8
+   ) m
+   order by m.id
+   limit $8
+
+-- bulk.ts#bulkCeiling
+select coalesce(max(id), 0)::text as ceiling from "tidemark".jobs
+
 -- carried-retention.ts#carriedRetention
 select q.name as queue, c.retention, c.jobs
     from "tidemark".queues q
@@ -1146,6 +1177,18 @@ delete from "tidemark".schedules where name = $1 returning name
 -- schedules.ts#listSchedules
 select name, cron, timezone, queue, data, last_fire_at, now() as now
     from "tidemark".schedules order by name
+
+-- schedules.ts#recentScheduleFires
+select s.name as schedule_name, f.fire_at, f.job_id::text as job_id, j.status
+    from "tidemark".schedules s
+   cross join lateral (
+     select fire_at, job_id from "tidemark".schedule_fires
+      where schedule_name = s.name
+      order by fire_at desc
+      limit $1
+   ) f
+    left join "tidemark".jobs j on j.id = f.job_id
+   order by s.name, f.fire_at desc
 
 -- schedules.ts#recordScheduleFire
 with due as (

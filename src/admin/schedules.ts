@@ -1,0 +1,54 @@
+import type { EngineCore } from '../engine-core.js';
+import { nextFire } from '../schedule/cron.js';
+import type { ScheduleRecord } from '../schedule/schedules.js';
+import { listSchedules, recentScheduleFires } from '../storage/sql/schedules.js';
+
+/** One fire of a schedule: when, the job it created, and that job's status (null once deleted). */
+export interface ScheduleFire {
+  fireAt: Date;
+  jobId: string;
+  status: string | null;
+}
+
+/** A schedule as the dashboard and `tidemark schedules` show it. */
+export interface ScheduleView extends ScheduleRecord {
+  /** The next fire time by the database's clock; null when the expression never fires again. */
+  nextFireAt: Date | null;
+  /** The latest fires, newest first. */
+  fires: ScheduleFire[];
+}
+
+export const DEFAULT_FIRES_SHOWN = 5;
+
+/** Every schedule by name, with its next fire time and its latest fires. */
+export async function loadSchedules(
+  core: EngineCore,
+  firesShown = DEFAULT_FIRES_SHOWN,
+): Promise<ScheduleView[]> {
+  const [schedules, fires] = await Promise.all([
+    core.storage.run(listSchedules, {}),
+    core.storage.run(recentScheduleFires, { per_schedule: firesShown }),
+  ]);
+  const byName = new Map<string, ScheduleFire[]>();
+  for (const fire of fires) {
+    const list = byName.get(fire.schedule_name) ?? [];
+    list.push({ fireAt: new Date(fire.fire_at), jobId: fire.job_id, status: fire.status });
+    byName.set(fire.schedule_name, list);
+  }
+  return schedules.map((s) => {
+    const now = new Date(s.now);
+    const last = s.last_fire_at === null ? null : new Date(s.last_fire_at);
+    return {
+      name: s.name,
+      cron: s.cron,
+      timezone: s.timezone,
+      queue: s.queue,
+      data: s.data,
+      lastFireAt: last,
+      // A slot missed while no worker ran is fired once at the next maintenance tick; the
+      // slot shown is the next one to come.
+      nextFireAt: nextFire(s.cron, s.timezone, last && last > now ? last : now),
+      fires: byName.get(s.name) ?? [],
+    };
+  });
+}

@@ -1,0 +1,127 @@
+import { formatCount, formatTime } from '../../admin/format.js';
+import type { JobFilter } from '../../admin/job-list.js';
+import type { JobStatus } from '../../job-status.js';
+import type {
+  BulkActionName,
+  BulkJobFilter,
+  BulkOutcome,
+  BulkRefusalReason,
+} from '../../jobs/bulk-actions.js';
+import { ACTIONABLE } from '../../jobs/bulk-filter.js';
+import { csrfField, type DashboardContext, href } from '../context.js';
+import { type Html, html } from '../html.js';
+import { layout, notice } from '../layout.js';
+
+/** A bulk request as the forms carry it: the filter (or the chosen ids) and the action. */
+export interface BulkRequest {
+  action: BulkActionName;
+  filter: BulkJobFilter;
+}
+
+const VERB: Record<BulkActionName, { label: string; past: string }> = {
+  retry: { label: 'Retry', past: 'Retried' },
+  cancel: { label: 'Cancel', past: 'Cancelled' },
+};
+
+const REASONS: Record<BulkRefusalReason, string> = {
+  'not-retryable': 'not in a state that can be retried',
+  'unique-key-conflict': 'its unique key is held by another job in flight',
+  'not-in-flight': 'had already finished',
+  'not-found': 'deleted meanwhile',
+};
+
+/**
+ * The buttons above the job list: act on every job matching the filter (given a status the
+ * action can change) or on the ticked rows. Each leads to a confirmation page with a dry-run
+ * count; nothing changes from here. The job list leaves them out on a read-only dashboard.
+ */
+export function bulkControls(ctx: DashboardContext, filter: JobFilter, hasRows: boolean): Html {
+  if (!hasRows) return html``;
+  const status = filter.status as JobStatus | undefined;
+  const matching = (action: BulkActionName) =>
+    status !== undefined && ACTIONABLE[action].includes(status)
+      ? html`<button type="submit" name="do" value="${action}-matching" class="danger">${VERB[action].label} all matching…</button> `
+      : '';
+  const params = ctx.url.searchParams;
+  return html`${csrfField(ctx)}${['queue', 'status', 'since', 'from', 'to', 'q'].map((name) =>
+    params.get(name) ? html`<input type="hidden" name="${name}" value="${params.get(name)}">` : '',
+  )}<div class="actions bulk">${matching('retry')}${matching('cancel')}
+<button type="submit" name="do" value="retry-selected">Retry selected…</button>
+<button type="submit" name="do" value="cancel-selected">Cancel selected…</button>
+${status === undefined ? html`<span class="small muted">Filter by a status to act on every matching job.</span>` : ''}</div>`;
+}
+
+/** Step 2: the dry-run count, and a form that repeats the request with confirm=yes. */
+export function bulkConfirmPage(ctx: DashboardContext, request: BulkRequest, matched: number): Html {
+  const verb = VERB[request.action];
+  const what = describe(request.filter);
+  const body =
+    matched === 0
+      ? html`${notice('info', html`No job matches (${what}): nothing to ${request.action}.`)}<a href="${href(ctx, '/jobs')}">Back to jobs</a>`
+      : html`${notice(
+          'info',
+          html`Dry run: <strong id="bulk-count">${formatCount(matched)}</strong> jobs match (${what}).
+${verb.label} them? Each goes through the same checks as on its own page; a job that cannot be changed is reported, not forced.`,
+        )}
+<form method="post" action="${href(ctx, '/jobs/bulk/confirm')}" id="bulk-confirm">${csrfField(ctx)}
+<input type="hidden" name="do" value="${request.action}-${request.filter.ids ? 'selected' : 'matching'}">
+${filterFields(request.filter)}<input type="hidden" name="confirm" value="yes">
+<button type="submit" class="danger">${verb.label} ${formatCount(matched)} jobs</button> <a href="${href(ctx, '/jobs')}">Back</a></form>`;
+  return layout(ctx, `${verb.label} jobs: confirm`, '/jobs', body);
+}
+
+/** Step 3: what was done, and what was refused and why. */
+export function bulkDonePage(ctx: DashboardContext, request: BulkRequest, outcome: BulkOutcome): Html {
+  const verb = VERB[request.action];
+  const refused = Object.entries(outcome.refused) as [BulkRefusalReason, number][];
+  const body = html`${notice(
+    refused.length > 0 ? 'warn' : 'ok',
+    html`${verb.past} <strong id="bulk-done">${formatCount(outcome.done)}</strong> of ${formatCount(outcome.matched)} matching jobs (${describe(request.filter)}), in ${outcome.batches} batches.`,
+  )}
+${
+  refused.length === 0
+    ? ''
+    : html`<div class="card" id="bulk-refused"><h2>Left as they were</h2><ul>${refused.map(
+        ([reason, n]) =>
+          html`<li><strong>${formatCount(n)}</strong> ${REASONS[reason]} (<span class="mono">${reason}</span>)</li>`,
+      )}</ul><table><thead><tr><th>job</th><th>reason</th><th>message</th></tr></thead><tbody>${outcome.refusals.map(
+        (r) =>
+          html`<tr><td><a href="${href(ctx, `/jobs/${r.id}`)}">${r.id}</a></td><td class="mono">${r.reason}</td><td class="small">${r.message}</td></tr>`,
+      )}</tbody></table></div>`
+}
+<a href="${href(ctx, '/jobs', listQuery(request.filter))}">Back to jobs</a>`;
+  return layout(ctx, `${verb.label} jobs: done`, '/jobs', body);
+}
+
+function filterFields(filter: BulkJobFilter): Html {
+  const fields: Html[] = Object.entries(listQuery(filter)).map(([name, value]) =>
+    value === undefined ? html`` : html`<input type="hidden" name="${name}" value="${value}">`,
+  );
+  for (const id of filter.ids ?? []) fields.push(html`<input type="hidden" name="id" value="${id}">`);
+  return html`${fields}`;
+}
+
+/** The filter as the job list's query string (ids are not part of it). */
+function listQuery(filter: BulkJobFilter): Record<string, string | undefined> {
+  const date = (value: Date | string | undefined) =>
+    value === undefined ? undefined : new Date(value).toISOString();
+  return {
+    queue: filter.queue,
+    status: filter.status,
+    since: filter.since === undefined ? undefined : String(filter.since),
+    from: date(filter.from),
+    to: date(filter.to),
+    q: filter.q,
+  };
+}
+
+function describe(filter: BulkJobFilter): string {
+  const parts: string[] = [];
+  if (filter.ids) parts.push(`${filter.ids.length} chosen jobs`);
+  if (filter.status) parts.push(`status ${filter.status}`);
+  parts.push(filter.queue ? `queue ${filter.queue}` : 'all queues');
+  if (filter.from) parts.push(`created from ${formatTime(new Date(filter.from))}`);
+  if (filter.to) parts.push(`created before ${formatTime(new Date(filter.to))}`);
+  if (filter.q) parts.push(`data containing “${filter.q}”`);
+  return parts.join(', ');
+}
