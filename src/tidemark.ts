@@ -1,7 +1,6 @@
 import { openEngine } from './engine.js';
 import type { EngineCore } from './engine-core.js';
 import { EngineHandle } from './engine-handle.js';
-import { DriverClosedError } from './errors.js';
 import type { TidemarkEventName, TidemarkEvents } from './events.js';
 import * as bulk from './jobs/bulk-actions.js';
 import { deleteJob, deleteWorkflowSubtree } from './jobs/delete-jobs.js';
@@ -13,7 +12,7 @@ import { checkResultRequest, waitForResult } from './jobs/result.js';
 import { retryJob } from './jobs/retry-job.js';
 import { type InstrumentOptions, instrumentEngine } from './metrics/instrument.js';
 import type { MeterLike } from './metrics/meter.js';
-import { checkId, checkInteger } from './options/check.js';
+import { checkInteger } from './options/check.js';
 import type { DashboardOptions, RunningDashboard } from './options/dashboard-options.js';
 import type { OpenOptions } from './options/open-options.js';
 import { defineQueue, setQueuePaused } from './queues/define-queue.js';
@@ -37,7 +36,6 @@ import { checkSignalRequest, type SignalDelivery } from './workflow/signal.js';
 export class Tidemark extends EngineHandle {
   private readonly workers = new Set<Worker>();
   private readonly dashboards = new Set<RunningDashboard>();
-  private closed = false;
 
   private constructor(
     private readonly driver: Driver,
@@ -92,8 +90,7 @@ export class Tidemark extends EngineHandle {
     input: AddJobInput<Data>,
     options: AddJobsOptions = {},
   ): Promise<AddJobResult> {
-    const [result] = await this.addJobs([input], options);
-    return result;
+    return (await this.addJobs([input], options))[0];
   }
 
   /** Add many jobs in one statement, all or nothing: on failure no job and no dedupe key is taken. */
@@ -273,32 +270,10 @@ export class Tidemark extends EngineHandle {
 
   /** Stop every worker and close the database (when Tidemark opened it). */
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
+    if (!this.markClosed()) return;
     await Promise.all([...this.dashboards].map((dashboard) => dashboard.close()));
     await Promise.all([...this.workers].map((worker) => worker.stop()));
     await this.core.registry.flush().catch(() => {});
     await this.driver.close();
-  }
-
-  private async ready(): Promise<void> {
-    this.assertOpen();
-    await this.core.registry.flush();
-  }
-
-  private assertOpen(): void {
-    if (this.closed) throw new DriverClosedError();
-  }
-
-  /** Run a use case once the engine is open and its queue definitions are stored. */
-  private async whenReady<T>(run: (core: EngineCore) => Promise<T>): Promise<T> {
-    await this.ready();
-    return run(this.core);
-  }
-
-  /** The same for a use case of one job: the id is checked first. */
-  private async onJob<T>(id: string, run: (core: EngineCore, jobId: string) => Promise<T>): Promise<T> {
-    const jobId = checkId(id);
-    return this.whenReady((core) => run(core, jobId));
   }
 }
