@@ -61,6 +61,7 @@ try {
     await time('queues overview (counts, chart)', () => loadOverview(engineOf(tm)));
     await time('jobs: newest page', () => listJobs(engineOf(tm), {}));
     await time('jobs: page deep in the table', () => listJobs(engineOf(tm), { before: mid }));
+    await time('jobs: newer page deep in the table', () => listJobs(engineOf(tm), { after: mid }));
     await time('jobs: status=failed', () => listJobs(engineOf(tm), { status: 'failed' }));
     await time('jobs: queue=billing status=failed, deep', () =>
       listJobs(engineOf(tm), { queue: 'billing', status: 'failed', before: mid }),
@@ -71,6 +72,7 @@ try {
       listJobs(engineOf(tm), { from: new Date(Date.now() - 11 * day), to: new Date(Date.now() - 10 * day) }),
     );
     await time('jobs: text search, one window', () => listJobs(engineOf(tm), { q: 'rare-needle' }));
+    await time('jobs: text search in error text', () => listJobs(engineOf(tm), { q: 'card declined' }));
     await time('jobs: text search + status=failed', () =>
       listJobs(engineOf(tm), { q: 'user1', status: 'failed' }),
     );

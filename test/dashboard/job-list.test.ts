@@ -127,7 +127,7 @@ describeEachDriver('dashboard job list', ({ open }) => {
       .body;
     assert.match(page, /unknown status &#39;bogus&#39;/);
     assert.match(page, /&#39;from&#39; is not a date/);
-    assert.match(page, /bad page cursor/);
+    assert.match(page, /&#39;before&#39; must be a page cursor/);
     assert.match(page, /&#39;since&#39; must be a number of seconds/);
   });
 
