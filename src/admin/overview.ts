@@ -1,11 +1,14 @@
 import type { EngineCore } from '../engine-core.js';
 import { ALL_STATUSES } from '../job-status.js';
+import type { Queryable } from '../storage/driver/driver.js';
 import {
   cappedStatusCounts,
+  indexWalksOnly,
   type JobEstimatesRow,
   jobEstimates,
   throughputLastHour,
 } from '../storage/sql/admin.js';
+import type { Storage } from '../storage/storage.js';
 import { COUNT_CAP, type StatusCount, statusCount } from './status-count.js';
 
 /** The throughput chart reads at most this many recently finished jobs. */
@@ -38,11 +41,13 @@ export async function loadOverview(core: EngineCore): Promise<Overview> {
   const storage = core.storage;
   const queueRows = await storage.listQueues();
   const [counts, [estimates], recent] = await Promise.all([
-    storage.run(cappedStatusCounts, {
-      queues: queueRows.map((q) => q.name),
-      statuses: [...ALL_STATUSES],
-      cap: COUNT_CAP + 1,
-    }),
+    withIndexWalks(storage, (tx) =>
+      storage.run(
+        cappedStatusCounts,
+        { queues: queueRows.map((q) => q.name), statuses: [...ALL_STATUSES], cap: COUNT_CAP + 1 },
+        tx,
+      ),
+    ),
     storage.run(jobEstimates, { schema: storage.schema }),
     storage.run(throughputLastHour, { max_rows: THROUGHPUT_ROWS }),
   ]);
@@ -81,6 +86,14 @@ export async function loadOverview(core: EngineCore): Promise<Overview> {
     // Statistics older than the rows just counted would claim fewer jobs than are known to exist.
     estimatedJobs: reltuples !== null && reltuples >= counted && reltuples > 0 ? reltuples : null,
   };
+}
+
+/** Run `fn` in a transaction planned with ordered index scans only (see `indexWalksOnly`). */
+export function withIndexWalks<T>(storage: Storage, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  return storage.driver.transaction(async (tx) => {
+    await storage.run(indexWalksOnly, {}, tx);
+    return fn(tx);
+  });
 }
 
 /**

@@ -16,7 +16,10 @@ export interface BoundedCountRow {
 /**
  * Jobs per queue and status, each count capped at @cap rows: every (queue, status) cell is
  * one backward walk of jobs_queue_status_idx that stops at the cap, so a million completed
- * jobs cost @cap index entries, not a scan. Cells at the cap are shown with an estimate.
+ * jobs cost @cap index entries, not a scan. Run it after `indexWalksOnly` in the same
+ * transaction: left to itself the planner, whose estimate for a cell is a few hundred rows
+ * whatever its size, reads the whole cell by a bitmap scan and sorts it (seconds on a
+ * million rows; before any ANALYZE even at a cap of 1,000).
  * The status is bounded by row comparisons rather than `status =`: with an equality the
  * planner knows the order reduces to the id and may pick another path; this way the only
  * ordered path is this index, and the walk stops where the status ends. The queue names
@@ -41,8 +44,20 @@ export const cappedStatusCounts = defineQuery<
               order by j.status desc, j.id desc
               limit @cap) x
    ) c
-   where c.n > 0
-   order by q.name, s.status`,
+   where c.n > 0`,
+);
+
+/**
+ * For the rest of the transaction, plan with ordered index scans only: no sequential or
+ * bitmap scan, no sort (they stay possible where nothing else is, at a high cost). JIT is
+ * switched off because those costs would otherwise cross its threshold and compile a
+ * statement that runs in milliseconds.
+ */
+export const indexWalksOnly = defineQuery<Record<string, never>, Record<string, string>>(
+  'dashIndexWalksOnly',
+  /* sql */ `
+  select set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true),
+         set_config('enable_sort', 'off', true), set_config('jit', 'off', true)`,
 );
 
 /** The planner's statistics on the jobs table (all null before its first ANALYZE). */
