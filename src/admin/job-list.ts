@@ -1,6 +1,16 @@
 import type { EngineCore } from '../engine-core.js';
 import { ALL_STATUSES, isJobStatus } from '../job-status.js';
-import { jobAtOrAfter, jobIdBounds, listJobsAll, listJobsByQueueStatus } from '../storage/sql/admin.js';
+import {
+  type JobListRow,
+  jobAtOrAfter,
+  jobIdBounds,
+  listJobsAll,
+  listJobsAllNewer,
+  listJobsByQueueStatus,
+  listJobsByQueueStatusNewer,
+} from '../storage/sql/admin.js';
+
+export type { JobListRow } from '../storage/sql/admin.js';
 
 export const PAGE_SIZE = 50;
 /** A text search examines at most this many ids per page, so a rare match never scans the table. */
@@ -21,35 +31,28 @@ export interface JobFilter {
   since?: number;
   from?: Date;
   to?: Date;
-  /** Text searched (case-insensitively) in the job's data as JSON text. */
+  /** Text searched (case-insensitively) in the job's data as JSON text and its error's message and name. */
   q?: string;
-  /** Cursor: only ids below this. */
+  /** Cursor of an older page: only ids below this. */
   before?: bigint;
-}
-
-export interface JobListRow {
-  id: string;
-  queue: string;
-  status: string;
-  attempts: number;
-  max_attempts: number;
-  priority: number;
-  created_at: Date;
-  run_at: Date;
-  started_at: Date | null;
-  finished_at: Date | null;
-  parent_id: string | null;
-  data_preview: string;
-  error_message: string | null;
+  /** Cursor of a newer page: only ids above this (the page is still shown newest first). */
+  after?: bigint;
 }
 
 export interface JobListPage {
+  /** Newest first. */
   rows: JobListRow[];
-  /** The cursor of the next (older) page, or null at the end. */
+  /** The `before` cursor of the next older page, or null at the end. */
   next: bigint | null;
-  /** When a text search stopped at its window before filling the page: the ids it covered. */
+  /** The `after` cursor of the next newer page, or null when this page is the newest. */
+  newer: bigint | null;
+  /** When a text search stopped at its window before filling the page: the lowest id it covered. */
   searchedDownTo: bigint | null;
+  /** The same, paging newer: the highest id it covered. */
+  searchedUpTo: bigint | null;
 }
+
+const EMPTY: JobListPage = { rows: [], next: null, newer: null, searchedDownTo: null, searchedUpTo: null };
 
 /**
  * Read filters from the query string. A value that does not parse or lies out of range is
@@ -87,26 +90,36 @@ export function parseFilter(params: URLSearchParams): { filter: JobFilter; probl
   }
   const q = params.get('q');
   if (q?.trim()) filter.q = q.trim().slice(0, 200);
-  const before = text('before');
-  if (before !== undefined) {
-    if (/^[1-9]\d{0,18}$/.test(before) && BigInt(before) <= MAX_BIGINT) filter.before = BigInt(before);
-    else problems.push(`bad page cursor '${before}'`);
+  // A page cursor is a job id; 'after=0' (every id) is a cursor too, 'before=0' (none) is not.
+  for (const [name, least] of [
+    ['before', 1n],
+    ['after', 0n],
+  ] as const) {
+    const value = text(name);
+    if (value === undefined) continue;
+    if (/^\d{1,19}$/.test(value) && BigInt(value) >= least && BigInt(value) <= MAX_BIGINT)
+      filter[name] = BigInt(value);
+    else
+      problems.push(
+        `'${name}' must be a page cursor (a job id from ${least} to ${MAX_BIGINT}), got '${value}'`,
+      );
+  }
+  if (filter.before !== undefined && filter.after !== undefined) {
+    problems.push(`'before' and 'after' page in opposite directions: give one of them`);
   }
   return { filter, problems };
 }
 
 /**
- * One page of jobs, newest first, by keyset (ids below the cursor). Every statement is an
- * index walk that stops after a page: the time range is turned into an id range by binary
- * search over the primary key, and a text search covers a bounded window of ids per page.
+ * One page of jobs, newest first, by keyset: ids below `before` (older pages) or above
+ * `after` (newer pages). Every statement is an index walk that stops after a page: the time
+ * range is turned into an id range by binary search over the primary key, and a text search
+ * covers a bounded window of ids per page.
  */
 export async function listJobs(core: EngineCore, filter: JobFilter, now = Date.now()): Promise<JobListPage> {
   const storage = core.storage;
-  const [bounds] = await storage.run<Record<string, never>, { lo: string | null; hi: string | null }>(
-    jobIdBounds,
-    {},
-  );
-  if (!bounds?.lo || !bounds.hi) return { rows: [], next: null, searchedDownTo: null };
+  const [bounds] = await storage.run(jobIdBounds, {});
+  if (!bounds?.lo || !bounds.hi) return EMPTY;
   const from = filter.since !== undefined ? new Date(now - filter.since * 1000) : filter.from;
   const to = filter.since !== undefined ? undefined : filter.to;
   let lowest = BigInt(bounds.lo);
@@ -115,36 +128,77 @@ export async function listJobs(core: EngineCore, filter: JobFilter, now = Date.n
     lowest = await firstIdCreatedAtOrAfter(core, new Date(from.getTime() - CLOCK_SLACK_MS), lowest, ceiling);
   if (to)
     ceiling = await firstIdCreatedAtOrAfter(core, new Date(to.getTime() + CLOCK_SLACK_MS), lowest, ceiling);
-  const before = filter.before !== undefined && filter.before < ceiling ? filter.before : ceiling;
-  const windowFloor = filter.q !== undefined ? before - SEARCH_WINDOW : lowest;
-  const floor = windowFloor > lowest ? windowFloor : lowest;
+  const range = { lowest, ceiling, window: filter.q !== undefined ? SEARCH_WINDOW : null };
+  const read = (walk: Walk, floor: bigint, before: bigint) =>
+    readPage(core, filter, walk, { floor, before, from, to });
+  return filter.after !== undefined
+    ? newerPage(filter.after, range, read)
+    : olderPage(filter.before, range, read);
+}
+
+type Walk = 'older' | 'newer';
+type Read = (walk: Walk, floor: bigint, before: bigint) => Promise<JobListRow[]>;
+/** The ids the filters allow, lowest ≤ id < ceiling, and the search window (null: no search). */
+interface IdRange {
+  lowest: bigint;
+  ceiling: bigint;
+  window: bigint | null;
+}
+
+/** Ids below the cursor, walking down. */
+async function olderPage(cursor: bigint | undefined, range: IdRange, read: Read): Promise<JobListPage> {
+  const before = cursor !== undefined && cursor < range.ceiling ? cursor : range.ceiling;
+  const floor = max(range.lowest, range.window === null ? range.lowest : before - range.window);
+  const rows = await read('older', floor, before);
+  const newer = before < range.ceiling ? (rows.length > 0 ? BigInt(rows[0].id) : before - 1n) : null;
+  if (rows.length > PAGE_SIZE) {
+    const page = rows.slice(0, PAGE_SIZE);
+    return { ...EMPTY, rows: page, next: BigInt(page[PAGE_SIZE - 1].id), newer };
+  }
+  if (floor > range.lowest) return { ...EMPTY, rows, next: floor, newer, searchedDownTo: floor };
+  return { ...EMPTY, rows, newer };
+}
+
+/** Ids above the cursor, walking up; the page is turned round to show newest first. */
+async function newerPage(cursor: bigint, range: IdRange, read: Read): Promise<JobListPage> {
+  const floor = max(range.lowest, cursor + 1n);
+  if (floor >= range.ceiling) return { ...EMPTY, next: floor > range.lowest ? floor : null };
+  const top = range.window === null ? range.ceiling : min(range.ceiling, floor + range.window);
+  const rows = await read('newer', floor, top);
+  const page = rows.slice(0, PAGE_SIZE).reverse();
+  const next = floor > range.lowest ? (page.length > 0 ? BigInt(page[page.length - 1].id) : floor) : null;
+  if (rows.length > PAGE_SIZE) return { ...EMPTY, rows: page, next, newer: BigInt(page[0].id) };
+  if (top < range.ceiling) return { ...EMPTY, rows: page, next, newer: top - 1n, searchedUpTo: top - 1n };
+  return { ...EMPTY, rows: page, next };
+}
+
+/** One walk of the list statements: the primary key, or the (queue, status, id) index per pair. */
+async function readPage(
+  core: EngineCore,
+  filter: JobFilter,
+  walk: Walk,
+  window: { floor: bigint; before: bigint; from: Date | undefined; to: Date | undefined },
+): Promise<JobListRow[]> {
+  const storage = core.storage;
   const params = {
-    before: String(before),
-    floor: String(floor),
-    from: from ?? null,
-    to: to ?? null,
+    before: String(window.before),
+    floor: String(window.floor),
+    from: window.from ?? null,
+    to: window.to ?? null,
     pattern: filter.q === undefined ? null : `%${escapeLike(filter.q)}%`,
     limit: PAGE_SIZE + 1,
   };
-  const rows =
-    filter.queue === undefined && filter.status === undefined
-      ? await storage.run<typeof params, JobListRow>(listJobsAll, params)
-      : await storage.run<typeof params & { queues: string[]; statuses: string[] }, JobListRow>(
-          listJobsByQueueStatus,
-          {
-            ...params,
-            queues:
-              filter.queue !== undefined ? [filter.queue] : (await storage.listQueues()).map((q) => q.name),
-            statuses: filter.status !== undefined ? [filter.status] : [...ALL_STATUSES],
-          },
-        );
-  if (rows.length > PAGE_SIZE) {
-    const page = rows.slice(0, PAGE_SIZE);
-    return { rows: page, next: BigInt(page[PAGE_SIZE - 1].id), searchedDownTo: null };
-  }
-  if (floor > lowest) return { rows, next: floor, searchedDownTo: floor };
-  return { rows, next: null, searchedDownTo: null };
+  if (filter.queue === undefined && filter.status === undefined)
+    return storage.run(walk === 'older' ? listJobsAll : listJobsAllNewer, params);
+  return storage.run(walk === 'older' ? listJobsByQueueStatus : listJobsByQueueStatusNewer, {
+    ...params,
+    queues: filter.queue !== undefined ? [filter.queue] : (await storage.listQueues()).map((q) => q.name),
+    statuses: filter.status !== undefined ? [filter.status] : [...ALL_STATUSES],
+  });
 }
+
+const max = (a: bigint, b: bigint) => (a > b ? a : b);
+const min = (a: bigint, b: bigint) => (a < b ? a : b);
 
 /**
  * The lowest id whose creation time is at or after `at`, assuming ids grow with time
@@ -156,9 +210,7 @@ async function firstIdCreatedAtOrAfter(core: EngineCore, at: Date, lo: bigint, h
   let high = hi;
   while (low < high) {
     const mid = low + (high - low) / 2n;
-    const [row] = await storage.run<{ id: string }, { id: string; created_at: Date }>(jobAtOrAfter, {
-      id: String(mid),
-    });
+    const [row] = await storage.run(jobAtOrAfter, { id: String(mid) });
     if (!row || BigInt(row.id) >= high) high = mid;
     else if (new Date(row.created_at).getTime() < at.getTime()) low = BigInt(row.id) + 1n;
     else high = mid;

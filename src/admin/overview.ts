@@ -1,17 +1,18 @@
 import type { EngineCore } from '../engine-core.js';
 import { ALL_STATUSES } from '../job-status.js';
-import { cappedStatusCounts, jobEstimates, throughputLastHour } from '../storage/sql/admin.js';
+import type { Queryable } from '../storage/driver/driver.js';
+import {
+  cappedStatusCounts,
+  indexWalksOnly,
+  type JobEstimatesRow,
+  jobEstimates,
+  throughputLastHour,
+} from '../storage/sql/admin.js';
+import type { Storage } from '../storage/storage.js';
+import { COUNT_CAP, type StatusCount, statusCount } from './status-count.js';
 
-/** Counts at or above this are not counted exactly; they come from the planner's statistics. */
-export const COUNT_CAP = 1_000;
 /** The throughput chart reads at most this many recently finished jobs. */
 const THROUGHPUT_ROWS = 500_000;
-
-/** A cell of the overview: exact below the cap, else an estimate (never below the cap). */
-export interface StatusCount {
-  n: number;
-  exact: boolean;
-}
 
 export interface QueueOverview {
   name: string;
@@ -25,36 +26,30 @@ export interface Overview {
   queues: QueueOverview[];
   /** Finished per minute, index 0 = 59 minutes ago … 59 = this minute. */
   perMinute: { completed: number; failed: number; other: number }[];
-  /** pg_class.reltuples of the jobs table (null before the first ANALYZE). */
+  /**
+   * pg_class.reltuples of the jobs table; null before the first ANALYZE, and while it is
+   * below the jobs the bounded counts found.
+   */
   estimatedJobs: number | null;
 }
 
-interface Estimates {
-  reltuples: number | null;
-  status_vals: string[] | null;
-  status_freqs: number[] | null;
-  queue_vals: string[] | null;
-  queue_freqs: number[] | null;
-}
-
-/** Everything the queues page shows, in four bounded statements. */
+/**
+ * Everything the queues page and `tidemark stats` show, in four bounded statements. Each
+ * (queue, status) cell is exact up to COUNT_CAP; above, see `statusCount`.
+ */
 export async function loadOverview(core: EngineCore): Promise<Overview> {
   const storage = core.storage;
   const queueRows = await storage.listQueues();
   const [counts, [estimates], recent] = await Promise.all([
-    storage.run<
-      { queues: string[]; statuses: string[]; cap: number },
-      { queue: string; status: string; n: number }
-    >(cappedStatusCounts, {
-      queues: queueRows.map((q) => q.name),
-      statuses: [...ALL_STATUSES],
-      cap: COUNT_CAP + 1,
-    }),
-    storage.run<{ schema: string }, Estimates>(jobEstimates, { schema: storage.schema }),
-    storage.run<{ max_rows: number }, { queue: string; status: string; minute_ago: number; n: number }>(
-      throughputLastHour,
-      { max_rows: THROUGHPUT_ROWS },
+    withIndexWalks(storage, (tx) =>
+      storage.run(
+        cappedStatusCounts,
+        { queues: queueRows.map((q) => q.name), statuses: [...ALL_STATUSES], cap: COUNT_CAP + 1 },
+        tx,
+      ),
     ),
+    storage.run(jobEstimates, { schema: storage.schema }),
+    storage.run(throughputLastHour, { max_rows: THROUGHPUT_ROWS }),
   ]);
   const estimate = estimator(estimates);
   const queues = new Map<string, QueueOverview>(
@@ -63,14 +58,13 @@ export async function loadOverview(core: EngineCore): Promise<Overview> {
       { name: q.name, paused: q.paused, counts: {}, finishedLastHour: 0, failedLastHour: 0 },
     ]),
   );
+  let counted = 0;
   for (const row of counts) {
     const queue = queues.get(row.queue);
     if (!queue) continue;
     const n = Number(row.n);
-    queue.counts[row.status] =
-      n > COUNT_CAP
-        ? { n: Math.max(estimate(row.queue, row.status) ?? COUNT_CAP, COUNT_CAP), exact: false }
-        : { n, exact: true };
+    counted += n;
+    queue.counts[row.status] = statusCount(n, n > COUNT_CAP ? estimate(row.queue, row.status) : null);
   }
   const perMinute = Array.from({ length: 60 }, () => ({ completed: 0, failed: 0, other: 0 }));
   for (const row of recent) {
@@ -89,15 +83,24 @@ export async function loadOverview(core: EngineCore): Promise<Overview> {
   return {
     queues: [...queues.values()],
     perMinute,
-    estimatedJobs: reltuples !== null && reltuples >= 0 ? reltuples : null,
+    // Statistics older than the rows just counted would claim fewer jobs than are known to exist.
+    estimatedJobs: reltuples !== null && reltuples >= counted && reltuples > 0 ? reltuples : null,
   };
+}
+
+/** Run `fn` in a transaction planned with ordered index scans only (see `indexWalksOnly`). */
+export function withIndexWalks<T>(storage: Storage, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  return storage.driver.transaction(async (tx) => {
+    await storage.run(indexWalksOnly, {}, tx);
+    return fn(tx);
+  });
 }
 
 /**
  * reltuples × share of the status × share of the queue, from the most-common-value lists
  * of the last ANALYZE (assumes the two are independent; good enough to say "about 1.2M").
  */
-function estimator(stats: Estimates | undefined): (queue: string, status: string) => number | null {
+function estimator(stats: JobEstimatesRow | undefined): (queue: string, status: string) => number | null {
   return (queue, status) => {
     if (!stats || stats.reltuples === null || stats.reltuples <= 0) return null;
     const share = (vals: string[] | null, freqs: number[] | null, value: string) => {

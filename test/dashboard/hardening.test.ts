@@ -139,8 +139,11 @@ describeEachDriver('dashboard hardening', ({ open }) => {
       ['since=-5', /&#39;since&#39;/],
       ['since=NaN', /&#39;since&#39;/],
       ['from=yesterday', /&#39;from&#39; is not a date/],
-      ['before=0', /bad page cursor/],
-      ['before=99999999999999999999', /bad page cursor/],
+      ['before=0', /&#39;before&#39; must be a page cursor/],
+      ['before=99999999999999999999', /&#39;before&#39; must be a page cursor/],
+      ['after=-1', /&#39;after&#39; must be a page cursor/],
+      ['after=9223372036854775808', /&#39;after&#39; must be a page cursor/],
+      ['after=2&before=9', /&#39;before&#39; and &#39;after&#39; page in opposite directions/],
       ['status=bogus', /unknown status/],
     ];
     for (const [query, message] of cases) {

@@ -1,11 +1,38 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { listJobs, PAGE_SIZE, parseFilter, SEARCH_WINDOW } from '../../src/admin/job-list.js';
+import { COUNT_CAP } from '../../src/admin/status-count.js';
 import { engineOf } from '../../src/engine-handle.js';
 import type { Tidemark } from '../../src/index.js';
 import { cappedStatusCounts, listJobsAll, listJobsByQueueStatus } from '../../src/storage/sql/admin.js';
 import { get } from '../support/dashboard.js';
 import { describeEachDriver } from '../support/each-driver.js';
+
+/** Every page of a filter, following the "newer" cursor from a page to the newest. */
+async function newerPages(tm: Tidemark, query: string, after: bigint): Promise<string[][]> {
+  const pages: string[][] = [];
+  let cursor: bigint | null = after;
+  while (cursor !== null && pages.length < 100) {
+    const params = new URLSearchParams(query);
+    params.set('after', String(cursor));
+    const page = await listJobs(engineOf(tm), parseFilter(params).filter);
+    pages.push(page.rows.map((r) => r.id));
+    cursor = page.newer;
+  }
+  return pages;
+}
+
+/** The job ids of a list page and its pager's links, as the browser would follow them. */
+async function pageAt(url: string) {
+  const { status, body } = await get(url);
+  assert.equal(status, 200, body.slice(0, 300));
+  const link = (rel: string) => {
+    const target = new RegExp(`href="([^"]*)" rel="${rel}"`).exec(body)?.[1];
+    return target === undefined ? null : new URL(target.replaceAll('&amp;', '&'), url).href;
+  };
+  const ids = [...body.matchAll(/data-job-id="(\d+)"/g)].map((m) => m[1]);
+  return { ids, older: link('next'), newer: link('prev') };
+}
 
 /** Every page of a filter, following the "older" cursor to the end. */
 async function allPages(tm: Tidemark, query: string): Promise<string[][]> {
@@ -120,6 +147,67 @@ describeEachDriver('dashboard job list', ({ open }) => {
     assert.ok(page.includes(`before=${first.next}`), 'the page links the next window');
   });
 
+  test('paging older then newer returns to the same pages, newest first, keeping the filter', async () => {
+    const tm = await open();
+    tm.createQueue({ name: 'a' });
+    tm.createQueue({ name: 'b' });
+    await tm.addJobs(
+      Array.from({ length: 170 }, (_, i) => ({ queue: i % 5 === 0 ? 'b' : 'a', data: { i } })),
+    );
+    for (const query of ['', 'queue=a', 'status=pending', 'queue=a&status=pending']) {
+      const older = await allPages(tm, query);
+      assert.ok(older.length >= 3, `${query}: ${older.length} pages`);
+      // From the oldest page, "newer" walks back up through the same pages.
+      const oldest = older[older.length - 1];
+      const newer = await newerPages(tm, query, BigInt(oldest[0]));
+      assert.deepEqual(newer, older.slice(0, -1).reverse(), query);
+      for (const page of newer)
+        assert.deepEqual(
+          page,
+          [...page].sort((x, y) => Number(y) - Number(x)),
+        );
+    }
+    const { url } = await tm.dashboard({ port: 0 });
+    const first = await pageAt(`${url}jobs?queue=a`);
+    assert.equal(first.newer, null, 'the newest page offers no newer one');
+    assert.ok(first.older);
+    const second = await pageAt(first.older);
+    assert.ok(second.ids.length > 0 && second.ids.every((id) => !first.ids.includes(id)));
+    assert.ok(second.newer, 'an older page links the newer one');
+    assert.match(second.newer, /queue=a/, 'the filter is kept');
+    const back = await pageAt(second.newer);
+    assert.deepEqual(back.ids, first.ids);
+    assert.equal(back.newer, null);
+    assert.equal(back.older, first.older);
+  });
+
+  test('a text search finds a word that is only in the error message or the error name', async () => {
+    const tm = await open();
+    tm.createQueue({ name: 'q' });
+    const added = await tm.addJobs(Array.from({ length: 30 }, (_, i) => ({ queue: 'q', data: { i } })));
+    const failed = added[7].id;
+    await sql(
+      tm,
+      `update $schema.jobs set status = 'failed', finished_at = now(),
+              error = '{"name":"GatewayRefusal","message":"upstream said xylophone","stack":"at stackonlyword"}'
+        where id = $1::bigint`,
+      [failed],
+    );
+    const search = async (q: string) =>
+      (await listJobs(engineOf(tm), parseFilter(new URLSearchParams({ q })).filter)).rows.map((r) => r.id);
+    assert.deepEqual(await search('XYLOPHONE'), [failed], 'in the message, case-insensitively');
+    assert.deepEqual(await search('gatewayrefusal'), [failed], 'in the name');
+    assert.deepEqual(await search('"i": 7'), [failed], 'still in the data');
+    assert.deepEqual(await search('stackonlyword'), [], 'the stack is not searched');
+    const byStatus = await listJobs(engineOf(tm), { q: 'xylophone', status: 'failed' });
+    assert.deepEqual(
+      byStatus.rows.map((r) => r.id),
+      [failed],
+    );
+    const { url } = await tm.dashboard({ port: 0 });
+    assert.deepEqual((await pageAt(`${url}jobs?q=xylophone`)).ids, [failed]);
+  });
+
   test('bad filters are reported, not run', async () => {
     const tm = await open();
     const { url } = await tm.dashboard({ port: 0 });
@@ -127,7 +215,7 @@ describeEachDriver('dashboard job list', ({ open }) => {
       .body;
     assert.match(page, /unknown status &#39;bogus&#39;/);
     assert.match(page, /&#39;from&#39; is not a date/);
-    assert.match(page, /bad page cursor/);
+    assert.match(page, /&#39;before&#39; must be a page cursor/);
     assert.match(page, /&#39;since&#39; must be a number of seconds/);
   });
 
@@ -173,7 +261,7 @@ describeEachDriver('dashboard job list', ({ open }) => {
         cappedStatusCounts.values({
           queues: ['big', 'small'],
           statuses: ['completed', 'failed', 'pending'],
-          cap: 1_001,
+          cap: COUNT_CAP + 1,
         }),
       ),
     ];

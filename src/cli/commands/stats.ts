@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { countJobsExactly } from '../../admin/exact-counts.js';
-import { formatApprox, formatBytes, formatCount } from '../../admin/format.js';
+import { formatBytes, formatCount } from '../../admin/format.js';
 import { loadOverview } from '../../admin/overview.js';
+import { COUNT_CAP, formatStatusCount, type StatusCount } from '../../admin/status-count.js';
 import { loadStorageStats } from '../../admin/storage-stats.js';
 import { engineOf } from '../../engine-handle.js';
 import { ALL_STATUSES } from '../../job-status.js';
@@ -14,18 +15,15 @@ import { renderTable } from '../table.js';
 const USAGE = `Usage: tidemark stats [--database URL|PATH] [--schema NAME] [--exact] [--json]
 
 Jobs per queue and status, and the size of each table (with live and dead rows).
-Counts above 1,000 per cell are estimates from the planner's statistics (shown with ≈)
-so that stats never scans a large table; --exact counts every row instead.
+Counts are exact up to ${formatCount(COUNT_CAP)} per cell, as on the dashboard's queues page.
+Above that a cell shows ${formatCount(COUNT_CAP)}+, or an estimate from the planner's
+statistics (≈) when they give one above ${formatCount(COUNT_CAP)}, so that stats never scans
+a large table; --exact counts every row instead.
 
 Options:
 ${DATABASE_HELP}
   --exact               count exactly (scans the jobs table)
   --json                print one JSON document instead of tables`;
-
-interface Cell {
-  n: number;
-  exact: boolean;
-}
 
 export const statsCommand: Command = {
   name: 'stats',
@@ -63,8 +61,7 @@ export const statsCommand: Command = {
         return 0;
       }
       const statuses = ALL_STATUSES.filter((s) => queues.some((q) => q.counts[s]));
-      const cell = (c: Cell | undefined) =>
-        c ? (c.exact ? formatCount(c.n) : `≈${formatApprox(c.n)}`) : '0';
+      const cell = (c: StatusCount | undefined) => (c ? formatStatusCount(c) : '0');
       io.stdout.write(
         queues.length === 0
           ? `No queues in schema ${tm.schema}.\n`
@@ -100,7 +97,7 @@ export const statsCommand: Command = {
 async function counts(
   tm: Tidemark,
   exact: boolean,
-): Promise<{ name: string; paused: boolean; counts: Partial<Record<string, Cell>> }[]> {
+): Promise<{ name: string; paused: boolean; counts: Partial<Record<string, StatusCount>> }[]> {
   if (!exact) {
     const overview = await loadOverview(engineOf(tm));
     return overview.queues.map((q) => ({ name: q.name, paused: q.paused, counts: q.counts }));
@@ -110,7 +107,9 @@ async function counts(
     name: q.name,
     paused: q.paused,
     counts: Object.fromEntries(
-      rows.filter((r) => r.queue === q.name).map((r) => [r.status, { n: r.n, exact: true }]),
+      rows
+        .filter((r) => r.queue === q.name)
+        .map((r): [string, StatusCount] => [r.status, { n: r.n, exact: true, kind: 'exact' }]),
     ),
   }));
 }

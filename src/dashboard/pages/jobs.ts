@@ -15,11 +15,12 @@ const SINCE_CHOICES: [string, string][] = [
   ['604800', 'last 7 days'],
 ];
 
-const NOTHING: JobListPage = { rows: [], next: null, searchedDownTo: null };
+const NOTHING: JobListPage = { rows: [], next: null, newer: null, searchedDownTo: null, searchedUpTo: null };
 
 /**
- * The job list: filters (queue, status, time range, text in data) and keyset paging. A bad
- * filter value answers 400 with the form and what was wrong, and searches nothing.
+ * The job list: filters (queue, status, time range, text in data or error) and keyset paging
+ * both ways, newest first. A bad filter value answers 400 with the form and what was wrong,
+ * and searches nothing.
  */
 export async function jobsPage(ctx: DashboardContext): Promise<Html | { status: number; page: Html }> {
   const { filter, problems } = parseFilter(ctx.url.searchParams);
@@ -53,11 +54,13 @@ ${ctx.readOnly ? '' : html`<form method="post" action="${href(ctx, '/jobs/bulk/p
 <tbody>${rows.length > 0 ? rows : html`<tr><td colspan="9" class="muted">${problems.length > 0 ? 'Nothing was searched: fix the filters above.' : 'No jobs match.'}</td></tr>`}</tbody></table></div>
 ${ctx.readOnly ? '' : html`</form>`}
 <div class="pager">
-${filter.before !== undefined ? html`<a href="${href(ctx, '/jobs', keep)}" rel="first">« Newest</a>` : ''}
+${filter.before !== undefined || filter.after !== undefined ? html`<a href="${href(ctx, '/jobs', keep)}" rel="first">« Newest</a>` : ''}
+${page.newer !== null ? html`<a href="${href(ctx, '/jobs', { ...keep, after: String(page.newer) })}" rel="prev">‹ Newer</a>` : ''}
 ${page.next !== null ? html`<a href="${href(ctx, '/jobs', { ...keep, before: String(page.next) })}" rel="next">Older »</a>` : ''}
 <span class="small muted">${page.rows.length} shown, up to ${PAGE_SIZE} per page, newest first</span>
 </div>
-${page.searchedDownTo !== null ? html`<p class="small muted">The text search covers a window of ids per page; it searched down to id ${String(page.searchedDownTo)}. “Older” searches further.</p>` : ''}`;
+${page.searchedDownTo !== null ? html`<p class="small muted">The text search covers a window of ids per page; it searched down to id ${String(page.searchedDownTo)}. “Older” searches further.</p>` : ''}
+${page.searchedUpTo !== null ? html`<p class="small muted">The text search covers a window of ids per page; it searched up to id ${String(page.searchedUpTo)}. “Newer” searches further.</p>` : ''}`;
   const text = layout(ctx, 'Jobs', '/jobs', body);
   return problems.length > 0 ? { status: 400, page: text } : text;
 }
@@ -78,7 +81,7 @@ function filtersForm(ctx: DashboardContext, filter: JobFilter, queues: string[])
   )}</select></label>
 <label>from (UTC)<input type="datetime-local" name="from" value="${params.get('from') ?? ''}"></label>
 <label>to (UTC)<input type="datetime-local" name="to" value="${params.get('to') ?? ''}"></label>
-<label>text in data<input type="text" name="q" value="${filter.q ?? ''}" placeholder="e.g. invoice 42"></label>
+<label>text in data or error<input type="text" name="q" value="${filter.q ?? ''}" placeholder="e.g. invoice 42"></label>
 ${params.get('refresh') ? html`<input type="hidden" name="refresh" value="${params.get('refresh')}">` : ''}
 <button type="submit" class="primary">Filter</button> <a href="${href(ctx, '/jobs')}">clear</a>
 </form>`;

@@ -1,5 +1,11 @@
 import { formatApprox, formatCount } from '../../admin/format.js';
-import { COUNT_CAP, loadOverview, type StatusCount } from '../../admin/overview.js';
+import { loadOverview } from '../../admin/overview.js';
+import {
+  COUNT_CAP,
+  describeStatusCount,
+  formatStatusCount,
+  type StatusCount,
+} from '../../admin/status-count.js';
 import { ALL_STATUSES } from '../../job-status.js';
 import { throughputChart } from '../chart.js';
 import { actionButton, type DashboardContext, href } from '../context.js';
@@ -22,8 +28,9 @@ ${ALL_STATUSES.map((status) => html`<td class="num">${countCell(ctx, q.name, sta
 <div class="card chart"><h2>Throughput, last hour</h2>${throughputChart(overview.perMinute)}</div>
 <div class="scroll"><table class="queues"><thead><tr><th>queue</th>${ALL_STATUSES.map((s) => html`<th class="num">${s}</th>`)}<th class="num">finished (1 h)</th><th></th></tr></thead>
 <tbody>${rows.length > 0 ? rows : html`<tr><td colspan="${ALL_STATUSES.length + 3}" class="muted">No queues yet: create one with tm.createQueue.</td></tr>`}</tbody></table></div>
-<p class="small muted">Counts are exact up to ${formatCount(COUNT_CAP)}; larger ones (marked ≈) are estimates from the
-planner's statistics, so this page never counts a whole table.${
+<p class="small muted">Counts are exact up to ${formatCount(COUNT_CAP)} per cell. Above that a cell shows
+${formatCount(COUNT_CAP)}+, or an estimate from the planner's statistics (marked ≈) when they give one above
+${formatCount(COUNT_CAP)}, so this page never counts a whole table.${
     overview.estimatedJobs !== null
       ? ` The jobs table holds about ${formatApprox(overview.estimatedJobs)} rows.`
       : ''
@@ -38,7 +45,5 @@ function countCell(
   count: StatusCount | undefined,
 ): Html {
   if (!count) return html`<span class="muted">0</span>`;
-  const text = count.exact ? formatCount(count.n) : `≈${formatApprox(count.n)}`;
-  const title = count.exact ? '' : `more than ${COUNT_CAP}; estimated from table statistics`;
-  return html`<a href="${href(ctx, '/jobs', { queue, status })}" title="${title}">${text}</a>`;
+  return html`<a href="${href(ctx, '/jobs', { queue, status })}" title="${describeStatusCount(count)}" data-count="${count.kind}">${formatStatusCount(count)}</a>`;
 }

@@ -6,17 +6,30 @@ import { defineQuery } from './define-query.js';
  * instead of counting whole tables.
  */
 
+/** A (queue, status) cell counted up to the cap; `n` is at most the cap. */
+export interface BoundedCountRow {
+  queue: string;
+  status: string;
+  n: number;
+}
+
 /**
  * Jobs per queue and status, each count capped at @cap rows: every (queue, status) cell is
  * one backward walk of jobs_queue_status_idx that stops at the cap, so a million completed
- * jobs cost @cap index entries, not a scan. Cells at the cap are shown with an estimate.
+ * jobs cost @cap index entries, not a scan. Run it after `indexWalksOnly` in the same
+ * transaction: left to itself the planner, whose estimate for a cell is a few hundred rows
+ * whatever its size, reads the whole cell by a bitmap scan and sorts it (seconds on a
+ * million rows; before any ANALYZE even at a cap of 1,000).
  * The status is bounded by row comparisons rather than `status =`: with an equality the
  * planner knows the order reduces to the id and may pick another path; this way the only
  * ordered path is this index, and the walk stops where the status ends. The queue names
  * come as a parameter: joining the (rarely analyzed) queues table inflates the cost
  * estimate enough to trigger JIT compilation, which costs more than the whole query.
  */
-export const cappedStatusCounts = defineQuery<{ queues: string[]; statuses: string[]; cap: number }>(
+export const cappedStatusCounts = defineQuery<
+  { queues: string[]; statuses: string[]; cap: number },
+  BoundedCountRow
+>(
   'dashCappedStatusCounts',
   /* sql */ `
   select q.name as queue, s.status, c.n
@@ -31,12 +44,33 @@ export const cappedStatusCounts = defineQuery<{ queues: string[]; statuses: stri
               order by j.status desc, j.id desc
               limit @cap) x
    ) c
-   where c.n > 0
-   order by q.name, s.status`,
+   where c.n > 0`,
 );
 
+/**
+ * For the rest of the transaction, plan with ordered index scans only: no sequential or
+ * bitmap scan, no sort (they stay possible where nothing else is, at a high cost). JIT is
+ * switched off because those costs would otherwise cross its threshold and compile a
+ * statement that runs in milliseconds.
+ */
+export const indexWalksOnly = defineQuery<Record<string, never>, Record<string, string>>(
+  'dashIndexWalksOnly',
+  /* sql */ `
+  select set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true),
+         set_config('enable_sort', 'off', true), set_config('jit', 'off', true)`,
+);
+
+/** The planner's statistics on the jobs table (all null before its first ANALYZE). */
+export interface JobEstimatesRow {
+  reltuples: number | null;
+  status_vals: string[] | null;
+  status_freqs: number[] | null;
+  queue_vals: string[] | null;
+  queue_freqs: number[] | null;
+}
+
 /** The planner's row estimate of the jobs table and the share of each queue and status. */
-export const jobEstimates = defineQuery<{ schema: string }>(
+export const jobEstimates = defineQuery<{ schema: string }, JobEstimatesRow>(
   'dashJobEstimates',
   /* sql */ `
   select c.reltuples::float8 as reltuples,
@@ -56,7 +90,10 @@ export const jobEstimates = defineQuery<{ schema: string }>(
  * Jobs finished per minute over the last hour, per queue and status (minute 0 is the
  * current one). Reads jobs_finished_idx; @max_rows bounds the work on very busy systems.
  */
-export const throughputLastHour = defineQuery<{ max_rows: number }>(
+export const throughputLastHour = defineQuery<
+  { max_rows: number },
+  { queue: string; status: string; minute_ago: number; n: number }
+>(
   'dashThroughputLastHour',
   /* sql */ `
   select queue, status, floor(extract(epoch from (now() - finished_at)) / 60)::int as minute_ago,
@@ -67,53 +104,68 @@ export const throughputLastHour = defineQuery<{ max_rows: number }>(
    group by 1, 2, 3`,
 );
 
+/** A row of the job list. */
+export interface JobListRow {
+  id: string;
+  queue: string;
+  status: string;
+  attempts: number;
+  max_attempts: number;
+  priority: number;
+  created_at: Date;
+  run_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+  parent_id: string | null;
+  data_preview: string;
+  error_message: string | null;
+}
+
+/** The ids a page may hold, @floor ≤ id < @before, and the filters that narrow it. */
+type ListWindow = {
+  before: string;
+  floor: string;
+  from: Date | null;
+  to: Date | null;
+  pattern: string | null;
+  limit: number;
+};
+
+type ListByQueueStatus = ListWindow & { queues: string[]; statuses: string[] };
+
 const LIST_COLUMNS = `j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priority,
   j.created_at, j.run_at, j.started_at, j.finished_at, j.parent_id::text as parent_id,
   left(j.data::text, 160) as data_preview, j.error ->> 'message' as error_message`;
 
-/**
- * One page of jobs, newest first, with no queue or status filter: a walk down the primary
- * key between @floor and @before. Time and text filters only narrow what the walk returns.
- */
-export const listJobsAll = defineQuery<{
-  before: string;
-  floor: string;
-  from: Date | null;
-  to: Date | null;
-  pattern: string | null;
-  limit: number;
-}>(
-  'dashListJobsAll',
-  /* sql */ `
+/** The time range and the text search: in the data as JSON text, or in the error's message or name. */
+const LIST_FILTERS = `(@from::timestamptz is null or j.created_at >= @from::timestamptz)
+     and (@to::timestamptz is null or j.created_at < @to::timestamptz)
+     and (@pattern::text is null
+          or j.data::text ilike @pattern::text
+          or j.error ->> 'message' ilike @pattern::text
+          or j.error ->> 'name' ilike @pattern::text)`;
+
+/** `desc` walks from @before down (older pages), `asc` from @floor up (newer pages). */
+type Walk = 'desc' | 'asc';
+
+const listAll = (walk: Walk) => /* sql */ `
   select ${LIST_COLUMNS}
     from /*schema*/jobs j
    where j.id < @before::bigint and j.id >= @floor::bigint
-     and (@from::timestamptz is null or j.created_at >= @from::timestamptz)
-     and (@to::timestamptz is null or j.created_at < @to::timestamptz)
-     and (@pattern::text is null or j.data::text ilike @pattern::text)
-   order by j.id desc
-   limit @limit`,
-);
+     and ${LIST_FILTERS}
+   order by j.id ${walk}
+   limit @limit`;
 
 /**
- * One page of jobs of the given queues and statuses, newest first: one backward walk of
- * jobs_queue_status_idx per (queue, status) pair, each stopping after @limit rows, merged.
- * The status and the cursor are one row comparison, not `status =` plus `id <`: given the
- * equality the planner, which cannot know how rare a status is, may prefer walking the
- * primary key and filtering, which reads most of the table for a rare status.
+ * One page of jobs with no queue or status filter, newest first: a walk down the primary
+ * key between @floor and @before. Time and text filters only narrow what the walk returns.
  */
-export const listJobsByQueueStatus = defineQuery<{
-  queues: string[];
-  statuses: string[];
-  before: string;
-  floor: string;
-  from: Date | null;
-  to: Date | null;
-  pattern: string | null;
-  limit: number;
-}>(
-  'dashListJobsByQueueStatus',
-  /* sql */ `
+export const listJobsAll = defineQuery<ListWindow, JobListRow>('dashListJobsAll', listAll('desc'));
+
+/** The same walk upward from @floor, oldest first: the page of newer jobs ("Newer"). */
+export const listJobsAllNewer = defineQuery<ListWindow, JobListRow>('dashListJobsAllNewer', listAll('asc'));
+
+const listByQueueStatus = (walk: Walk) => /* sql */ `
   select page.* from unnest(@queues::text[]) as q(name)
    cross join unnest(@statuses::text[]) as s(status)
    cross join lateral (
@@ -122,18 +174,33 @@ export const listJobsByQueueStatus = defineQuery<{
       where j.queue = q.name
         and (j.status, j.id) < (s.status, @before::bigint)
         and (j.status, j.id) >= (s.status, @floor::bigint)
-        and (@from::timestamptz is null or j.created_at >= @from::timestamptz)
-        and (@to::timestamptz is null or j.created_at < @to::timestamptz)
-        and (@pattern::text is null or j.data::text ilike @pattern::text)
-      order by j.status desc, j.id desc
+        and ${LIST_FILTERS}
+      order by j.status ${walk}, j.id ${walk}
       limit @limit
    ) page
-   order by page.id::bigint desc
-   limit @limit`,
+   order by page.id::bigint ${walk}
+   limit @limit`;
+
+/**
+ * One page of jobs of the given queues and statuses, newest first: one backward walk of
+ * jobs_queue_status_idx per (queue, status) pair, each stopping after @limit rows, merged.
+ * The status and the cursor are one row comparison, not `status =` plus `id <`: given the
+ * equality the planner, which cannot know how rare a status is, may prefer walking the
+ * primary key and filtering, which reads most of the table for a rare status.
+ */
+export const listJobsByQueueStatus = defineQuery<ListByQueueStatus, JobListRow>(
+  'dashListJobsByQueueStatus',
+  listByQueueStatus('desc'),
+);
+
+/** The same walks upward from @floor, oldest first: the page of newer jobs ("Newer"). */
+export const listJobsByQueueStatusNewer = defineQuery<ListByQueueStatus, JobListRow>(
+  'dashListJobsByQueueStatusNewer',
+  listByQueueStatus('asc'),
 );
 
 /** The lowest and highest job ids (two index probes; ordered by the bigint, not its text). */
-export const jobIdBounds = defineQuery(
+export const jobIdBounds = defineQuery<Record<string, never>, { lo: string | null; hi: string | null }>(
   'dashJobIdBounds',
   /* sql */ `
   select (select j.id::text from /*schema*/jobs j order by j.id limit 1) as lo,
@@ -141,7 +208,7 @@ export const jobIdBounds = defineQuery(
 );
 
 /** The first job at or after an id, with its creation time: one probe, for time-range searches. */
-export const jobAtOrAfter = defineQuery<{ id: string }>(
+export const jobAtOrAfter = defineQuery<{ id: string }, { id: string; created_at: Date }>(
   'dashJobAtOrAfter',
   /* sql */ `
   select j.id::text as id, j.created_at from /*schema*/jobs j where j.id >= @id::bigint order by j.id limit 1`,

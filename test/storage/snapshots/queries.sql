@@ -12,7 +12,6 @@ select q.name as queue, s.status, c.n
               limit $3) x
    ) c
    where c.n > 0
-   order by q.name, s.status
 
 -- admin.ts#flushStats
 select pg_stat_force_next_flush()
@@ -28,6 +27,10 @@ select i.relname as name, t.relname as table_name,
     left join pg_stat_user_indexes s on s.indexrelid = i.oid
    where n.nspname = $1
    order by pg_relation_size(i.oid) desc, i.relname
+
+-- admin.ts#indexWalksOnly
+select set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true),
+         set_config('enable_sort', 'off', true), set_config('jit', 'off', true)
 
 -- admin.ts#jobAtOrAfter
 select j.id::text as id, j.created_at from "tidemark".jobs j where j.id >= $1::bigint order by j.id limit 1
@@ -72,8 +75,26 @@ select j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priori
    where j.id < $1::bigint and j.id >= $2::bigint
      and ($3::timestamptz is null or j.created_at >= $3::timestamptz)
      and ($4::timestamptz is null or j.created_at < $4::timestamptz)
-     and ($5::text is null or j.data::text ilike $5::text)
+     and ($5::text is null
+          or j.data::text ilike $5::text
+          or j.error ->> 'message' ilike $5::text
+          or j.error ->> 'name' ilike $5::text)
    order by j.id desc
+   limit $6
+
+-- admin.ts#listJobsAllNewer
+select j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priority,
+  j.created_at, j.run_at, j.started_at, j.finished_at, j.parent_id::text as parent_id,
+  left(j.data::text, 160) as data_preview, j.error ->> 'message' as error_message
+    from "tidemark".jobs j
+   where j.id < $1::bigint and j.id >= $2::bigint
+     and ($3::timestamptz is null or j.created_at >= $3::timestamptz)
+     and ($4::timestamptz is null or j.created_at < $4::timestamptz)
+     and ($5::text is null
+          or j.data::text ilike $5::text
+          or j.error ->> 'message' ilike $5::text
+          or j.error ->> 'name' ilike $5::text)
+   order by j.id asc
    limit $6
 
 -- admin.ts#listJobsByQueueStatus
@@ -88,12 +109,38 @@ select page.* from unnest($1::text[]) as q(name)
         and (j.status, j.id) < (s.status, $3::bigint)
         and (j.status, j.id) >= (s.status, $4::bigint)
         and ($5::timestamptz is null or j.created_at >= $5::timestamptz)
-        and ($6::timestamptz is null or j.created_at < $6::timestamptz)
-        and ($7::text is null or j.data::text ilike $7::text)
+     and ($6::timestamptz is null or j.created_at < $6::timestamptz)
+     and ($7::text is null
+          or j.data::text ilike $7::text
+          or j.error ->> 'message' ilike $7::text
+          or j.error ->> 'name' ilike $7::text)
       order by j.status desc, j.id desc
       limit $8
    ) page
    order by page.id::bigint desc
+   limit $8
+
+-- admin.ts#listJobsByQueueStatusNewer
+select page.* from unnest($1::text[]) as q(name)
+   cross join unnest($2::text[]) as s(status)
+   cross join lateral (
+     select j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priority,
+  j.created_at, j.run_at, j.started_at, j.finished_at, j.parent_id::text as parent_id,
+  left(j.data::text, 160) as data_preview, j.error ->> 'message' as error_message
+       from "tidemark".jobs j
+      where j.queue = q.name
+        and (j.status, j.id) < (s.status, $3::bigint)
+        and (j.status, j.id) >= (s.status, $4::bigint)
+        and ($5::timestamptz is null or j.created_at >= $5::timestamptz)
+     and ($6::timestamptz is null or j.created_at < $6::timestamptz)
+     and ($7::text is null
+          or j.data::text ilike $7::text
+          or j.error ->> 'message' ilike $7::text
+          or j.error ->> 'name' ilike $7::text)
+      order by j.status asc, j.id asc
+      limit $8
+   ) page
+   order by page.id::bigint asc
    limit $8
 
 -- admin.ts#tableStats
