@@ -150,7 +150,7 @@ describeEachDriver('dashboard security', ({ open }) => {
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       const page = await get(`${base}/ops/tidemark/`);
       assert.equal(page.status, 200);
-      assert.match(page.body, /href="\/ops\/tidemark\/jobs\?queue=mounted"/);
+      assert.match(page.body, /href="\/ops\/tidemark\/queues\/mounted"/);
       assert.match(page.body, /href="\/ops\/tidemark\/assets\/style\.css"/);
       assert.equal(
         (await get(`${base}/ops/tidemark/assets/style.css`)).res.headers.get('content-type'),
