@@ -1,24 +1,10 @@
 import type { EngineCore } from '../engine-core.js';
-import { jobAttemptLog, jobTree } from '../storage/sql/admin.js';
+import { type AttemptEntry, jobAttemptLog, jobTree, type TreeNode } from '../storage/sql/admin.js';
+
+export type { AttemptEntry, TreeNode } from '../storage/sql/admin.js';
 
 /** Nodes of a tree shown on a job page at most; a larger tree says so. */
 export const TREE_LIMIT = 500;
-
-export interface AttemptEntry {
-  attempt: number;
-  startedAt: string | null;
-  endedAt: string | null;
-  name: string | null;
-  message: string | null;
-}
-
-export interface TreeNode {
-  id: string;
-  parent_id: string | null;
-  queue: string;
-  status: string;
-  depth: number;
-}
 
 /** The failed attempts recorded on a job (oldest first) and its descendants. */
 export async function loadJobExtras(
@@ -27,8 +13,8 @@ export async function loadJobExtras(
 ): Promise<{ attempts: AttemptEntry[]; tree: TreeNode[] }> {
   const storage = core.storage;
   const [[log], tree] = await Promise.all([
-    storage.run<{ id: string }, { attempt_log: AttemptEntry[] | null }>(jobAttemptLog, { id }),
-    storage.run<{ id: string; max_rows: number }, TreeNode>(jobTree, { id, max_rows: TREE_LIMIT + 1 }),
+    storage.run(jobAttemptLog, { id }),
+    storage.run(jobTree, { id, max_rows: TREE_LIMIT + 1 }),
   ]);
   return {
     attempts: Array.isArray(log?.attempt_log) ? log.attempt_log : [],

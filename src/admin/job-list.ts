@@ -1,6 +1,14 @@
 import type { EngineCore } from '../engine-core.js';
 import { ALL_STATUSES, isJobStatus } from '../job-status.js';
-import { jobAtOrAfter, jobIdBounds, listJobsAll, listJobsByQueueStatus } from '../storage/sql/admin.js';
+import {
+  type JobListRow,
+  jobAtOrAfter,
+  jobIdBounds,
+  listJobsAll,
+  listJobsByQueueStatus,
+} from '../storage/sql/admin.js';
+
+export type { JobListRow } from '../storage/sql/admin.js';
 
 export const PAGE_SIZE = 50;
 /** A text search examines at most this many ids per page, so a rare match never scans the table. */
@@ -25,22 +33,6 @@ export interface JobFilter {
   q?: string;
   /** Cursor: only ids below this. */
   before?: bigint;
-}
-
-export interface JobListRow {
-  id: string;
-  queue: string;
-  status: string;
-  attempts: number;
-  max_attempts: number;
-  priority: number;
-  created_at: Date;
-  run_at: Date;
-  started_at: Date | null;
-  finished_at: Date | null;
-  parent_id: string | null;
-  data_preview: string;
-  error_message: string | null;
 }
 
 export interface JobListPage {
@@ -102,10 +94,7 @@ export function parseFilter(params: URLSearchParams): { filter: JobFilter; probl
  */
 export async function listJobs(core: EngineCore, filter: JobFilter, now = Date.now()): Promise<JobListPage> {
   const storage = core.storage;
-  const [bounds] = await storage.run<Record<string, never>, { lo: string | null; hi: string | null }>(
-    jobIdBounds,
-    {},
-  );
+  const [bounds] = await storage.run(jobIdBounds, {});
   if (!bounds?.lo || !bounds.hi) return { rows: [], next: null, searchedDownTo: null };
   const from = filter.since !== undefined ? new Date(now - filter.since * 1000) : filter.from;
   const to = filter.since !== undefined ? undefined : filter.to;
@@ -128,16 +117,13 @@ export async function listJobs(core: EngineCore, filter: JobFilter, now = Date.n
   };
   const rows =
     filter.queue === undefined && filter.status === undefined
-      ? await storage.run<typeof params, JobListRow>(listJobsAll, params)
-      : await storage.run<typeof params & { queues: string[]; statuses: string[] }, JobListRow>(
-          listJobsByQueueStatus,
-          {
-            ...params,
-            queues:
-              filter.queue !== undefined ? [filter.queue] : (await storage.listQueues()).map((q) => q.name),
-            statuses: filter.status !== undefined ? [filter.status] : [...ALL_STATUSES],
-          },
-        );
+      ? await storage.run(listJobsAll, params)
+      : await storage.run(listJobsByQueueStatus, {
+          ...params,
+          queues:
+            filter.queue !== undefined ? [filter.queue] : (await storage.listQueues()).map((q) => q.name),
+          statuses: filter.status !== undefined ? [filter.status] : [...ALL_STATUSES],
+        });
   if (rows.length > PAGE_SIZE) {
     const page = rows.slice(0, PAGE_SIZE);
     return { rows: page, next: BigInt(page[PAGE_SIZE - 1].id), searchedDownTo: null };
@@ -156,7 +142,7 @@ async function firstIdCreatedAtOrAfter(core: EngineCore, at: Date, lo: bigint, h
   let high = hi;
   while (low < high) {
     const mid = low + (high - low) / 2n;
-    const [row] = await storage.run<{ id: string }, { id: string; created_at: Date }>(jobAtOrAfter, {
+    const [row] = await storage.run(jobAtOrAfter, {
       id: String(mid),
     });
     if (!row || BigInt(row.id) >= high) high = mid;

@@ -1,6 +1,11 @@
 import type { EngineCore } from '../engine-core.js';
 import { ALL_STATUSES } from '../job-status.js';
-import { cappedStatusCounts, jobEstimates, throughputLastHour } from '../storage/sql/admin.js';
+import {
+  cappedStatusCounts,
+  type Estimates,
+  jobEstimates,
+  throughputLastHour,
+} from '../storage/sql/admin.js';
 
 /** Counts at or above this are not counted exactly; they come from the planner's statistics. */
 export const COUNT_CAP = 1_000;
@@ -29,32 +34,18 @@ export interface Overview {
   estimatedJobs: number | null;
 }
 
-interface Estimates {
-  reltuples: number | null;
-  status_vals: string[] | null;
-  status_freqs: number[] | null;
-  queue_vals: string[] | null;
-  queue_freqs: number[] | null;
-}
-
 /** Everything the queues page shows, in four bounded statements. */
 export async function loadOverview(core: EngineCore): Promise<Overview> {
   const storage = core.storage;
   const queueRows = await storage.listQueues();
   const [counts, [estimates], recent] = await Promise.all([
-    storage.run<
-      { queues: string[]; statuses: string[]; cap: number },
-      { queue: string; status: string; n: number }
-    >(cappedStatusCounts, {
+    storage.run(cappedStatusCounts, {
       queues: queueRows.map((q) => q.name),
       statuses: [...ALL_STATUSES],
       cap: COUNT_CAP + 1,
     }),
-    storage.run<{ schema: string }, Estimates>(jobEstimates, { schema: storage.schema }),
-    storage.run<{ max_rows: number }, { queue: string; status: string; minute_ago: number; n: number }>(
-      throughputLastHour,
-      { max_rows: THROUGHPUT_ROWS },
-    ),
+    storage.run(jobEstimates, { schema: storage.schema }),
+    storage.run(throughputLastHour, { max_rows: THROUGHPUT_ROWS }),
   ]);
   const estimate = estimator(estimates);
   const queues = new Map<string, QueueOverview>(

@@ -35,15 +35,6 @@ export interface CheckedSchedule {
   data: string;
 }
 
-interface ScheduleRow {
-  name: string;
-  cron: string;
-  timezone: string;
-  queue: string;
-  data: unknown;
-  last_fire_at: Date | null;
-}
-
 /** Check `tm.schedule`'s options (the cron expression and time zone too) before anything is read. */
 export function checkSchedule(options: ScheduleOptions): CheckedSchedule {
   const input = checkObject(options, 'schedule');
@@ -69,7 +60,7 @@ export async function removeSchedule(core: EngineCore, name: string): Promise<vo
 
 /** Every schedule, by name. */
 export async function readSchedules(core: EngineCore): Promise<ScheduleRecord[]> {
-  const rows = await core.storage.run<Record<string, never>, ScheduleRow>(listSchedules, {});
+  const rows = await core.storage.run(listSchedules, {});
   return rows.map((r) => ({
     name: r.name,
     cron: r.cron,

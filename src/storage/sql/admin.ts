@@ -1,4 +1,6 @@
-import { defineQuery } from './define-query.js';
+import type { JobStatus } from '../../job-status.js';
+import type { Timestamp } from './columns.js';
+import { defineQuery, type NoParams } from './define-query.js';
 
 /**
  * Read-only statements of the dashboard and the CLI. Each is bounded so it stays fast on a
@@ -16,7 +18,10 @@ import { defineQuery } from './define-query.js';
  * come as a parameter: joining the (rarely analyzed) queues table inflates the cost
  * estimate enough to trigger JIT compilation, which costs more than the whole query.
  */
-export const cappedStatusCounts = defineQuery<{ queues: string[]; statuses: string[]; cap: number }>(
+export const cappedStatusCounts = defineQuery<
+  { queues: string[]; statuses: string[]; cap: number },
+  { queue: string; status: string; n: number }
+>(
   'dashCappedStatusCounts',
   /* sql */ `
   select q.name as queue, s.status, c.n
@@ -35,8 +40,17 @@ export const cappedStatusCounts = defineQuery<{ queues: string[]; statuses: stri
    order by q.name, s.status`,
 );
 
+/** The planner's statistics of the jobs table (null before the first ANALYZE). */
+export interface Estimates {
+  reltuples: number | null;
+  status_vals: string[] | null;
+  status_freqs: number[] | null;
+  queue_vals: string[] | null;
+  queue_freqs: number[] | null;
+}
+
 /** The planner's row estimate of the jobs table and the share of each queue and status. */
-export const jobEstimates = defineQuery<{ schema: string }>(
+export const jobEstimates = defineQuery<{ schema: string }, Estimates>(
   'dashJobEstimates',
   /* sql */ `
   select c.reltuples::float8 as reltuples,
@@ -56,7 +70,10 @@ export const jobEstimates = defineQuery<{ schema: string }>(
  * Jobs finished per minute over the last hour, per queue and status (minute 0 is the
  * current one). Reads jobs_finished_idx; @max_rows bounds the work on very busy systems.
  */
-export const throughputLastHour = defineQuery<{ max_rows: number }>(
+export const throughputLastHour = defineQuery<
+  { max_rows: number },
+  { queue: string; status: JobStatus; minute_ago: number; n: number }
+>(
   'dashThroughputLastHour',
   /* sql */ `
   select queue, status, floor(extract(epoch from (now() - finished_at)) / 60)::int as minute_ago,
@@ -67,6 +84,23 @@ export const throughputLastHour = defineQuery<{ max_rows: number }>(
    group by 1, 2, 3`,
 );
 
+/** A job as a list shows it (LIST_COLUMNS). */
+export interface JobListRow {
+  id: string;
+  queue: string;
+  status: string;
+  attempts: number;
+  max_attempts: number;
+  priority: number;
+  created_at: Date;
+  run_at: Timestamp;
+  started_at: Date | null;
+  finished_at: Date | null;
+  parent_id: string | null;
+  data_preview: string;
+  error_message: string | null;
+}
+
 const LIST_COLUMNS = `j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priority,
   j.created_at, j.run_at, j.started_at, j.finished_at, j.parent_id::text as parent_id,
   left(j.data::text, 160) as data_preview, j.error ->> 'message' as error_message`;
@@ -75,14 +109,17 @@ const LIST_COLUMNS = `j.id::text as id, j.queue, j.status, j.attempts, j.max_att
  * One page of jobs, newest first, with no queue or status filter: a walk down the primary
  * key between @floor and @before. Time and text filters only narrow what the walk returns.
  */
-export const listJobsAll = defineQuery<{
-  before: string;
-  floor: string;
-  from: Date | null;
-  to: Date | null;
-  pattern: string | null;
-  limit: number;
-}>(
+export const listJobsAll = defineQuery<
+  {
+    before: string;
+    floor: string;
+    from: Date | null;
+    to: Date | null;
+    pattern: string | null;
+    limit: number;
+  },
+  JobListRow
+>(
   'dashListJobsAll',
   /* sql */ `
   select ${LIST_COLUMNS}
@@ -102,16 +139,19 @@ export const listJobsAll = defineQuery<{
  * equality the planner, which cannot know how rare a status is, may prefer walking the
  * primary key and filtering, which reads most of the table for a rare status.
  */
-export const listJobsByQueueStatus = defineQuery<{
-  queues: string[];
-  statuses: string[];
-  before: string;
-  floor: string;
-  from: Date | null;
-  to: Date | null;
-  pattern: string | null;
-  limit: number;
-}>(
+export const listJobsByQueueStatus = defineQuery<
+  {
+    queues: string[];
+    statuses: string[];
+    before: string;
+    floor: string;
+    from: Date | null;
+    to: Date | null;
+    pattern: string | null;
+    limit: number;
+  },
+  JobListRow
+>(
   'dashListJobsByQueueStatus',
   /* sql */ `
   select page.* from unnest(@queues::text[]) as q(name)
@@ -133,7 +173,7 @@ export const listJobsByQueueStatus = defineQuery<{
 );
 
 /** The lowest and highest job ids (two index probes; ordered by the bigint, not its text). */
-export const jobIdBounds = defineQuery(
+export const jobIdBounds = defineQuery<NoParams, { lo: string | null; hi: string | null }>(
   'dashJobIdBounds',
   /* sql */ `
   select (select j.id::text from /*schema*/jobs j order by j.id limit 1) as lo,
@@ -141,14 +181,23 @@ export const jobIdBounds = defineQuery(
 );
 
 /** The first job at or after an id, with its creation time: one probe, for time-range searches. */
-export const jobAtOrAfter = defineQuery<{ id: string }>(
+export const jobAtOrAfter = defineQuery<{ id: string }, { id: string; created_at: Date }>(
   'dashJobAtOrAfter',
   /* sql */ `
   select j.id::text as id, j.created_at from /*schema*/jobs j where j.id >= @id::bigint order by j.id limit 1`,
 );
 
+/** A job of a tree, with its depth below the job asked for. */
+export interface TreeNode {
+  id: string;
+  parent_id: string | null;
+  queue: string;
+  status: string;
+  depth: number;
+}
+
 /** A job's descendants (depth-first order by id), bounded in depth and size. */
-export const jobTree = defineQuery<{ id: string; max_rows: number }>(
+export const jobTree = defineQuery<{ id: string; max_rows: number }, TreeNode>(
   'dashJobTree',
   /* sql */ `
   with recursive tree as (
@@ -163,8 +212,17 @@ export const jobTree = defineQuery<{ id: string; max_rows: number }>(
     from tree order by path limit @max_rows`,
 );
 
+/** One failed attempt in a job's `attempt_log` (written by log_attempt). */
+export interface AttemptEntry {
+  attempt: number;
+  startedAt: string | null;
+  endedAt: string | null;
+  name: string | null;
+  message: string | null;
+}
+
 /** Failed attempts recorded on a job (the attempts timeline). */
-export const jobAttemptLog = defineQuery<{ id: string }>(
+export const jobAttemptLog = defineQuery<{ id: string }, { attempt_log: AttemptEntry[] | null }>(
   'dashJobAttemptLog',
   /* sql */ `select attempt_log from /*schema*/jobs where id = @id::bigint`,
 );
@@ -173,10 +231,36 @@ export const jobAttemptLog = defineQuery<{ id: string }>(
  * Embedded PGlite is one backend that never goes idle, so its table statistics are not
  * published until asked: this makes the next statement flush them (PostgreSQL 15+).
  */
-export const flushStats = defineQuery('dashFlushStats', /* sql */ `select pg_stat_force_next_flush()`);
+export const flushStats = defineQuery<NoParams, { pg_stat_force_next_flush: unknown }>(
+  'dashFlushStats',
+  /* sql */ `select pg_stat_force_next_flush()`,
+);
+
+/** A table's size and row statistics (pg_class, pg_stat_user_tables). */
+export interface TableStat {
+  name: string;
+  total_bytes: number;
+  table_bytes: number;
+  index_bytes: number;
+  estimated_rows: number;
+  live_rows: number | null;
+  dead_rows: number | null;
+  last_vacuum: Date | null;
+  last_autovacuum: Date | null;
+  last_analyze: Date | null;
+  last_autoanalyze: Date | null;
+}
+
+/** An index's size and how often it was scanned. */
+export interface IndexStat {
+  name: string;
+  table_name: string;
+  bytes: number;
+  scans: number | null;
+}
 
 /** Tables of the schema: sizes, live and dead rows, vacuum and analyze times. */
-export const tableStats = defineQuery<{ schema: string }>(
+export const tableStats = defineQuery<{ schema: string }, TableStat>(
   'dashTableStats',
   /* sql */ `
   select c.relname as name,
@@ -194,7 +278,7 @@ export const tableStats = defineQuery<{ schema: string }>(
 );
 
 /** Indexes of the schema with their sizes and how often they were scanned. */
-export const indexStats = defineQuery<{ schema: string }>(
+export const indexStats = defineQuery<{ schema: string }, IndexStat>(
   'dashIndexStats',
   /* sql */ `
   select i.relname as name, t.relname as table_name,

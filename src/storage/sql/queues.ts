@@ -1,4 +1,4 @@
-import { defineQuery } from './define-query.js';
+import { defineQuery, type NoParams, type NoRows } from './define-query.js';
 
 /** A queue as stored: its options and whether it is paused. */
 export interface StoredQueue {
@@ -7,7 +7,7 @@ export interface StoredQueue {
   paused: boolean;
 }
 
-export const upsertQueue = defineQuery<{ name: string; options: string }>(
+export const upsertQueue = defineQuery<{ name: string; options: string }, NoRows>(
   'upsertQueue',
   /* sql */ `
   insert into /*schema*/queues (name, options) values (@name, @options::jsonb)
@@ -20,12 +20,15 @@ export const getQueue = defineQuery<{ name: string }, StoredQueue>(
   /* sql */ `select name, options, paused from /*schema*/queues where name = @name`,
 );
 
-export const listQueues = defineQuery<Record<string, never>, StoredQueue>(
+export const listQueues = defineQuery<NoParams, StoredQueue>(
   'listQueues',
   /* sql */ `select name, options, paused from /*schema*/queues order by name`,
 );
 
-export const setQueuePaused = defineQuery<{ name: string; paused: boolean; channel: string }>(
+export const setQueuePaused = defineQuery<
+  { name: string; paused: boolean; channel: string },
+  { name: string }
+>(
   'setQueuePaused',
   /* sql */ `
   with changed as (
