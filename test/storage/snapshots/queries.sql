@@ -1,4 +1,4 @@
--- dashboard.ts#cappedStatusCounts
+-- admin.ts#cappedStatusCounts
 select q.name as queue, s.status, c.n
     from unnest($1::text[]) as q(name)
    cross join unnest($2::text[]) as s(status)
@@ -14,10 +14,10 @@ select q.name as queue, s.status, c.n
    where c.n > 0
    order by q.name, s.status
 
--- dashboard.ts#flushStats
+-- admin.ts#flushStats
 select pg_stat_force_next_flush()
 
--- dashboard.ts#indexStats
+-- admin.ts#indexStats
 select i.relname as name, t.relname as table_name,
          pg_relation_size(i.oid)::float8 as bytes,
          s.idx_scan::float8 as scans
@@ -29,13 +29,13 @@ select i.relname as name, t.relname as table_name,
    where n.nspname = $1
    order by pg_relation_size(i.oid) desc, i.relname
 
--- dashboard.ts#jobAtOrAfter
+-- admin.ts#jobAtOrAfter
 select j.id::text as id, j.created_at from "tidemark".jobs j where j.id >= $1::bigint order by j.id limit 1
 
--- dashboard.ts#jobAttemptLog
+-- admin.ts#jobAttemptLog
 select attempt_log from "tidemark".jobs where id = $1::bigint
 
--- dashboard.ts#jobEstimates
+-- admin.ts#jobEstimates
 select c.reltuples::float8 as reltuples,
          (select most_common_vals::text::text[] from pg_stats
            where schemaname = $1 and tablename = 'jobs' and attname = 'status') as status_vals,
@@ -48,11 +48,11 @@ select c.reltuples::float8 as reltuples,
     from pg_class c join pg_namespace n on n.oid = c.relnamespace
    where n.nspname = $1 and c.relname = 'jobs'
 
--- dashboard.ts#jobIdBounds
+-- admin.ts#jobIdBounds
 select (select j.id::text from "tidemark".jobs j order by j.id limit 1) as lo,
          (select j.id::text from "tidemark".jobs j order by j.id desc limit 1) as hi
 
--- dashboard.ts#jobTree
+-- admin.ts#jobTree
 with recursive tree as (
     select j.id, j.parent_id, j.queue, j.status, 0 as depth, array[j.id] as path
       from "tidemark".jobs j where j.id = $1::bigint
@@ -64,7 +64,7 @@ with recursive tree as (
   select id::text as id, parent_id::text as parent_id, queue, status, depth
     from tree order by path limit $2
 
--- dashboard.ts#listJobsAll
+-- admin.ts#listJobsAll
 select j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priority,
   j.created_at, j.run_at, j.started_at, j.finished_at, j.parent_id::text as parent_id,
   left(j.data::text, 160) as data_preview, j.error ->> 'message' as error_message
@@ -76,7 +76,7 @@ select j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priori
    order by j.id desc
    limit $6
 
--- dashboard.ts#listJobsByQueueStatus
+-- admin.ts#listJobsByQueueStatus
 select page.* from unnest($1::text[]) as q(name)
    cross join unnest($2::text[]) as s(status)
    cross join lateral (
@@ -96,7 +96,7 @@ select page.* from unnest($1::text[]) as q(name)
    order by page.id::bigint desc
    limit $8
 
--- dashboard.ts#tableStats
+-- admin.ts#tableStats
 select c.relname as name,
          pg_total_relation_size(c.oid)::float8 as total_bytes,
          pg_relation_size(c.oid)::float8 as table_bytes,
@@ -110,7 +110,7 @@ select c.relname as name,
    where n.nspname = $1 and c.relkind = 'r'
    order by pg_total_relation_size(c.oid) desc, c.relname
 
--- dashboard.ts#throughputLastHour
+-- admin.ts#throughputLastHour
 select queue, status, floor(extract(epoch from (now() - finished_at)) / 60)::int as minute_ago,
          count(*)::int as n
     from (select queue, status, finished_at from "tidemark".jobs
@@ -406,7 +406,7 @@ select q.name as queue,
 select name, options, paused from "tidemark".queues where name = $1
 
 -- queues.ts#listQueues
-select name, options, paused, created_at, updated_at from "tidemark".queues order by name
+select name, options, paused from "tidemark".queues order by name
 
 -- queues.ts#setQueuePaused
 with changed as (
