@@ -1,4 +1,5 @@
 import type { EngineCore } from '../engine-core.js';
+import type { SweepRecord } from '../model/sweep.js';
 import type { HoldRecord } from '../retention/holds.js';
 import { listSweepRecords } from '../storage/retention-storage.js';
 import type { FrozenRetention } from '../storage/rows.js';
@@ -54,7 +55,7 @@ export async function loadRetentionInfo(core: EngineCore): Promise<RetentionInfo
         ? { queue: q.name, windows: core.engineRetention, source: 'engine default' }
         : { queue: q.name, windows: own, source: 'queue' };
     }),
-    sweeps: (sweeps as unknown as Record<string, unknown>[]).map(toSweepRow),
+    sweeps: sweeps.map(toSweepRow),
     lastRunAt,
     nextDueAt: lastRunAt ? new Date(lastRunAt.getTime() + intervalSeconds * 1000) : null,
     intervalSeconds,
@@ -62,20 +63,17 @@ export async function loadRetentionInfo(core: EngineCore): Promise<RetentionInfo
   };
 }
 
-/** Accepts the row in either spelling (snake_case from SQL or the typed camelCase record). */
-function toSweepRow(row: Record<string, unknown>): SweepRow {
-  const pick = (camel: string, snake: string) => row[camel] ?? row[snake];
-  const date = (v: unknown) => (v ? new Date(v as string) : null);
-  const detail = (row.detail ?? {}) as { byQueue?: SweepRow['byQueue'] };
+/** A sweep record as the retention page shows it. */
+function toSweepRow(sweep: SweepRecord): SweepRow {
   return {
-    id: String(row.id),
-    kind: String(row.kind ?? 'retention'),
-    startedAt: date(pick('startedAt', 'started_at')),
-    finishedAt: date(pick('finishedAt', 'finished_at')),
-    jobs: Number(row.jobs ?? 0),
-    signals: Number(row.signals ?? 0),
-    uniqueLocks: Number(pick('uniqueLocks', 'unique_locks') ?? 0),
-    byQueue: (row.byQueue as SweepRow['byQueue'] | undefined) ?? detail.byQueue ?? [],
-    error: (row.error as string | null | undefined) ?? null,
+    id: sweep.id,
+    kind: sweep.kind,
+    startedAt: sweep.startedAt,
+    finishedAt: sweep.finishedAt,
+    jobs: sweep.jobs,
+    signals: sweep.signals,
+    uniqueLocks: sweep.uniqueLocks,
+    byQueue: sweep.byQueue,
+    error: sweep.error,
   };
 }

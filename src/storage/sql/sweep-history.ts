@@ -11,7 +11,8 @@ export interface SweepDetail {
   paused?: boolean;
 }
 
-export interface SweepRow {
+/** A sweep record as stored. */
+export interface StoredSweep {
   id: string;
   kind: SweepRecord['kind'];
   started_at: Date;
@@ -53,7 +54,7 @@ export const recordSweep = defineQuery<
   select (select id::text from recorded) as id, (select count(*) from trimmed)::int as trimmed`,
 );
 
-export const listSweeps = defineQuery<{ limit: number; kind: string | null }, SweepRow>(
+export const listSweeps = defineQuery<{ limit: number; kind: string | null }, StoredSweep>(
   'listSweeps',
   /* sql */ `
   select id::text as id, kind, started_at, finished_at, jobs, signals, unique_locks, detail, error
