@@ -50,7 +50,7 @@ export async function loadRetentionInfo(core: EngineCore): Promise<RetentionInfo
     engine: core.engineRetention,
     engineDisabled: core.retentionDisabled,
     policies: queues.map((q) => {
-      const own = q.options.retention as FrozenRetention | undefined;
+      const own = q.options.retention;
       return own === undefined
         ? { queue: q.name, windows: core.engineRetention, source: 'engine default' }
         : { queue: q.name, windows: own, source: 'queue' };

@@ -1,9 +1,14 @@
+import type { StoredQueueOptions } from '../../model/queue.js';
 import { defineQuery, type NoParams, type NoRows } from './define-query.js';
 
-/** A queue as stored: its options and whether it is paused. */
+/**
+ * A queue as stored: its options and whether it is paused. Each option may be absent: a
+ * queue whose definition was never stored here (or was stored by an older version) has
+ * fewer, and readers apply the defaults.
+ */
 export interface StoredQueue {
   name: string;
-  options: Record<string, unknown>;
+  options: Partial<StoredQueueOptions>;
   paused: boolean;
 }
 
