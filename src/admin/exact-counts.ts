@@ -10,6 +10,6 @@ export interface ExactCount {
 
 /** Every job counted by queue and status, exactly (a full scan: for `stats --exact` and the demo). */
 export async function countJobsExactly(core: EngineCore, since: Date | null = null): Promise<ExactCount[]> {
-  const rows = await core.storage.run<{ since: Date | null }, ExactCount>(countByQueueAndStatus, { since });
+  const rows = await core.storage.run(countByQueueAndStatus, { since });
   return rows.map((row) => ({ ...row, n: Number(row.n) }));
 }

@@ -1,34 +1,17 @@
 import type { EngineCore } from '../engine-core.js';
-import { jobAttemptLog, jobTree } from '../storage/sql/admin.js';
+import { type AttemptEntry, jobAttemptLog, jobTree, type TreeNode } from '../storage/sql/admin.js';
+
+export type { AttemptEntry, TreeNode } from '../storage/sql/admin.js';
 
 /** Nodes of a tree shown on a job page at most; a larger tree says so. */
 export const TREE_LIMIT = 500;
-
-export interface AttemptEntry {
-  attempt: number;
-  startedAt: string | null;
-  endedAt: string | null;
-  name: string | null;
-  message: string | null;
-}
-
-export interface TreeNode {
-  id: string;
-  parent_id: string | null;
-  queue: string;
-  status: string;
-  depth: number;
-}
 
 /** The failed attempts recorded on a job (oldest first) and its descendants. */
 export async function loadJobExtras(
   core: EngineCore,
   id: string,
 ): Promise<{ attempts: AttemptEntry[]; tree: TreeNode[] }> {
-  const [[log], tree] = await Promise.all([
-    core.storage.run<{ id: string }, { attempt_log: AttemptEntry[] | null }>(jobAttemptLog, { id }),
-    loadTree(core, id),
-  ]);
+  const [[log], tree] = await Promise.all([core.storage.run(jobAttemptLog, { id }), loadTree(core, id)]);
   return { attempts: Array.isArray(log?.attempt_log) ? log.attempt_log : [], tree };
 }
 
@@ -37,7 +20,7 @@ export async function loadJobExtras(
  * shown, so a caller can tell a tree that was cut.
  */
 export async function loadTree(core: EngineCore, id: string): Promise<TreeNode[]> {
-  const tree = await core.storage.run<{ id: string; max_rows: number }, TreeNode>(jobTree, {
+  const tree = await core.storage.run(jobTree, {
     id,
     max_rows: TREE_LIMIT + 1,
   });

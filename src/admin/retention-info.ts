@@ -1,5 +1,6 @@
 import type { EngineCore } from '../engine-core.js';
 import { ALL_STATUSES } from '../job-status.js';
+import type { SweepRecord } from '../model/sweep.js';
 import type { HoldRecord } from '../retention/holds.js';
 import { RETENTION_TURN } from '../retention/sweep-turns.js';
 import { listSweepRecords } from '../storage/retention-storage.js';
@@ -72,7 +73,7 @@ export async function loadRetentionInfo(core: EngineCore): Promise<RetentionInfo
     engine: core.engineRetention,
     engineDisabled: core.retentionDisabled,
     policies: queues.map((q) => {
-      const own = q.options.retention as FrozenRetention | undefined;
+      const own = q.options.retention;
       const windows = own ?? core.engineRetention;
       return {
         queue: q.name,
@@ -87,7 +88,7 @@ export async function loadRetentionInfo(core: EngineCore): Promise<RetentionInfo
           })),
       };
     }),
-    sweeps: (sweeps as unknown as Record<string, unknown>[]).map(toSweepRow),
+    sweeps: sweeps.map(toSweepRow),
     lastRunAt,
     nextDueAt,
     workers: live,
@@ -101,20 +102,17 @@ function sameWindows(a: FrozenRetention, b: FrozenRetention): boolean {
   return keys.every((k) => (a[k] || 0) === (b[k] || 0));
 }
 
-/** Accepts the row in either spelling (snake_case from SQL or the typed camelCase record). */
-function toSweepRow(row: Record<string, unknown>): SweepRow {
-  const pick = (camel: string, snake: string) => row[camel] ?? row[snake];
-  const date = (v: unknown) => (v ? new Date(v as string) : null);
-  const detail = (row.detail ?? {}) as { byQueue?: SweepRow['byQueue'] };
+/** A sweep record as the retention page shows it. */
+function toSweepRow(sweep: SweepRecord): SweepRow {
   return {
-    id: String(row.id),
-    kind: String(row.kind ?? 'retention'),
-    startedAt: date(pick('startedAt', 'started_at')),
-    finishedAt: date(pick('finishedAt', 'finished_at')),
-    jobs: Number(row.jobs ?? 0),
-    signals: Number(row.signals ?? 0),
-    uniqueLocks: Number(pick('uniqueLocks', 'unique_locks') ?? 0),
-    byQueue: (row.byQueue as SweepRow['byQueue'] | undefined) ?? detail.byQueue ?? [],
-    error: (row.error as string | null | undefined) ?? null,
+    id: sweep.id,
+    kind: sweep.kind,
+    startedAt: sweep.startedAt,
+    finishedAt: sweep.finishedAt,
+    jobs: sweep.jobs,
+    signals: sweep.signals,
+    uniqueLocks: sweep.uniqueLocks,
+    byQueue: sweep.byQueue,
+    error: sweep.error,
   };
 }

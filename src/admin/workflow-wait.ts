@@ -56,11 +56,11 @@ function describeWait(row: WorkflowViewRow): WorkflowWait {
       return {
         kind: 'sleep',
         name: String(wait.name ?? ''),
-        until: finiteTime(toDate(saved.wakeAt)) ?? timer,
+        until: savedTime(saved.wakeAt) ?? timer,
       };
     case 'signal': {
       const names = Array.isArray(wait.names) ? wait.names.map(String) : [];
-      const deadline = 'deadline' in saved ? finiteTime(toDate(saved.deadline)) : timer;
+      const deadline = 'deadline' in saved ? savedTime(saved.deadline) : timer;
       return {
         kind: 'signal',
         names,
@@ -85,6 +85,11 @@ function describeWait(row: WorkflowViewRow): WorkflowWait {
  * A time worth showing: null for none, an invalid one, or the far-future sentinel that stands
  * for "no timer" (`infinity` in the database).
  */
+/** A time a checkpoint saved as JSON (an ISO string); anything else is no time. */
+function savedTime(value: unknown): Date | null {
+  return typeof value === 'string' ? finiteTime(toDate(value)) : null;
+}
+
 export function finiteTime(date: Date | null): Date | null {
   if (!date) return null;
   const ms = date.getTime();

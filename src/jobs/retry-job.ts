@@ -27,10 +27,7 @@ export async function retryJobTree(
       reopened = await core.storage.retrySubtree(jobId);
     } catch (error) {
       if (!isUniqueKeyViolation(error)) throw error;
-      const [conflict] = await core.storage.run<
-        { id: string },
-        { queue: string; unique_key: string; holder_id: string | null }
-      >(uniqueKeyConflict, { id: jobId });
+      const [conflict] = await core.storage.run(uniqueKeyConflict, { id: jobId });
       // The holder finished between the two statements: the key is free, so try again.
       if (conflict && conflict.holder_id === null && attempt < 3) continue;
       if (!conflict) throw error;

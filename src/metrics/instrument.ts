@@ -88,10 +88,7 @@ export function instrumentEngine(
   let reading: Promise<void> | null = null;
   const refresh = async () => {
     try {
-      const rows = await core.storage.run<Record<string, never>, { queue: string; depth: number }>(
-        queueDepths,
-        {},
-      );
+      const rows = await core.storage.run(queueDepths, {});
       sample = { at: Date.now(), rows: rows.map((r) => ({ queue: r.queue, depth: Number(r.depth) })) };
     } catch (error) {
       // A failed read (database down, engine closed) reports nothing rather than stale zeros.

@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../errors.js';
+import type { BackoffOptions, StoredQueueOptions } from '../model/queue.js';
 import {
   checkBoolean,
   checkInteger,
@@ -8,25 +9,16 @@ import {
   checkString,
 } from '../options/check.js';
 import { freezeRetention, type RetentionPolicy } from '../retention/policy.js';
-import type { FrozenRetention, Job } from '../storage/rows.js';
+import type { Job } from '../storage/rows.js';
 import type { JobContext } from '../workflow/job-context.js';
+
+export type { BackoffOptions, StoredQueueOptions } from '../model/queue.js';
 
 /** A job handler. Its return value (JSON) becomes the job's output. */
 export type Handler<Data = unknown, Output = unknown> = (
   job: Job<Data, Output>,
   ctx: JobContext,
 ) => Promise<Output> | Output;
-
-/** Exponential backoff between attempts: `delaySeconds * factor^(attempt-1)`, capped, with jitter. */
-export interface BackoffOptions {
-  delaySeconds: number;
-  /** Default 2. */
-  factor?: number;
-  /** Default 3600. */
-  maxDelaySeconds?: number;
-  /** `true` (default) spreads each delay randomly over [delay/2, delay]; `false` keeps it exact. */
-  jitter?: boolean;
-}
 
 /** Options of `tm.createQueue`. */
 export interface QueueOptions<Data = unknown, Output = unknown> {
@@ -47,22 +39,11 @@ export interface QueueOptions<Data = unknown, Output = unknown> {
   deleteCheckpointsOnComplete?: boolean;
 }
 
-/** A queue's options after validation and defaults. */
-export interface ResolvedQueue {
+/** A queue's options after validation and defaults: its stored options, its name and handler. */
+export interface ResolvedQueue extends StoredQueueOptions {
   name: string;
   handler?: Handler;
-  /** Undefined when the queue sets no policy (the engine's applies). */
-  retention?: FrozenRetention;
-  concurrency?: number;
-  maxAttempts: number;
-  timeoutSeconds?: number;
-  backoff: Required<BackoffOptions>;
-  signals: Record<string, number>;
-  deleteCheckpointsOnComplete: boolean;
 }
-
-/** The part of a queue's definition stored in the database, so every process sees it. */
-export type StoredQueueOptions = Omit<ResolvedQueue, 'name' | 'handler'>;
 
 export const DEFAULT_MAX_ATTEMPTS = 3;
 export const DEFAULT_BACKOFF: Required<BackoffOptions> = Object.freeze({

@@ -74,7 +74,7 @@ export class QueueRegistry {
     if (!on) await this.flush();
     const row = await this.storage.getQueue(name, on);
     if (!row) throw new QueueNotFoundError(name);
-    const options = row.options as Partial<ResolvedQueue>;
+    const { options } = row;
     const queue: ResolvedQueue = {
       name,
       retention: options.retention,

@@ -1,6 +1,7 @@
 import type { EngineCore } from '../engine-core.js';
 import type { Logger } from '../log/logger.js';
 import { messages } from '../log/messages.js';
+import type { StoredQueue } from '../storage/queues.js';
 import type { FrozenRetention } from '../storage/rows.js';
 import type { ResolvedSweep } from '../worker/worker-options.js';
 
@@ -76,18 +77,15 @@ function windowFields(w: FrozenRetention) {
  * `{ queuesWithOwnPolicy: { name: windows } }` for the stored queues whose policy differs
  * from the engine default (a window shown as null is kept forever); nothing when none does.
  */
-function queuesWithOwnPolicy(
-  queues: { name: string; options: Record<string, unknown> }[],
-  engine: FrozenRetention,
-): Record<string, unknown> {
-  const own = queues.filter((q) => {
-    const stored = q.options.retention as FrozenRetention | undefined;
-    return stored !== undefined && !sameWindows(stored, engine);
+function queuesWithOwnPolicy(queues: StoredQueue[], engine: FrozenRetention): Record<string, unknown> {
+  const own = queues.flatMap((q) => {
+    const stored = q.options.retention;
+    return stored !== undefined && !sameWindows(stored, engine) ? [{ name: q.name, windows: stored }] : [];
   });
   if (own.length === 0) return {};
   const shown: Record<string, unknown> = {};
   for (const q of own.slice(0, QUEUES_SHOWN)) {
-    const w = q.options.retention as FrozenRetention;
+    const w = q.windows;
     shown[q.name] = {
       completed: w.completed ?? null,
       failed: w.failed ?? null,

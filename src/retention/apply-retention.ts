@@ -56,8 +56,7 @@ export async function applyRetention(
   if (!stored) throw new QueueNotFoundError(queue);
   if (warning) core.once.warn(warning, warning);
   if (options.policy !== undefined) notePolicy(core.once, options.policy, 'applyRetention.policy');
-  const retention =
-    policy ?? (stored.options.retention as FrozenRetention | undefined) ?? core.engineRetention;
+  const retention = policy ?? stored.options.retention ?? core.engineRetention;
   if (dryRun) return { jobs: await core.storage.controls.countApply(queue, retention), retention, dryRun };
   let jobs = 0;
   let after = '0';

@@ -11,15 +11,14 @@ import { latestDueFire } from './cron.js';
  */
 export async function fireDueSchedules(core: EngineCore): Promise<number> {
   const { storage } = core;
-  const schedules = await storage.run<Record<string, never>, Record<string, unknown>>(listSchedules, {});
+  const schedules = await storage.run(listSchedules, {});
   let created = 0;
   for (const schedule of schedules) {
-    const name = schedule.name as string;
-    const now = schedule.now as Date;
-    const after = (schedule.last_fire_at as Date | null) ?? now;
-    const fireAt = latestDueFire(schedule.cron as string, schedule.timezone as string, after, now);
+    const { name, now } = schedule;
+    const after = schedule.last_fire_at ?? now;
+    const fireAt = latestDueFire(schedule.cron, schedule.timezone, after, now);
     if (!fireAt) continue;
-    const queue = schedule.queue as string;
+    const { queue } = schedule;
     let options: Awaited<ReturnType<typeof core.registry.insertOptions>>;
     try {
       options = await core.registry.insertOptions(queue, core.engineRetention);
@@ -31,19 +30,16 @@ export async function fireDueSchedules(core: EngineCore): Promise<number> {
       });
       continue;
     }
-    const [row] = await storage.run<Parameters<typeof recordScheduleFire.values>[0], { id: string | null }>(
-      recordScheduleFire,
-      {
-        name,
-        fire_at: fireAt,
-        queue,
-        data: JSON.stringify(schedule.data ?? null),
-        max_attempts: options.maxAttempts ?? null,
-        retention: options.retention === undefined ? null : JSON.stringify(options.retention),
-        channel: storage.channel,
-        ...defaultParams(core.insertDefaults),
-      },
-    );
+    const [row] = await storage.run(recordScheduleFire, {
+      name,
+      fire_at: fireAt,
+      queue,
+      data: JSON.stringify(schedule.data ?? null),
+      max_attempts: options.maxAttempts ?? null,
+      retention: options.retention === undefined ? null : JSON.stringify(options.retention),
+      channel: storage.channel,
+      ...defaultParams(core.insertDefaults),
+    });
     if (row?.id) created++;
   }
   return created;

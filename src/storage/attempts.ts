@@ -1,6 +1,6 @@
 import type { Job } from '../model/job.js';
 import type { Queryable } from './driver/driver.js';
-import { type JobRow, toClaimedJob } from './rows.js';
+import { toClaimedJob } from './rows.js';
 import type { Runner } from './runner.js';
 import * as worker from './sql/worker.js';
 
@@ -32,7 +32,7 @@ export async function claimJobs(
   workerId: string,
   lockSeconds: number,
 ): Promise<ClaimedJob[]> {
-  const rows = await db.run<Parameters<typeof worker.claimJobs.values>[0], JobRow>(worker.claimJobs, {
+  const rows = await db.run(worker.claimJobs, {
     queues: queueNames,
     limit,
     worker: workerId,
@@ -40,9 +40,9 @@ export async function claimJobs(
   });
   const claimed = rows.map((row) => ({
     job: toClaimedJob(row, workerId, lockSeconds),
-    token: row.lock_token as string,
-    pickupLatencyMs: (row.started_at as number) - (row.run_at as number),
-    wait: (row.wait ?? null) as Record<string, unknown> | null,
+    token: row.lock_token,
+    pickupLatencyMs: row.started_at - row.run_at,
+    wait: row.wait ?? null,
   }));
   // UPDATE … RETURNING gives rows in the order it visited them, not the claim's: the worker
   // starts a batch in the order it gets it, so put it back in claim order.
@@ -64,7 +64,7 @@ function byNumericId(a: string, b: string): number {
 
 /** Record many outcomes in one statement; returns the ids that were still owned, with their new status. */
 export async function finishAttempts(db: Runner, outcomes: AttemptOutcome[]): Promise<Map<string, string>> {
-  const rows = await db.run<{ outcomes: string }, { id: string; status: string }>(worker.finishAttempts, {
+  const rows = await db.run(worker.finishAttempts, {
     outcomes: outcomesJson(outcomes),
   });
   return new Map(rows.map((r) => [String(r.id), r.status]));
@@ -91,14 +91,7 @@ export async function extendLocks(
   lockSeconds: number,
 ): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await db.run<Parameters<typeof worker.extendLocks.values>[0], { token: string }>(
-    worker.extendLocks,
-    {
-      ids,
-      tokens,
-      lock_seconds: lockSeconds,
-    },
-  );
+  const rows = await db.run(worker.extendLocks, { ids, tokens, lock_seconds: lockSeconds });
   return new Set(rows.map((r) => r.token));
 }
 

@@ -3,22 +3,12 @@ import type { Runner } from './runner.js';
 import * as actions from './sql/job-actions.js';
 
 export async function cancelSubtree(db: Runner, id: string): Promise<string[]> {
-  const rows = await retryOnDeadlock(() =>
-    db.run<{ id: string; channel: string }, { id: string }>(actions.cancelSubtree, {
-      id,
-      channel: db.channel,
-    }),
-  );
+  const rows = await retryOnDeadlock(() => db.run(actions.cancelSubtree, { id, channel: db.channel }));
   return rows.map((r) => String(r.id));
 }
 
 export async function retrySubtree(db: Runner, id: string): Promise<string[]> {
-  const rows = await retryOnDeadlock(() =>
-    db.run<{ id: string; channel: string }, { id: string }>(actions.retrySubtree, {
-      id,
-      channel: db.channel,
-    }),
-  );
+  const rows = await retryOnDeadlock(() => db.run(actions.retrySubtree, { id, channel: db.channel }));
   return rows.map((r) => String(r.id));
 }
 

@@ -7,7 +7,7 @@ import {
   insertRowJson,
   retentionField,
 } from './insert-rows.js';
-import { type JobRow, toJob } from './rows.js';
+import { toJob } from './rows.js';
 import type { Runner } from './runner.js';
 import * as jobs from './sql/jobs.js';
 
@@ -46,16 +46,12 @@ export async function insertJobs(
     ...defaultParams(defaults),
   };
   if (rows.some((row) => row.unique_key !== undefined)) {
-    const result = await db.run<typeof params, { id: string; inserted: boolean }>(
-      jobs.insertJobs,
-      params,
-      on,
-    );
+    const result = await db.run(jobs.insertJobs, params, on);
     return result.map((r) => ({ id: String(r.id), inserted: r.inserted }));
   }
   // Every row is inserted, and ids are drawn in input order: the n-th smallest id is the
   // n-th row's.
-  const ids = await db.run<typeof params, { id: string }>(jobs.insertPlainJobs, params, on);
+  const ids = await db.run(jobs.insertPlainJobs, params, on);
   if (ids.length !== rows.length) {
     throw new Error(`insert returned ${ids.length} ids for ${rows.length} jobs`);
   }
@@ -68,11 +64,7 @@ export async function findUniqueHolder(
   uniqueKey: string,
   on?: Queryable,
 ): Promise<string | null> {
-  const rows = await db.run<{ queue: string; unique_key: string }, { id: string }>(
-    jobs.findUniqueHolder,
-    { queue, unique_key: uniqueKey },
-    on,
-  );
+  const rows = await db.run(jobs.findUniqueHolder, { queue, unique_key: uniqueKey }, on);
   return rows[0] ? String(rows[0].id) : null;
 }
 
@@ -85,7 +77,7 @@ export async function insertJobWithLock(
   defaults: InsertDefaults,
   on?: Queryable,
 ): Promise<string | null> {
-  const rows = await db.run<Parameters<typeof jobs.insertJobWithLock.values>[0], { id: string }>(
+  const rows = await db.run(
     jobs.insertJobWithLock,
     {
       job: insertRowJson(row, retentionField(row)),
@@ -100,21 +92,21 @@ export async function insertJobWithLock(
 }
 
 export async function findLockHolder(db: Runner, scope: string, on?: Queryable): Promise<string | null> {
-  const rows = await db.run<{ scope: string }, { id: string }>(jobs.findLockHolder, { scope }, on);
+  const rows = await db.run(jobs.findLockHolder, { scope }, on);
   return rows[0] ? String(rows[0].id) : null;
 }
 
 export async function getJob(db: Runner, id: string, on?: Queryable): Promise<Job | null> {
-  const rows = await db.run<{ id: string }, JobRow>(jobs.getJob, { id }, on);
+  const rows = await db.run(jobs.getJob, { id }, on);
   return rows[0] ? toJob(rows[0]) : null;
 }
 
 export async function getStatuses(db: Runner, ids: string[]): Promise<Map<string, string>> {
-  const rows = await db.run<{ ids: string[] }, { id: string; status: string }>(jobs.getStatuses, { ids });
+  const rows = await db.run(jobs.getStatuses, { ids });
   return new Map(rows.map((r) => [String(r.id), r.status]));
 }
 
 export async function listChildren(db: Runner, id: string): Promise<Job[]> {
-  const rows = await db.run<{ id: string }, JobRow>(jobs.listChildren, { id });
+  const rows = await db.run(jobs.listChildren, { id });
   return rows.map(toJob);
 }

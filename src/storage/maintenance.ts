@@ -4,11 +4,7 @@ import * as maintenance from './sql/maintenance.js';
 /** True when this caller won the service's turn for the current interval, cluster-wide. */
 export async function takeTurn(db: Runner, name: string, intervalSeconds: number): Promise<boolean> {
   return db.driver.transaction(async (tx) => {
-    const [lock] = await db.run<{ key: string }, { locked: boolean }>(
-      maintenance.tryAdvisoryLock,
-      { key: `tidemark:${db.schema}:${name}` },
-      tx,
-    );
+    const [lock] = await db.run(maintenance.tryAdvisoryLock, { key: `tidemark:${db.schema}:${name}` }, tx);
     if (!lock?.locked) return false;
     const rows = await db.run(maintenance.takeTurn, { name, interval_seconds: intervalSeconds }, tx);
     return rows.length > 0;
@@ -23,15 +19,12 @@ export async function readTurn(
   db: Runner,
   name: string,
 ): Promise<{ lastRunAt: Date | null; lastResult: unknown } | null> {
-  const rows = await db.run<{ name: string }, { last_run_at: Date | null; last_result: unknown }>(
-    maintenance.readTurn,
-    { name },
-  );
+  const rows = await db.run(maintenance.readTurn, { name });
   return rows[0] ? { lastRunAt: rows[0].last_run_at, lastResult: rows[0].last_result } : null;
 }
 
 export async function recoverStalled(db: Runner, limit: number): Promise<number> {
-  const [row] = await db.run<{ limit: number; channel: string }, { n: number }>(maintenance.recoverStalled, {
+  const [row] = await db.run(maintenance.recoverStalled, {
     limit,
     channel: db.channel,
   });

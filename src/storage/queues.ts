@@ -1,3 +1,4 @@
+import type { StoredQueueOptions } from '../model/queue.js';
 import type { Queryable } from './driver/driver.js';
 import type { Runner } from './runner.js';
 import type { StoredQueue } from './sql/queues.js';
@@ -5,7 +6,7 @@ import * as sql from './sql/queues.js';
 
 export type { StoredQueue } from './sql/queues.js';
 
-export async function upsertQueue(db: Runner, name: string, options: unknown): Promise<void> {
+export async function upsertQueue(db: Runner, name: string, options: StoredQueueOptions): Promise<void> {
   await db.run(sql.upsertQueue, { name, options: JSON.stringify(options) });
 }
 

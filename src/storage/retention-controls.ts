@@ -2,6 +2,7 @@ import { RetentionPausedError } from '../errors.js';
 import type { TransactionHandle } from './driver/driver.js';
 import { type FrozenRetention, toDate } from './rows.js';
 import type { Runner } from './runner.js';
+import type { ControlRow, HoldRow } from './sql/retention-controls.js';
 import * as sql from './sql/retention-controls.js';
 
 /** The cluster-wide pause switch, as stored. */
@@ -38,16 +39,6 @@ export interface TreeDeletion {
   hold: { id: string; reason: string } | null;
 }
 
-type ControlRow = { paused: boolean; reason: string | null; paused_at: unknown; paused_by: string | null };
-type HoldRow = {
-  id: string;
-  reason: string;
-  queue: string | null;
-  created_at: unknown;
-  created_by: string | null;
-  jobs: number;
-};
-
 /**
  * Storage for the operator's retention controls: the pause switch, holds, re-freezing a
  * queue's windows, explicit deletes, and the gate that orders all of them against deletions
@@ -64,7 +55,7 @@ export class RetentionControls {
    */
   gated<T>(fn: (tx: TransactionHandle) => Promise<T>, explicit = false): Promise<T> {
     return this.storage.driver.transaction(async (tx) => {
-      const [row] = await this.storage.run<Record<string, never>, ControlRow>(sql.retentionGate, {}, tx);
+      const [row] = await this.storage.run(sql.retentionGate, {}, tx);
       if (row?.paused && !explicit) {
         throw new RetentionPausedError(row.reason, toDate(row.paused_at));
       }
@@ -73,24 +64,18 @@ export class RetentionControls {
   }
 
   async status(): Promise<PauseState & { holds: number }> {
-    const [row] = await this.storage.run<Record<string, never>, ControlRow & { holds: number }>(
-      sql.readRetentionControl,
-      {},
-    );
+    const [row] = await this.storage.run(sql.readRetentionControl, {});
     return { ...toPause(row), holds: Number(row?.holds ?? 0) };
   }
 
   /** Pause; resolves once every deletion that was running has committed or rolled back. */
   async pause(reason: string, by: string): Promise<PauseState> {
-    const [row] = await this.storage.run<{ reason: string; by: string }, ControlRow>(sql.pauseRetention, {
-      reason,
-      by,
-    });
+    const [row] = await this.storage.run(sql.pauseRetention, { reason, by });
     return toPause(row);
   }
 
   async resume(): Promise<PauseState> {
-    const [row] = await this.storage.run<Record<string, never>, ControlRow>(sql.resumeRetention, {});
+    const [row] = await this.storage.run(sql.resumeRetention, {});
     return toPause(row);
   }
 
@@ -108,19 +93,18 @@ export class RetentionControls {
     return storage.driver.transaction(async (tx) => {
       await storage.run(sql.markHoldsChanged, {}, tx);
       const found = new Set(
-        (await storage.run<{ ids: string[] }, { id: string }>(sql.existingJobIds, { ids: hold.ids }, tx)).map(
-          (r) => String(r.id),
-        ),
+        (await storage.run(sql.existingJobIds, { ids: hold.ids }, tx)).map((r) => String(r.id)),
       );
       const missing = hold.ids.filter((id) => !found.has(id));
       if (missing.length > 0) return { missing };
-      const [created] = await storage.run<
-        { reason: string; queue: string | null; by: string },
-        { id: string }
-      >(sql.insertHold, { reason: hold.reason, queue: hold.queue, by: hold.by }, tx);
+      const [created] = await storage.run(
+        sql.insertHold,
+        { reason: hold.reason, queue: hold.queue, by: hold.by },
+        tx,
+      );
       const holdId = String(created.id);
       if (hold.ids.length > 0) await storage.run(sql.linkHoldJobs, { hold_id: holdId, ids: hold.ids }, tx);
-      const [placed] = await storage.run<{ id: string }, HoldRow>(sql.getHold, { id: holdId }, tx);
+      const [placed] = await storage.run(sql.getHold, { id: holdId }, tx);
       return { holdId, jobs: Number(placed.jobs) };
     });
   }
@@ -131,12 +115,12 @@ export class RetentionControls {
   }
 
   async listHolds(): Promise<HoldRecord[]> {
-    return (await this.storage.run<Record<string, never>, HoldRow>(sql.listHolds, {})).map(toHold);
+    return (await this.storage.run(sql.listHolds, {})).map(toHold);
   }
 
   /** The holds that keep this job's tree. */
   async holdsOfJob(id: string): Promise<HoldRecord[]> {
-    return (await this.storage.run<{ id: string }, HoldRow>(sql.holdsOfJob, { id })).map(toHold);
+    return (await this.storage.run(sql.holdsOfJob, { id })).map(toHold);
   }
 
   /**
@@ -150,17 +134,7 @@ export class RetentionControls {
       const top = await storage.run(sql.lockTreeTop, { id }, tx);
       if (top.length === 0)
         return { members: 0, deleted: 0, inFlight: null, ancestor: null, top: null, hold: null };
-      const [row] = await storage.run<
-        { id: string; single: boolean },
-        {
-          members: number;
-          deleted: number;
-          in_flight: TreeDeletion['inFlight'];
-          ancestor: TreeDeletion['ancestor'];
-          top: TreeDeletion['top'];
-          hold: TreeDeletion['hold'];
-        }
-      >(sql.deleteSubtreeChecked, { id, single }, tx);
+      const [row] = await storage.run(sql.deleteSubtreeChecked, { id, single }, tx);
       return {
         members: Number(row.members),
         deleted: Number(row.deleted),
@@ -174,7 +148,7 @@ export class RetentionControls {
 
   /** Finished jobs that still carry a deletion window, counted up to `cap`. */
   async countJobsWithWindow(cap: number): Promise<number> {
-    const [row] = await this.storage.run<{ cap: number }, { n: number }>(sql.countJobsWithWindow, { cap });
+    const [row] = await this.storage.run(sql.countJobsWithWindow, { cap });
     return Number(row?.n ?? 0);
   }
 
@@ -185,18 +159,19 @@ export class RetentionControls {
     after: string,
     batchSize: number,
   ): Promise<{ scanned: number; lastId: string | null; changed: number }> {
-    const [row] = await this.storage.run<
-      Parameters<ReturnType<typeof sql.applyRetentionBatch>['values']>[0],
-      { scanned: number; last_id: string | null; changed: number }
-    >(sql.applyRetentionBatch(batchSize), { queue, retention: JSON.stringify(retention), after });
+    const [row] = await this.storage.run(sql.applyRetentionBatch(batchSize), {
+      queue,
+      retention: JSON.stringify(retention),
+      after,
+    });
     return { scanned: Number(row.scanned), lastId: row.last_id, changed: Number(row.changed) };
   }
 
   async countApply(queue: string, retention: FrozenRetention): Promise<number> {
-    const [row] = await this.storage.run<{ queue: string; retention: string }, { n: number }>(
-      sql.countApplyRetention,
-      { queue, retention: JSON.stringify(retention) },
-    );
+    const [row] = await this.storage.run(sql.countApplyRetention, {
+      queue,
+      retention: JSON.stringify(retention),
+    });
     return Number(row.n);
   }
 }
@@ -216,7 +191,7 @@ function toHold(row: HoldRow): HoldRecord {
     reason: row.reason,
     queue: row.queue ?? null,
     jobs: Number(row.jobs),
-    createdAt: toDate(row.created_at) as Date,
+    createdAt: toDate(row.created_at),
     createdBy: row.created_by ?? null,
   };
 }

@@ -1,13 +1,8 @@
 import { RetentionPausedError } from '../errors.js';
 import { toDate } from './rows.js';
+import type { GateRow } from './sql/gate.js';
 
-/** The retention gate's columns in a deleting statement's result (sql/gate.ts). */
-export type GateRow = {
-  paused: boolean | null;
-  fresh: boolean | null;
-  paused_reason: string | null;
-  paused_at: unknown;
-};
+export type { GateRow } from './sql/gate.js';
 
 /** A statement that met a hold placed after its snapshot runs again; more times than this is an error. */
 const GATE_ATTEMPTS = 20;

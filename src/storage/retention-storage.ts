@@ -2,9 +2,9 @@ import type { ArchivedJob } from '../model/archive.js';
 import type { SweepBreakdown } from '../model/sweep.js';
 import { readArchivedJobs } from './archived-jobs.js';
 import type { Queryable } from './driver/driver.js';
-import { type GateRow, throughGate } from './retention-gate.js';
+import { throughGate } from './retention-gate.js';
 import type { Runner } from './runner.js';
-import { type BatchParams, CURSOR_START } from './sql/retention-batch.js';
+import { type BatchParams, CURSOR_START, type CursorRow } from './sql/retention-batch.js';
 import { countPurgeable, type PurgeParams, purgeFinished } from './sql/retention-purge.js';
 import * as sql from './sql/retention-sweep.js';
 import { recordSweep, type SweepToRecord } from './sweep-history.js';
@@ -78,29 +78,17 @@ export interface RetentionCapability {
   reclaimSpace(): Promise<void>;
 }
 
-type CursorRow = { scanned: number; after: string | null; after_id: string | null };
-type CountRow = { queue: string; status: string; n: number };
-
 /** The retention capability over Tidemark's own schema, on either driver. */
 export class PostgresRetention implements RetentionCapability {
   constructor(private readonly storage: Runner) {}
 
   async deleteDueBatch(batchSize: number, from: BatchCursor): Promise<DueBatch> {
-    const row = await throughGate(() =>
-      this.storage.run<BatchParams, CursorRow & GateRow & { counts: CountRow[] }>(
-        sql.deleteDueTrees(batchSize),
-        cursorParams(from),
-      ),
-    );
+    const row = await throughGate(() => this.storage.run(sql.deleteDueTrees(batchSize), cursorParams(from)));
     return { scanned: Number(row.scanned), next: nextCursor(row, from), deleted: toBreakdown(row.counts) };
   }
 
   async lockDueBatch(batchSize: number, from: BatchCursor, tx: Queryable): Promise<LockedBatch> {
-    const [row] = await this.storage.run<BatchParams, CursorRow & { ids: string[] }>(
-      sql.lockDueTrees(batchSize),
-      cursorParams(from),
-      tx,
-    );
+    const [row] = await this.storage.run(sql.lockDueTrees(batchSize), cursorParams(from), tx);
     return { scanned: Number(row.scanned), next: nextCursor(row, from), ids: row.ids.map(String) };
   }
 
@@ -109,54 +97,35 @@ export class PostgresRetention implements RetentionCapability {
   }
 
   async deleteJobs(ids: string[], tx: Queryable): Promise<SweepBreakdown[]> {
-    return toBreakdown(await this.storage.run<{ ids: string[] }, CountRow>(sql.deleteJobsById, { ids }, tx));
+    return toBreakdown(await this.storage.run(sql.deleteJobsById, { ids }, tx));
   }
 
   async deleteConsumedSignals(batchSize: number): Promise<number> {
-    const row = await throughGate(() =>
-      this.storage.run<Record<string, never>, GateRow & { n: number }>(
-        sql.deleteConsumedSignals(batchSize),
-        {},
-      ),
-    );
+    const row = await throughGate(() => this.storage.run(sql.deleteConsumedSignals(batchSize), {}));
     return Number(row.n);
   }
 
   async deleteExpiredUniqueLocks(batchSize: number): Promise<number> {
-    const row = await throughGate(() =>
-      this.storage.run<Record<string, never>, GateRow & { n: number }>(
-        sql.deleteExpiredUniqueLocks(batchSize),
-        {},
-      ),
-    );
+    const row = await throughGate(() => this.storage.run(sql.deleteExpiredUniqueLocks(batchSize), {}));
     return Number(row.n);
   }
 
   async preview(): Promise<{ byQueue: SweepBreakdown[]; signals: number; uniqueLocks: number }> {
-    const rows = await this.storage.run<Record<string, never>, CountRow>(sql.previewDueTrees, {});
-    const [signals] = await this.storage.run<Record<string, never>, { n: number }>(
-      sql.countConsumedSignalsDue,
-      {},
-    );
-    const [locks] = await this.storage.run<Record<string, never>, { n: number }>(
-      sql.countExpiredUniqueLocks,
-      {},
-    );
+    const rows = await this.storage.run(sql.previewDueTrees, {});
+    const [signals] = await this.storage.run(sql.countConsumedSignalsDue, {});
+    const [locks] = await this.storage.run(sql.countExpiredUniqueLocks, {});
     return { byQueue: toBreakdown(rows), signals: Number(signals.n), uniqueLocks: Number(locks.n) };
   }
 
   async purgeBatch(filter: PurgeFilter, batchSize: number, from: BatchCursor) {
     const row = await throughGate(() =>
-      this.storage.run<PurgeParams & BatchParams, CursorRow & GateRow & { n: number }>(
-        purgeFinished(batchSize),
-        { ...purgeParams(filter), ...cursorParams(from) },
-      ),
+      this.storage.run(purgeFinished(batchSize), { ...purgeParams(filter), ...cursorParams(from) }),
     );
     return { scanned: Number(row.scanned), next: nextCursor(row, from), deleted: Number(row.n) };
   }
 
   async countPurgeable(filter: PurgeFilter): Promise<number> {
-    const [row] = await this.storage.run<PurgeParams, { n: number }>(countPurgeable, purgeParams(filter));
+    const [row] = await this.storage.run(countPurgeable, purgeParams(filter));
     return Number(row.n);
   }
 
@@ -182,6 +151,6 @@ function purgeParams(filter: PurgeFilter): PurgeParams {
   return { queue: filter.queue, statuses: filter.statuses, older_than_seconds: filter.olderThanSeconds };
 }
 
-function toBreakdown(rows: CountRow[]): SweepBreakdown[] {
+function toBreakdown(rows: sql.CountRow[]): SweepBreakdown[] {
   return rows.map((r) => ({ queue: r.queue, status: r.status, count: Number(r.n) }));
 }

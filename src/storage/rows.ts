@@ -1,53 +1,92 @@
-import type { JobStatus } from '../job-status.js';
-import type { FrozenRetention, Job, JobError } from '../model/job.js';
+import type { Job } from '../model/job.js';
+import type { CheckpointRow, SignalRow } from '../model/workflow.js';
+import type { Timestamp } from './sql/columns.js';
+import type { JobRow } from './sql/jobs.js';
+import type { ClaimedJobRow } from './sql/worker.js';
+import type { StoredCheckpoint, StoredSignal } from './sql/workflow.js';
 
 export type { FrozenRetention, Job, JobError } from '../model/job.js';
-
-export type JobRow = Record<string, unknown>;
+export type { JobRow } from './sql/jobs.js';
 
 export function toJob(row: JobRow): Job {
   return {
     id: String(row.id),
-    queue: row.queue as string,
-    status: row.status as JobStatus,
+    queue: row.queue,
+    status: row.status,
     data: row.data,
-    output: (row.output ?? null) as unknown,
-    error: (row.error ?? null) as JobError | null,
+    output: row.output ?? null,
+    error: row.error ?? null,
     attempts: Number(row.attempts),
     maxAttempts: Number(row.max_attempts),
     priority: Number(row.priority),
-    runAt: toDate(row.run_at) as Date,
+    runAt: toDate(row.run_at),
     expireAt: toDate(row.expire_at),
-    createdAt: toDate(row.created_at) as Date,
+    createdAt: toDate(row.created_at),
     startedAt: toDate(row.started_at),
     finishedAt: toDate(row.finished_at),
     parentId: row.parent_id == null ? null : String(row.parent_id),
     rootId: row.root_id == null ? null : String(row.root_id),
-    lockedBy: (row.locked_by ?? null) as string | null,
+    lockedBy: row.locked_by ?? null,
     lockedUntil: toDate(row.locked_until),
-    retention: (row.retention ?? {}) as FrozenRetention,
+    retention: row.retention ?? {},
     purgeAfter: toDate(row.purge_after),
   };
 }
 
 /**
  * A row the claim just made `active` (see claimJobs): the claim does not return what it
- * implies, so its status, owner and lock expiry are filled in here (its finish and purge
- * times are absent, so null).
+ * implies, so its status, owner and lock expiry are filled in here, and its finish and
+ * purge times are null.
  */
-export function toClaimedJob(row: JobRow, workerId: string, lockSeconds: number): Job {
-  const job = toJob(row);
-  job.status = 'active';
-  job.lockedBy = workerId;
-  job.lockedUntil = new Date((row.started_at as number) + lockSeconds * 1000);
-  return job;
+export function toClaimedJob(row: ClaimedJobRow, workerId: string, lockSeconds: number): Job {
+  return {
+    id: String(row.id),
+    queue: row.queue,
+    status: 'active',
+    data: row.data,
+    output: row.output ?? null,
+    error: row.error ?? null,
+    attempts: Number(row.attempts),
+    maxAttempts: Number(row.max_attempts),
+    priority: Number(row.priority),
+    runAt: toDate(row.run_at),
+    expireAt: toDate(row.expire_at),
+    createdAt: toDate(row.created_at),
+    startedAt: toDate(row.started_at),
+    finishedAt: null,
+    parentId: row.parent_id == null ? null : String(row.parent_id),
+    rootId: row.root_id == null ? null : String(row.root_id),
+    lockedBy: workerId,
+    lockedUntil: new Date(row.started_at + lockSeconds * 1000),
+    retention: row.retention ?? {},
+    purgeAfter: null,
+  };
+}
+
+export function toCheckpoint(row: StoredCheckpoint): CheckpointRow {
+  return { name: row.name, kind: row.kind, output: row.output, createdAt: row.created_at };
+}
+
+export function toSignal(row: StoredSignal): SignalRow {
+  return {
+    id: String(row.id),
+    name: row.name,
+    payload: row.payload,
+    createdAt: row.created_at,
+    consumedAt: row.consumed_at ?? null,
+    consumedBy: row.consumed_by ?? null,
+    purgeAfter: row.purge_after ?? null,
+    state: row.consumed_at ? 'consumed' : 'pending',
+  };
 }
 
 /** Timestamps arrive as Date on both drivers; `infinity` arrives as a string or Infinity. */
-export function toDate(value: unknown): Date | null {
+export function toDate(value: Timestamp): Date;
+export function toDate(value: Timestamp | null | undefined): Date | null;
+export function toDate(value: Timestamp | null | undefined): Date | null {
   if (value == null) return null;
   if (value instanceof Date) return value;
   if (value === 'infinity' || value === Number.POSITIVE_INFINITY) return new Date(8.64e15);
   if (value === '-infinity' || value === Number.NEGATIVE_INFINITY) return new Date(-8.64e15);
-  return new Date(value as string);
+  return new Date(value);
 }

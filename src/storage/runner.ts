@@ -17,8 +17,11 @@ export class Runner {
     this.channel = channelOf(schema);
   }
 
-  /** Run a query on the driver or on a given transaction/caller handle. */
-  async run<P extends Record<string, unknown>, Row = Record<string, unknown>>(
+  /**
+   * Run a query on the driver or on a given transaction/caller handle. Its parameter and row
+   * types come from the query's definition: call sites name neither.
+   */
+  async run<P extends Record<string, unknown>, Row>(
     query: Query<P, Row>,
     params: P,
     on: Queryable = this.driver,

@@ -1,4 +1,4 @@
-import type { SweepBreakdown, SweepRecord } from '../model/sweep.js';
+import type { SweepRecord } from '../model/sweep.js';
 import type { Runner } from './runner.js';
 import * as sql from './sql/sweep-history.js';
 
@@ -35,29 +35,24 @@ export async function listSweepRecords(
   limit: number,
   kind?: SweepRecord['kind'],
 ): Promise<SweepRecord[]> {
-  const rows = await db.run<{ limit: number; kind: string | null }, Record<string, unknown>>(sql.listSweeps, {
+  const rows = await db.run(sql.listSweeps, {
     limit,
     kind: kind ?? null,
   });
   return rows.map((r) => {
-    const detail = (r.detail ?? {}) as {
-      byQueue?: SweepBreakdown[];
-      batches?: number;
-      durationMs?: number;
-      paused?: boolean;
-    };
+    const detail: sql.SweepDetail = r.detail ?? {};
     return {
       id: String(r.id),
-      kind: r.kind as SweepRecord['kind'],
-      startedAt: r.started_at as Date,
-      finishedAt: r.finished_at as Date,
+      kind: r.kind,
+      startedAt: r.started_at,
+      finishedAt: r.finished_at,
       jobs: Number(r.jobs),
       signals: Number(r.signals),
       uniqueLocks: Number(r.unique_locks),
       byQueue: detail.byQueue ?? [],
       batches: Number(detail.batches ?? 0),
       durationMs: Number(detail.durationMs ?? 0),
-      error: (r.error ?? null) as string | null,
+      error: r.error ?? null,
       paused: detail.paused === true,
     };
   });

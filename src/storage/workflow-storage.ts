@@ -7,6 +7,7 @@ import {
   insertRowJson,
   retentionField,
 } from './insert-rows.js';
+import { toCheckpoint, toSignal } from './rows.js';
 import type { Runner } from './runner.js';
 import * as wf from './sql/workflow.js';
 
@@ -25,11 +26,8 @@ export class WorkflowStorage {
   constructor(private readonly storage: Runner) {}
 
   async listCheckpoints(jobId: string, on?: Queryable): Promise<CheckpointRow[]> {
-    const rows = await this.storage.run<
-      { id: string },
-      { name: string; kind: string; output: unknown; created_at: Date }
-    >(wf.listCheckpoints, { id: jobId }, on);
-    return rows.map((r) => ({ name: r.name, kind: r.kind, output: r.output, createdAt: r.created_at }));
+    const rows = await this.storage.run(wf.listCheckpoints, { id: jobId }, on);
+    return rows.map(toCheckpoint);
   }
 
   /** False when the attempt no longer owns the job. */
@@ -58,33 +56,29 @@ export class WorkflowStorage {
     count: number,
     waitKey: string,
   ): Promise<{ signals: { name: string; payload: unknown }[] } | null> {
-    const [row] = await this.storage.run<Parameters<typeof wf.consumeSignals.values>[0], { output: unknown }>(
-      wf.consumeSignals,
-      { id: jobId, token, names, count, wait_key: waitKey },
-    );
-    const output = row?.output as { signals: { name: string; payload: unknown }[] } | null | undefined;
-    return output ?? null;
+    const [row] = await this.storage.run(wf.consumeSignals, {
+      id: jobId,
+      token,
+      names,
+      count,
+      wait_key: waitKey,
+    });
+    return row?.output ?? null;
   }
 
   /** The child's id; null when the parent is no longer owned. */
   async insertChild(row: InsertRow, token: string, defaults: InsertDefaults): Promise<string | null> {
-    const inserted = await this.storage.run<Parameters<typeof wf.insertChild.values>[0], { id: string }>(
-      wf.insertChild,
-      {
-        job: insertRowJson(row, retentionField(row)),
-        token,
-        channel: this.storage.channel,
-        ...defaultParams(defaults),
-      },
-    );
+    const inserted = await this.storage.run(wf.insertChild, {
+      job: insertRowJson(row, retentionField(row)),
+      token,
+      channel: this.storage.channel,
+      ...defaultParams(defaults),
+    });
     return inserted[0] ? String(inserted[0].id) : null;
   }
 
   async findChild(parentId: string, step: string) {
-    const rows = await this.storage.run<
-      { parent_id: string; parent_step: string },
-      { id: string; queue: string; status: string; output: unknown; error: unknown }
-    >(wf.findChild, { parent_id: parentId, parent_step: step });
+    const rows = await this.storage.run(wf.findChild, { parent_id: parentId, parent_step: step });
     return rows[0] ? { ...rows[0], id: String(rows[0].id) } : null;
   }
 
@@ -100,17 +94,7 @@ export class WorkflowStorage {
     payloadText: string,
   ): Promise<{ delivered: true } | { delivered: false; reason: SignalRefusal }> {
     return this.storage.driver.transaction(async (tx) => {
-      const [job] = await this.storage.run<
-        { id: string },
-        {
-          id: string;
-          queue: string;
-          status: string;
-          paused_from: string | null;
-          wait: { names?: unknown; count?: unknown } | null;
-          signals: Record<string, number> | null;
-        }
-      >(wf.lockJobForSignal, { id: jobId }, tx);
+      const [job] = await this.storage.run(wf.lockJobForSignal, { id: jobId }, tx);
       if (!job) return { delivered: false, reason: 'job-not-found' as const };
       if (['completed', 'failed', 'cancelled', 'expired'].includes(job.status)) {
         return { delivered: false, reason: 'job-finished' as const };
@@ -118,12 +102,14 @@ export class WorkflowStorage {
       const size = job.signals?.[name];
       if (typeof size !== 'number') return { delivered: false, reason: 'unknown-signal' as const };
       const parked = job.status === 'waiting' || (job.status === 'paused' && job.paused_from === 'waiting');
-      const waitNames = Array.isArray(job.wait?.names) ? (job.wait.names as string[]) : [];
+      const named = job.wait?.names;
+      const waitNames: string[] = Array.isArray(named) ? named : [];
       const waitingNow = parked && waitNames.includes(name);
-      const [state] = await this.storage.run<
-        { id: string; name: string; wait_names: string[] },
-        { pending: number; pending_for_wait: number; wait_done: boolean }
-      >(wf.countPendingSignals, { id: jobId, name, wait_names: waitingNow ? waitNames : [] }, tx);
+      const [state] = await this.storage.run(
+        wf.countPendingSignals,
+        { id: jobId, name, wait_names: waitingNow ? waitNames : [] },
+        tx,
+      );
       if (state.wait_done && !waitingNow) return { delivered: false, reason: 'wait-completed' as const };
       if (Number(state.pending) >= size) return { delivered: false, reason: 'mailbox-full' as const };
       const waitCount = job.wait?.count;
@@ -140,20 +126,7 @@ export class WorkflowStorage {
   }
 
   async listSignals(jobId: string, on?: Queryable): Promise<SignalRow[]> {
-    const rows = await this.storage.run<{ id: string }, Record<string, unknown>>(
-      wf.listSignals,
-      { id: jobId },
-      on,
-    );
-    return rows.map((r) => ({
-      id: String(r.id),
-      name: r.name as string,
-      payload: r.payload,
-      createdAt: r.created_at as Date,
-      consumedAt: (r.consumed_at ?? null) as Date | null,
-      consumedBy: (r.consumed_by ?? null) as string | null,
-      purgeAfter: (r.purge_after ?? null) as Date | null,
-      state: r.consumed_at ? 'consumed' : 'pending',
-    }));
+    const rows = await this.storage.run(wf.listSignals, { id: jobId }, on);
+    return rows.map(toSignal);
   }
 }

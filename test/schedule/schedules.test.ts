@@ -136,10 +136,7 @@ describeEachDriver('schedules', ({ open }) => {
     await lastFiredAgo(tm, 's', 10);
     assert.equal((await tickOnce(engineOf(tm))).scheduled, 1);
     const [latest] = await fires(tm);
-    const [row] = await engineOf(tm).storage.run<
-      Parameters<typeof recordScheduleFire.values>[0],
-      { id: string | null }
-    >(recordScheduleFire, {
+    const [row] = await engineOf(tm).storage.run(recordScheduleFire, {
       name: 's',
       fire_at: new Date(latest.fire_at.getTime() - 5_000),
       queue: 'q',

@@ -2,12 +2,15 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import pg from 'pg';
 import { Tidemark } from '../../src/index.js';
-import { defineQuery } from '../../src/storage/sql/define-query.js';
+import { defineQuery, type NoParams } from '../../src/storage/sql/define-query.js';
 import { dropSchema, PG_URL, TEST_DRIVERS } from '../support/databases.js';
 
 describe('defineQuery', () => {
   test('compiles @names to $n once each, leaving casts and operators alone', () => {
-    const q = defineQuery<{ a: number; b: string }>('t', `select @a::int, @b, @a, x @> y, '{}'::jsonb ? 'k'`);
+    const q = defineQuery<{ a: number; b: string }, { int4: number }>(
+      't',
+      `select @a::int, @b, @a, x @> y, '{}'::jsonb ? 'k'`,
+    );
     assert.equal(q.text('s'), `select $1::int, $2, $1, x @> y, '{}'::jsonb ? 'k'`);
     assert.deepEqual(q.values({ a: 1, b: 'x' }), [1, 'x']);
     assert.throws(() => q.values({ a: 1 } as never), /@b/);
@@ -15,8 +18,14 @@ describe('defineQuery', () => {
 
   test('prepared-statement names stay distinct and within 63 bytes for long schema names', () => {
     const schema = 'a'.repeat(40);
-    const long1 = defineQuery('countSomethingVeryLongNameNumberOne', 'select 1 from /*schema*/jobs');
-    const long2 = defineQuery('countSomethingVeryLongNameNumberTwo', 'select 2 from /*schema*/jobs');
+    const long1 = defineQuery<NoParams, { '?column?': number }>(
+      'countSomethingVeryLongNameNumberOne',
+      'select 1 from /*schema*/jobs',
+    );
+    const long2 = defineQuery<NoParams, { '?column?': number }>(
+      'countSomethingVeryLongNameNumberTwo',
+      'select 2 from /*schema*/jobs',
+    );
     assert.notEqual(long1.statementName(schema), long2.statementName(schema));
     assert.ok(long1.statementName(schema).length <= 63);
     assert.notEqual(long1.statementName(schema), long1.statementName('other'));

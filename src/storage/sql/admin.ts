@@ -1,4 +1,4 @@
-import { defineQuery } from './define-query.js';
+import { defineQuery, type NoParams } from './define-query.js';
 
 /**
  * Read-only statements of the dashboard and the CLI. Each is bounded so it stays fast on a
@@ -214,8 +214,17 @@ export const jobAtOrAfter = defineQuery<{ id: string }, { id: string; created_at
   select j.id::text as id, j.created_at from /*schema*/jobs j where j.id >= @id::bigint order by j.id limit 1`,
 );
 
+/** A job of a tree, with its depth below the job asked for. */
+export interface TreeNode {
+  id: string;
+  parent_id: string | null;
+  queue: string;
+  status: string;
+  depth: number;
+}
+
 /** A job's descendants (depth-first order by id), bounded in depth and size. */
-export const jobTree = defineQuery<{ id: string; max_rows: number }>(
+export const jobTree = defineQuery<{ id: string; max_rows: number }, TreeNode>(
   'dashJobTree',
   /* sql */ `
   with recursive tree as (
@@ -230,8 +239,17 @@ export const jobTree = defineQuery<{ id: string; max_rows: number }>(
     from tree order by path limit @max_rows`,
 );
 
+/** One failed attempt in a job's `attempt_log` (written by log_attempt). */
+export interface AttemptEntry {
+  attempt: number;
+  startedAt: string | null;
+  endedAt: string | null;
+  name: string | null;
+  message: string | null;
+}
+
 /** Failed attempts recorded on a job (the attempts timeline). */
-export const jobAttemptLog = defineQuery<{ id: string }>(
+export const jobAttemptLog = defineQuery<{ id: string }, { attempt_log: AttemptEntry[] | null }>(
   'dashJobAttemptLog',
   /* sql */ `select attempt_log from /*schema*/jobs where id = @id::bigint`,
 );
@@ -240,10 +258,36 @@ export const jobAttemptLog = defineQuery<{ id: string }>(
  * Embedded PGlite is one backend that never goes idle, so its table statistics are not
  * published until asked: this makes the next statement flush them (PostgreSQL 15+).
  */
-export const flushStats = defineQuery('dashFlushStats', /* sql */ `select pg_stat_force_next_flush()`);
+export const flushStats = defineQuery<NoParams, { pg_stat_force_next_flush: unknown }>(
+  'dashFlushStats',
+  /* sql */ `select pg_stat_force_next_flush()`,
+);
+
+/** A table's size and row statistics (pg_class, pg_stat_user_tables). */
+export interface TableStat {
+  name: string;
+  total_bytes: number;
+  table_bytes: number;
+  index_bytes: number;
+  estimated_rows: number;
+  live_rows: number | null;
+  dead_rows: number | null;
+  last_vacuum: Date | null;
+  last_autovacuum: Date | null;
+  last_analyze: Date | null;
+  last_autoanalyze: Date | null;
+}
+
+/** An index's size and how often it was scanned. */
+export interface IndexStat {
+  name: string;
+  table_name: string;
+  bytes: number;
+  scans: number | null;
+}
 
 /** Tables of the schema: sizes, live and dead rows, vacuum and analyze times. */
-export const tableStats = defineQuery<{ schema: string }>(
+export const tableStats = defineQuery<{ schema: string }, TableStat>(
   'dashTableStats',
   /* sql */ `
   select c.relname as name,
@@ -261,7 +305,7 @@ export const tableStats = defineQuery<{ schema: string }>(
 );
 
 /** Indexes of the schema with their sizes and how often they were scanned. */
-export const indexStats = defineQuery<{ schema: string }>(
+export const indexStats = defineQuery<{ schema: string }, IndexStat>(
   'dashIndexStats',
   /* sql */ `
   select i.relname as name, t.relname as table_name,

@@ -1,13 +1,27 @@
 import { createHash } from 'node:crypto';
 import { bindSchema } from '../schema-name.js';
 
+/** The parameters of a statement that takes none. */
+export type NoParams = Record<string, never>;
+
+/** The row type of a statement that returns no rows (no RETURNING, no SELECT). */
+export type NoRows = never;
+
 /**
  * A named SQL statement with `@name` parameters and the rows it returns. The text is compiled
  * once to `$n` placeholders; `text(schema)` fills the schema marker and `statementName` names it
- * for prepared execution. Values are always bound, never spliced into the text. `Row` is
- * declared once, here, and `Runner.run` returns it.
+ * for prepared execution. Values are always bound, never spliced into the text. `Params` and
+ * `Row` are declared once, where the SQL is, and `Runner.run` takes the one and returns the
+ * other: `Row` says what the statement returns on both drivers (bigint, and so count(*)
+ * unless cast to int, arrives as a string; timestamps as Date; json as parsed values).
  */
-export interface Query<Params extends Record<string, unknown>, Row = Record<string, unknown>> {
+export interface Query<Params extends Record<string, unknown>, Row = unknown> {
+  /**
+   * Never set: it exists for the type checker alone, so that a query's rows cannot be read
+   * as another type (without it `Row` would be unused, and any two queries with the same
+   * parameters would be interchangeable).
+   */
+  readonly rowType?: Row;
   readonly name: string;
   readonly paramNames: readonly (keyof Params & string)[];
   text(schema: string): string;
@@ -16,10 +30,10 @@ export interface Query<Params extends Record<string, unknown>, Row = Record<stri
   values(params: Params): unknown[];
 }
 
-export function defineQuery<
-  Params extends Record<string, unknown> = Record<string, never>,
-  Row = Record<string, unknown>,
->(name: string, sql: string): Query<Params, Row> {
+export function defineQuery<Params extends Record<string, unknown>, Row>(
+  name: string,
+  sql: string,
+): Query<Params, Row> {
   const order: string[] = [];
   const compiled = sql.replace(/(?<![@:\w])@([a-zA-Z_][a-zA-Z0-9_]*)/g, (_match, param: string) => {
     let index = order.indexOf(param);
@@ -62,7 +76,7 @@ export function defineQuery<
 }
 
 /** A statement made for one batch size: see defineSizedQuery. */
-export type SizedQuery<Params extends Record<string, unknown>, Row = Record<string, unknown>> = ((
+export type SizedQuery<Params extends Record<string, unknown>, Row = unknown> = ((
   batchSize: number,
 ) => Query<Params, Row>) & {
   readonly sized: true;
@@ -79,10 +93,10 @@ const MAX_SIZED = 100_000;
  * known, the generic plan is as good and is chosen after five runs. `@batch_size` in `sql`
  * is replaced by the size, a whole number checked here; every other value stays a parameter.
  */
-export function defineSizedQuery<
-  Params extends Record<string, unknown> = Record<string, never>,
-  Row = Record<string, unknown>,
->(name: string, sql: string): SizedQuery<Params, Row> {
+export function defineSizedQuery<Params extends Record<string, unknown>, Row>(
+  name: string,
+  sql: string,
+): SizedQuery<Params, Row> {
   const bySize = new Map<number, Query<Params, Row>>();
   const forSize = (batchSize: number) => {
     if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_SIZED) {

@@ -28,6 +28,14 @@ export const GATE = /* sql */ `gate as materialized (
 /** True when the statement may delete: not paused, and its snapshot saw the current holds. */
 export const GATE_OPEN = /* sql */ `coalesce((select not g.paused and g.fresh from gate g), false)`;
 
+/** The columns of GATE_STATE. */
+export interface GateRow {
+  paused: boolean | null;
+  fresh: boolean | null;
+  paused_reason: string | null;
+  paused_at: Date | null;
+}
+
 /** The gate's columns for the result: `paused`, `fresh`, and the pause's reason and time. */
 export const GATE_STATE = /* sql */ `(select g.paused from gate g) as paused,
          (select g.fresh from gate g) as fresh,

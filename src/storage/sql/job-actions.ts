@@ -1,4 +1,5 @@
 import { defineQuery } from './define-query.js';
+import type { IdRow } from './jobs.js';
 
 const SUBTREE = /* sql */ `
   with recursive subtree as (
@@ -12,7 +13,7 @@ const SUBTREE = /* sql */ `
  * once (NOTIFY 'c:<id>') so the handler's AbortSignal fires; their late completions match
  * no lock token and change nothing.
  */
-export const cancelSubtree = defineQuery<{ id: string; channel: string }>(
+export const cancelSubtree = defineQuery<{ id: string; channel: string }, IdRow>(
   'cancelSubtree',
   /* sql */ `${SUBTREE},
   cancelled as (
@@ -32,7 +33,7 @@ export const cancelSubtree = defineQuery<{ id: string; channel: string }>(
  * Run a finished job again, with at least one attempt left. Its cancelled, failed or
  * expired descendants are reopened with it; completed ones keep their output and are reused.
  */
-export const retrySubtree = defineQuery<{ id: string; channel: string }>(
+export const retrySubtree = defineQuery<{ id: string; channel: string }, IdRow>(
   'retrySubtree',
   /* sql */ `${SUBTREE},
   -- The tree's top row lock orders this against a retention sweep deleting the same tree.
@@ -56,7 +57,7 @@ export const retrySubtree = defineQuery<{ id: string; channel: string }>(
   select reopened.id::text as id from reopened cross join nudged`,
 );
 
-export const pauseJob = defineQuery<{ id: string }>(
+export const pauseJob = defineQuery<{ id: string }, IdRow>(
   'pauseJob',
   /* sql */ `
   update /*schema*/jobs set status = 'paused', paused_from = status
@@ -68,7 +69,7 @@ export const pauseJob = defineQuery<{ id: string }>(
  * Give a paused job back the status it had. Its run time is kept: a delayed job, a backoff
  * or a workflow timer paused and resumed still waits for its moment.
  */
-export const resumeJob = defineQuery<{ id: string; channel: string }>(
+export const resumeJob = defineQuery<{ id: string; channel: string }, IdRow>(
   'resumeJob',
   /* sql */ `
   with resumed as (
@@ -86,7 +87,10 @@ export const resumeJob = defineQuery<{ id: string; channel: string }>(
  * tree with a `unique` key, and the other in-flight job holding that key (null when none
  * does any more, then the retry can simply be run again).
  */
-export const uniqueKeyConflict = defineQuery<{ id: string }>(
+export const uniqueKeyConflict = defineQuery<
+  { id: string },
+  { queue: string; unique_key: string; holder_id: string | null }
+>(
   'uniqueKeyConflict',
   /* sql */ `${SUBTREE}
   select j.queue, j.unique_key, holder.id::text as holder_id

@@ -1,3 +1,6 @@
+import type { JobStatus } from '../../job-status.js';
+import type { FrozenRetention, JobError } from '../../model/job.js';
+import type { Timestamp } from './columns.js';
 import { defineQuery } from './define-query.js';
 import { MAX_ATTEMPTS_OF_QUEUE, type QueueDefaultParams, RETENTION_OF_QUEUE } from './stored-queue.js';
 
@@ -5,6 +8,38 @@ import { MAX_ATTEMPTS_OF_QUEUE, type QueueDefaultParams, RETENTION_OF_QUEUE } fr
 export const JOB_COLUMNS = `id, queue, status, data, output, error, priority, attempts, max_attempts, run_at,
   expire_at, created_at, started_at, finished_at, parent_id, root_id, parent_step, locked_by, locked_until,
   unique_key, wait, retention, purge_after`;
+
+/** A row of JOB_COLUMNS; ids are bigint, so strings. */
+export interface JobRow {
+  id: string;
+  queue: string;
+  status: JobStatus;
+  data: unknown;
+  output: unknown;
+  error: JobError | null;
+  priority: number;
+  attempts: number;
+  max_attempts: number;
+  run_at: Timestamp;
+  expire_at: Timestamp | null;
+  created_at: Timestamp;
+  started_at: Timestamp | null;
+  finished_at: Timestamp | null;
+  parent_id: string | null;
+  root_id: string | null;
+  parent_step: string | null;
+  locked_by: string | null;
+  locked_until: Timestamp | null;
+  unique_key: string | null;
+  wait: Record<string, unknown> | null;
+  retention: FrozenRetention;
+  purge_after: Timestamp | null;
+}
+
+/** A statement that returns the ids it touched (bigint as text). */
+export interface IdRow {
+  id: string;
+}
 
 /**
  * The columns of one input row of an insert batch (the JSON written by Storage.insertJobs).
@@ -49,7 +84,7 @@ export type InsertJobsParams = QueueDefaultParams & {
 const INPUT_OPTIONS = /* sql */ `${MAX_ATTEMPTS_OF_QUEUE('input.max_attempts', 'input.queue')},
            ${RETENTION_OF_QUEUE('@policies::jsonb -> input.policy', 'input.queue')}`;
 
-export const insertJobs = defineQuery<InsertJobsParams>(
+export const insertJobs = defineQuery<InsertJobsParams, { idx: number; id: string; inserted: boolean }>(
   'insertJobs',
   /* sql */ `
   with ${BATCH_INPUT},
@@ -80,7 +115,7 @@ export const insertJobs = defineQuery<InsertJobsParams>(
  * in input order and a volatile default is evaluated after the ORDER BY, so the ids rise
  * with the input and the n-th smallest id is the n-th row's.
  */
-export const insertPlainJobs = defineQuery<InsertJobsParams>(
+export const insertPlainJobs = defineQuery<InsertJobsParams, IdRow>(
   'insertPlainJobs',
   /* sql */ `
   with inserted as (
@@ -101,7 +136,7 @@ export const insertPlainJobs = defineQuery<InsertJobsParams>(
 );
 
 /** The in-flight job that holds a `unique` key (for a deduplicated add). */
-export const findUniqueHolder = defineQuery<{ queue: string; unique_key: string }>(
+export const findUniqueHolder = defineQuery<{ queue: string; unique_key: string }, IdRow>(
   'findUniqueHolder',
   /* sql */ `
   select id::text as id from /*schema*/jobs
@@ -120,7 +155,8 @@ export const insertJobWithLock = defineQuery<
     scope: string;
     ttl_seconds: number;
     channel: string;
-  }
+  },
+  IdRow
 >(
   'insertJobWithLock',
   /* sql */ `
@@ -156,28 +192,28 @@ export const insertJobWithLock = defineQuery<
   select inserted.id::text as id from inserted cross join nudged`,
 );
 
-export const findLockHolder = defineQuery<{ scope: string }>(
+export const findLockHolder = defineQuery<{ scope: string }, IdRow>(
   'findLockHolder',
   /* sql */ `select job_id::text as id from /*schema*/unique_locks where scope = @scope and expires_at > now()`,
 );
 
-export const getJob = defineQuery<{ id: string }>(
+export const getJob = defineQuery<{ id: string }, JobRow>(
   'getJob',
   `select ${JOB_COLUMNS} from /*schema*/jobs where id = @id::bigint`,
 );
 
-export const getJobs = defineQuery<{ ids: string[] }>(
+export const getJobs = defineQuery<{ ids: string[] }, JobRow>(
   'getJobs',
   `select ${JOB_COLUMNS} from /*schema*/jobs where id = any(@ids::bigint[])`,
 );
 
 /** The status of each id that still exists (for result() polling). */
-export const getStatuses = defineQuery<{ ids: string[] }>(
+export const getStatuses = defineQuery<{ ids: string[] }, { id: string; status: JobStatus }>(
   'getStatuses',
   /* sql */ `select id::text as id, status from /*schema*/jobs where id = any(@ids::bigint[])`,
 );
 
-export const listChildren = defineQuery<{ id: string }>(
+export const listChildren = defineQuery<{ id: string }, JobRow>(
   'listChildren',
   `select ${JOB_COLUMNS} from /*schema*/jobs where parent_id = @id::bigint order by id`,
 );

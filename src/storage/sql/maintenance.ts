@@ -1,4 +1,5 @@
-import { defineQuery } from './define-query.js';
+import { defineQuery, type NoRows } from './define-query.js';
+import type { IdRow } from './jobs.js';
 
 /**
  * "Is it my turn?" One node per interval across the cluster: the row update succeeds for
@@ -10,7 +11,7 @@ import { defineQuery } from './define-query.js';
  * clock_timestamp(), not the transaction's start: a caller whose transaction began just
  * before the winner's must still find the winner's run in its past.
  */
-export const takeTurn = defineQuery<{ name: string; interval_seconds: number }>(
+export const takeTurn = defineQuery<{ name: string; interval_seconds: number }, { name: string }>(
   'takeTurn',
   /* sql */ `
   insert into /*schema*/maintenance as m (name, last_run_at) values (@name, now())
@@ -20,17 +21,20 @@ export const takeTurn = defineQuery<{ name: string; interval_seconds: number }>(
   returning name`,
 );
 
-export const tryAdvisoryLock = defineQuery<{ key: string }>(
+export const tryAdvisoryLock = defineQuery<{ key: string }, { locked: boolean }>(
   'tryAdvisoryLock',
   /* sql */ `select pg_try_advisory_xact_lock(hashtext(@key)) as locked`,
 );
 
-export const recordTurnResult = defineQuery<{ name: string; result: string }>(
+export const recordTurnResult = defineQuery<{ name: string; result: string }, NoRows>(
   'recordTurnResult',
   /* sql */ `update /*schema*/maintenance set last_result = @result::jsonb where name = @name`,
 );
 
-export const readTurn = defineQuery<{ name: string }>(
+export const readTurn = defineQuery<
+  { name: string },
+  { name: string; last_run_at: Date | null; last_result: unknown }
+>(
   'readTurn',
   /* sql */ `select name, last_run_at, last_result from /*schema*/maintenance where name = @name`,
 );
@@ -39,7 +43,7 @@ export const readTurn = defineQuery<{ name: string }>(
  * Active jobs whose lock lapsed (their worker died or stalled): back to `retry`, or
  * `failed` when their attempts are spent.
  */
-export const recoverStalled = defineQuery<{ limit: number; channel: string }>(
+export const recoverStalled = defineQuery<{ limit: number; channel: string }, { n: number }>(
   'recoverStalled',
   /* sql */ `
   with stalled as (
@@ -75,7 +79,7 @@ export const recoverStalled = defineQuery<{ limit: number; channel: string }>(
 );
 
 /** Pending jobs whose deadline passed before they could start. */
-export const expireJobs = defineQuery<{ limit: number }>(
+export const expireJobs = defineQuery<{ limit: number }, IdRow>(
   'expireJobs',
   /* sql */ `
   with overdue as (
@@ -93,7 +97,7 @@ export const expireJobs = defineQuery<{ limit: number }>(
 );
 
 /** Retry jobs whose backoff has passed become plain pending jobs again. */
-export const promoteRetries = defineQuery<{ limit: number }>(
+export const promoteRetries = defineQuery<{ limit: number }, IdRow>(
   'promoteRetries',
   /* sql */ `
   with due as (
@@ -110,7 +114,7 @@ export const promoteRetries = defineQuery<{ limit: number }>(
  * Nudge the queues that have work which became due since the last tick (delayed jobs,
  * backoffs, timers), so idle workers pick it up without waiting for their poll.
  */
-export const nudgeDueQueues = defineQuery<{ since_seconds: number; channel: string }>(
+export const nudgeDueQueues = defineQuery<{ since_seconds: number; channel: string }, { n: number }>(
   'nudgeDueQueues',
   /* sql */ `
   select count(pg_notify(@channel, 'j:' || queue))::int as n from (

@@ -1,10 +1,10 @@
-import { defineQuery } from './define-query.js';
+import { defineQuery, type NoParams } from './define-query.js';
 
 /**
  * Jobs waiting to run per queue (pending + retry), every stored queue included so an empty
  * queue reports 0. Each probe reads the small claim index (in-flight rows only).
  */
-export const queueDepths = defineQuery(
+export const queueDepths = defineQuery<NoParams, { queue: string; depth: number }>(
   'metricsQueueDepths',
   /* sql */ `
   select q.name as queue,

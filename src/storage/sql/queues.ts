@@ -1,13 +1,18 @@
-import { defineQuery } from './define-query.js';
+import type { StoredQueueOptions } from '../../model/queue.js';
+import { defineQuery, type NoParams, type NoRows } from './define-query.js';
 
-/** A queue as stored: its options and whether it is paused. */
+/**
+ * A queue as stored: its options and whether it is paused. Each option may be absent: a
+ * queue whose definition was never stored here (or was stored by an older version) has
+ * fewer, and readers apply the defaults.
+ */
 export interface StoredQueue {
   name: string;
-  options: Record<string, unknown>;
+  options: Partial<StoredQueueOptions>;
   paused: boolean;
 }
 
-export const upsertQueue = defineQuery<{ name: string; options: string }>(
+export const upsertQueue = defineQuery<{ name: string; options: string }, NoRows>(
   'upsertQueue',
   /* sql */ `
   insert into /*schema*/queues (name, options) values (@name, @options::jsonb)
@@ -20,12 +25,15 @@ export const getQueue = defineQuery<{ name: string }, StoredQueue>(
   /* sql */ `select name, options, paused from /*schema*/queues where name = @name`,
 );
 
-export const listQueues = defineQuery<Record<string, never>, StoredQueue>(
+export const listQueues = defineQuery<NoParams, StoredQueue>(
   'listQueues',
   /* sql */ `select name, options, paused from /*schema*/queues order by name`,
 );
 
-export const setQueuePaused = defineQuery<{ name: string; paused: boolean; channel: string }>(
+export const setQueuePaused = defineQuery<
+  { name: string; paused: boolean; channel: string },
+  { name: string }
+>(
   'setQueuePaused',
   /* sql */ `
   with changed as (

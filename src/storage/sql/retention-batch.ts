@@ -125,6 +125,13 @@ export const BATCH = (rules: BatchRules) => /* sql */ `
     { name: 'tree_jobs', clause: `where j.id = any(array(select id from targets)) and ${GATE_OPEN}` },
   ])}`;
 
+/** The columns of CURSOR: `after` and `after_id` are null when the batch scanned nothing. */
+export interface CursorRow {
+  scanned: number;
+  after: string | null;
+  after_id: string | null;
+}
+
 /** Where the next batch starts, and how many index entries this batch looked at. */
 export const CURSOR = /* sql */ `(select count(*) from scanned)::int as scanned, last.after, last.after_id`;
 /**

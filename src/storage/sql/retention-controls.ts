@@ -1,6 +1,7 @@
 import { ALL_STATUSES } from '../../job-status.js';
-import { defineQuery, defineSizedQuery } from './define-query.js';
+import { defineQuery, defineSizedQuery, type NoParams } from './define-query.js';
 import { removeJobs } from './job-removal.js';
+import type { IdRow } from './jobs.js';
 
 /**
  * The operator's controls: the cluster-wide pause, holds, re-freezing a queue's history,
@@ -13,13 +14,31 @@ import { removeJobs } from './job-removal.js';
 
 const CONTROL_COLUMNS = `paused, reason, paused_at, paused_by`;
 
+/** The columns of CONTROL_COLUMNS. */
+export interface ControlRow {
+  paused: boolean;
+  reason: string | null;
+  paused_at: Date | null;
+  paused_by: string | null;
+}
+
+/** The columns of HOLD_COLUMNS. */
+export interface HoldRow {
+  id: string;
+  reason: string;
+  queue: string | null;
+  created_at: Date;
+  created_by: string | null;
+  jobs: number;
+}
+
 /** Lock the control row for a deletion and read the pause switch. */
-export const retentionGate = defineQuery(
+export const retentionGate = defineQuery<NoParams, ControlRow>(
   'retentionGate',
   /* sql */ `select ${CONTROL_COLUMNS} from /*schema*/retention_control where id = 1 for share`,
 );
 
-export const readRetentionControl = defineQuery(
+export const readRetentionControl = defineQuery<NoParams, ControlRow & { holds: number }>(
   'readRetentionControl',
   /* sql */ `
   select ${CONTROL_COLUMNS}, (select count(*) from /*schema*/retention_holds)::int as holds
@@ -27,7 +46,7 @@ export const readRetentionControl = defineQuery(
 );
 
 /** Pause: waits for deletions in progress. A second pause keeps the first one's time. */
-export const pauseRetention = defineQuery<{ reason: string; by: string }>(
+export const pauseRetention = defineQuery<{ reason: string; by: string }, ControlRow>(
   'pauseRetention',
   /* sql */ `
   insert into /*schema*/retention_control as c (id, paused, reason, paused_at, paused_by, version)
@@ -38,7 +57,7 @@ export const pauseRetention = defineQuery<{ reason: string; by: string }>(
   returning ${CONTROL_COLUMNS}`,
 );
 
-export const resumeRetention = defineQuery(
+export const resumeRetention = defineQuery<NoParams, ControlRow>(
   'resumeRetention',
   /* sql */ `
   update /*schema*/retention_control
@@ -48,7 +67,7 @@ export const resumeRetention = defineQuery(
 );
 
 /** Placing a hold: waits for deletions in progress, so each later one sees the hold. */
-export const markHoldsChanged = defineQuery(
+export const markHoldsChanged = defineQuery<NoParams, { id: number }>(
   'markHoldsChanged',
   /* sql */ `
   insert into /*schema*/retention_control as c (id, version) values (1, 1)
@@ -56,7 +75,10 @@ export const markHoldsChanged = defineQuery(
   returning id`,
 );
 
-export const insertHold = defineQuery<{ reason: string; queue: string | null; by: string }>(
+export const insertHold = defineQuery<
+  { reason: string; queue: string | null; by: string },
+  { id: string; created_at: Date }
+>(
   'insertHold',
   /* sql */ `
   insert into /*schema*/retention_holds (reason, queue, created_by) values (@reason, @queue, @by)
@@ -64,12 +86,12 @@ export const insertHold = defineQuery<{ reason: string; queue: string | null; by
 );
 
 /** Which of these ids are jobs that exist. */
-export const existingJobIds = defineQuery<{ ids: string[] }>(
+export const existingJobIds = defineQuery<{ ids: string[] }, IdRow>(
   'existingJobIds',
   /* sql */ `select id::text as id from /*schema*/jobs where id = any(@ids::bigint[])`,
 );
 
-export const linkHoldJobs = defineQuery<{ hold_id: string; ids: string[] }>(
+export const linkHoldJobs = defineQuery<{ hold_id: string; ids: string[] }, { job_id: string }>(
   'linkHoldJobs',
   /* sql */ `
   insert into /*schema*/retention_hold_jobs (hold_id, job_id, tree_id)
@@ -80,7 +102,7 @@ export const linkHoldJobs = defineQuery<{ hold_id: string; ids: string[] }>(
 );
 
 /** Release a hold: its links go with it. */
-export const deleteHold = defineQuery<{ id: string }>(
+export const deleteHold = defineQuery<{ id: string }, IdRow>(
   'deleteHold',
   /* sql */ `delete from /*schema*/retention_holds where id = @id::bigint returning id::text as id`,
 );
@@ -93,12 +115,12 @@ const HOLD_COLUMNS = /* sql */ `h.id::text as id, h.reason, h.queue, h.created_a
      select j.id from /*schema*/retention_hold_jobs l join /*schema*/jobs j on j.id = l.job_id where l.hold_id = h.id
    ) covered)::int as jobs`;
 
-export const listHolds = defineQuery(
+export const listHolds = defineQuery<NoParams, HoldRow>(
   'listHolds',
   /* sql */ `select ${HOLD_COLUMNS} from /*schema*/retention_holds h order by h.id`,
 );
 
-export const getHold = defineQuery<{ id: string }>(
+export const getHold = defineQuery<{ id: string }, HoldRow>(
   'getHold',
   /* sql */ `select ${HOLD_COLUMNS} from /*schema*/retention_holds h where h.id = @id::bigint`,
 );
@@ -113,7 +135,7 @@ const HOLD_KEEPS_TOP = /* sql */ `(
                   where m.id = (select id from top) or m.root_id = (select id from top)))`;
 
 /** The holds that keep a job's tree. */
-export const holdsOfJob = defineQuery<{ id: string }>(
+export const holdsOfJob = defineQuery<{ id: string }, HoldRow>(
   'holdsOfJob',
   /* sql */ `
   with ${TOP_OF_JOB}
@@ -127,7 +149,7 @@ export const holdsOfJob = defineQuery<{ id: string }>(
  * locks the same row first, so no member is reopened while the delete checks and deletes.
  * No row: the job does not exist.
  */
-export const lockTreeTop = defineQuery<{ id: string }>(
+export const lockTreeTop = defineQuery<{ id: string }, IdRow>(
   'lockTreeTop',
   /* sql */ `
   select r.id::text as id from /*schema*/jobs r
@@ -145,7 +167,23 @@ const IN_FLIGHT = `('pending', 'active', 'retry', 'waiting', 'paused')`;
  * newest version: one reopened after this statement's snapshot counts as in flight.
  * Checkpoints, signals, fires and unique locks go with them (removeJobs).
  */
-export const deleteSubtreeChecked = defineQuery<{ id: string; single: boolean }>(
+/** A job named in an explicit delete's refusal. */
+export interface JobRef {
+  id: string;
+  status: string;
+}
+
+export const deleteSubtreeChecked = defineQuery<
+  { id: string; single: boolean },
+  {
+    members: number;
+    in_flight: JobRef | null;
+    ancestor: JobRef | null;
+    top: JobRef | null;
+    hold: { id: string; reason: string } | null;
+    deleted: number;
+  }
+>(
   'deleteSubtreeChecked',
   /* sql */ `
   with recursive subtree as (
@@ -196,7 +234,7 @@ export const deleteSubtreeChecked = defineQuery<{ id: string; single: boolean }>
 );
 
 /** Finished jobs that will still be deleted by their frozen windows (up to @cap, counted). */
-export const countJobsWithWindow = defineQuery<{ cap: number }>(
+export const countJobsWithWindow = defineQuery<{ cap: number }, { n: number }>(
   'countJobsWithWindow',
   /* sql */ `
   select count(*)::int as n
@@ -211,11 +249,14 @@ export const countJobsWithWindow = defineQuery<{ cap: number }>(
  * still in flight carries the new windows when it finishes. Rows already frozen with these
  * windows are not written.
  */
-export const applyRetentionBatch = defineSizedQuery<{
-  queue: string;
-  retention: string;
-  after: string;
-}>(
+export const applyRetentionBatch = defineSizedQuery<
+  {
+    queue: string;
+    retention: string;
+    after: string;
+  },
+  { scanned: number; last_id: string | null; changed: number }
+>(
   'applyRetentionBatch',
   /* sql */ `
   with picked as materialized (
@@ -251,7 +292,7 @@ export const applyRetentionBatch = defineSizedQuery<{
 );
 
 /** How many of @queue's jobs applyRetention would change. */
-export const countApplyRetention = defineQuery<{ queue: string; retention: string }>(
+export const countApplyRetention = defineQuery<{ queue: string; retention: string }, { n: number }>(
   'countApplyRetention',
   /* sql */ `
   select count(*)::int as n from /*schema*/jobs

@@ -1,11 +1,12 @@
 import { defineQuery, defineSizedQuery } from './define-query.js';
-import { GATE_STATE } from './gate.js';
+import { GATE_STATE, type GateRow } from './gate.js';
 import { QUEUE_HELD } from './held.js';
 import {
   BATCH,
   type BatchParams,
   type BatchRules,
   CURSOR,
+  type CursorRow,
   FROM_LAST,
   PINNED,
   TOP_FREE,
@@ -51,7 +52,7 @@ export interface PurgeParams extends Record<string, unknown> {
   older_than_seconds: number;
 }
 
-export const purgeFinished = defineSizedQuery<PurgeParams & BatchParams>(
+export const purgeFinished = defineSizedQuery<PurgeParams & BatchParams, CursorRow & GateRow & { n: number }>(
   'purgeFinished',
   /* sql */ `
   with ${BATCH(PURGE)}
@@ -59,7 +60,7 @@ export const purgeFinished = defineSizedQuery<PurgeParams & BatchParams>(
   ${FROM_LAST}`,
 );
 
-export const countPurgeable = defineQuery<PurgeParams>(
+export const countPurgeable = defineQuery<PurgeParams, { n: number }>(
   'countPurgeable',
   /* sql */ `
   with tops as (select r.id from /*schema*/jobs r where ${PURGE_FILTER})

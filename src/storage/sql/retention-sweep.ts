@@ -1,5 +1,5 @@
-import { defineQuery, defineSizedQuery } from './define-query.js';
-import { GATE, GATE_OPEN, GATE_STATE } from './gate.js';
+import { defineQuery, defineSizedQuery, type NoParams, type NoRows } from './define-query.js';
+import { GATE, GATE_OPEN, GATE_STATE, type GateRow } from './gate.js';
 import { TREE_HELD } from './held.js';
 import { removeJobs } from './job-removal.js';
 import {
@@ -7,12 +7,21 @@ import {
   type BatchParams,
   type BatchRules,
   CURSOR,
+  type CursorRow,
   FINISHED,
   FROM_LAST,
   LOCKED_TREES,
   NOT_DUE,
   TOP_FREE,
 } from './retention-batch.js';
+import type { StoredCheckpoint, StoredSignal } from './workflow.js';
+
+/** Jobs deleted (or due) in one queue and status. */
+export interface CountRow {
+  queue: string;
+  status: string;
+  n: number;
+}
 
 /**
  * The retention sweep's SQL: due trees in batches (the shape in retention-batch.ts), the
@@ -56,7 +65,7 @@ const DUE: BatchRules = {
  * One batch of the retention sweep: delete the trees among the next @batch_size due tops.
  * Returns one row: the cursor, and what was deleted per queue and status.
  */
-export const deleteDueTrees = defineSizedQuery<BatchParams>(
+export const deleteDueTrees = defineSizedQuery<BatchParams, CursorRow & GateRow & { counts: CountRow[] }>(
   'deleteDueTrees',
   /* sql */ `
   with ${BATCH(DUE)}
@@ -70,7 +79,7 @@ export const deleteDueTrees = defineSizedQuery<BatchParams>(
  * The archive path, step one: lock one batch of due trees in the caller's transaction and
  * return their ids; the hook sees them, then deleteJobsById removes them.
  */
-export const lockDueTrees = defineSizedQuery<BatchParams>(
+export const lockDueTrees = defineSizedQuery<BatchParams, CursorRow & { ids: string[] }>(
   'lockDueTrees',
   /* sql */ `
   with ${DUE.scanned},
@@ -80,7 +89,7 @@ export const lockDueTrees = defineSizedQuery<BatchParams>(
   ${FROM_LAST}`,
 );
 
-export const deleteJobsById = defineQuery<{ ids: string[] }>(
+export const deleteJobsById = defineQuery<{ ids: string[] }, CountRow>(
   'deleteJobsById',
   /* sql */ `
   with ${removeJobs([{ name: 'by_id', clause: 'where j.id = any(@ids::bigint[])' }])}
@@ -88,7 +97,7 @@ export const deleteJobsById = defineQuery<{ ids: string[] }>(
 );
 
 /** Checkpoints of many jobs at once (for the archive hook). */
-export const checkpointsOfJobs = defineQuery<{ ids: string[] }>(
+export const checkpointsOfJobs = defineQuery<{ ids: string[] }, StoredCheckpoint & { job_id: string }>(
   'checkpointsOfJobs',
   /* sql */ `
   select job_id::text as job_id, name, kind, output, created_at from /*schema*/checkpoints
@@ -96,7 +105,7 @@ export const checkpointsOfJobs = defineQuery<{ ids: string[] }>(
 );
 
 /** Signals of many jobs at once (for the archive hook). */
-export const signalsOfJobs = defineQuery<{ ids: string[] }>(
+export const signalsOfJobs = defineQuery<{ ids: string[] }, StoredSignal & { job_id: string }>(
   'signalsOfJobs',
   /* sql */ `
   select id::text as id, job_id::text as job_id, name, payload, created_at, consumed_at, consumed_by, purge_after
@@ -104,7 +113,7 @@ export const signalsOfJobs = defineQuery<{ ids: string[] }>(
 );
 
 /** What a full sweep would delete now, per queue and status (dry run). */
-export const previewDueTrees = defineQuery(
+export const previewDueTrees = defineQuery<NoParams, CountRow>(
   'previewDueTrees',
   /* sql */ `
   with ${DOOMED_JOBS}
@@ -119,7 +128,7 @@ const SIGNAL_DUE = (s: string) => /* sql */ `${s}.purge_after <= now() and ${s}.
                       where sj.id = ${s}.job_id and ${TREE_HELD('coalesce(sj.root_id, sj.id)')})`;
 
 /** Consumed signals past their own window (R6), behind the gate. Pending signals never match. */
-export const deleteConsumedSignals = defineSizedQuery(
+export const deleteConsumedSignals = defineSizedQuery<NoParams, GateRow & { n: number }>(
   'deleteConsumedSignals',
   /* sql */ `
   with ${GATE},
@@ -135,7 +144,7 @@ export const deleteConsumedSignals = defineSizedQuery(
 );
 
 /** Consumed signals a full pass would delete on their own window (not with their job). */
-export const countConsumedSignalsDue = defineQuery(
+export const countConsumedSignalsDue = defineQuery<NoParams, { n: number }>(
   'countConsumedSignalsDue',
   /* sql */ `
   with ${DOOMED_JOBS}
@@ -144,7 +153,7 @@ export const countConsumedSignalsDue = defineQuery(
 );
 
 /** Expired unique locks (R8), behind the gate. A lock that expired is replaceable at enqueue time anyway. */
-export const deleteExpiredUniqueLocks = defineSizedQuery(
+export const deleteExpiredUniqueLocks = defineSizedQuery<NoParams, GateRow & { n: number }>(
   'deleteExpiredUniqueLocks',
   /* sql */ `
   with ${GATE},
@@ -162,7 +171,7 @@ export const deleteExpiredUniqueLocks = defineSizedQuery(
 );
 
 /** Expired unique locks a full pass would delete on their own (not with their job). */
-export const countExpiredUniqueLocks = defineQuery(
+export const countExpiredUniqueLocks = defineQuery<NoParams, { n: number }>(
   'countExpiredUniqueLocks',
   /* sql */ `
   with ${DOOMED_JOBS}
@@ -174,7 +183,7 @@ export const countExpiredUniqueLocks = defineQuery(
  * Reclaim the space of deleted rows. Autovacuum never runs in embedded PGlite, so the
  * sweep runs this there after deleting; it cannot run inside a transaction.
  */
-export const vacuumSweptTables = defineQuery(
+export const vacuumSweptTables = defineQuery<NoParams, NoRows>(
   'vacuumSweptTables',
   /* sql */ `vacuum (analyze) /*schema*/jobs, /*schema*/checkpoints, /*schema*/signals,
     /*schema*/unique_locks, /*schema*/schedule_fires`,

@@ -1,13 +1,27 @@
-import { defineQuery } from './define-query.js';
+import { defineQuery, type NoParams } from './define-query.js';
 import { MAX_ATTEMPTS_OF_QUEUE, type QueueDefaultParams, RETENTION_OF_QUEUE } from './stored-queue.js';
 
-export const upsertSchedule = defineQuery<{
+/** A schedule as stored, with the database's clock (`now`) to compute due fires against. */
+export interface ScheduleRow {
   name: string;
   cron: string;
   timezone: string;
   queue: string;
-  data: string;
-}>(
+  data: unknown;
+  last_fire_at: Date | null;
+  now: Date;
+}
+
+export const upsertSchedule = defineQuery<
+  {
+    name: string;
+    cron: string;
+    timezone: string;
+    queue: string;
+    data: string;
+  },
+  { name: string }
+>(
   'upsertSchedule',
   /* sql */ `
   insert into /*schema*/schedules (name, cron, timezone, queue, data, last_fire_at)
@@ -22,23 +36,12 @@ export const upsertSchedule = defineQuery<{
   returning name`,
 );
 
-export const deleteSchedule = defineQuery<{ name: string }>(
+export const deleteSchedule = defineQuery<{ name: string }, { name: string }>(
   'deleteSchedule',
   /* sql */ `delete from /*schema*/schedules where name = @name returning name`,
 );
 
-/** A stored schedule, with the database's clock. */
-export interface ScheduleRow {
-  name: string;
-  cron: string;
-  timezone: string;
-  queue: string;
-  data: unknown;
-  last_fire_at: Date | null;
-  now: Date;
-}
-
-export const listSchedules = defineQuery<Record<string, never>, ScheduleRow>(
+export const listSchedules = defineQuery<NoParams, ScheduleRow>(
   'listSchedules',
   /* sql */ `select name, cron, timezone, queue, data, last_fire_at, now() as now
     from /*schema*/schedules order by name`,
@@ -83,7 +86,9 @@ export const recordScheduleFire = defineQuery<
     max_attempts: number | null;
     retention: string | null;
     channel: string;
-  }
+  },
+  /** `id`: the job created, null when another node fired it. The counts are bigint, so text. */
+  { id: string | null; advanced: string; n: string }
 >(
   'recordScheduleFire',
   /* sql */ `

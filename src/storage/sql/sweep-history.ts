@@ -1,17 +1,42 @@
+import type { SweepBreakdown, SweepRecord } from '../../model/sweep.js';
 import { defineQuery } from './define-query.js';
 
 /** The sweep history: one row per finished sweep, the newest few hundred of each kind. */
 
-export const recordSweep = defineQuery<{
-  kind: string;
+/** What a sweep record keeps besides its counts (its `detail` column). */
+export interface SweepDetail {
+  byQueue?: SweepBreakdown[];
+  batches?: number;
+  durationMs?: number;
+  paused?: boolean;
+}
+
+/** A sweep record as stored. */
+export interface StoredSweep {
+  id: string;
+  kind: SweepRecord['kind'];
   started_at: Date;
+  finished_at: Date;
   jobs: number;
   signals: number;
   unique_locks: number;
-  detail: string;
+  detail: SweepDetail | null;
   error: string | null;
-  keep: number;
-}>(
+}
+
+export const recordSweep = defineQuery<
+  {
+    kind: string;
+    started_at: Date;
+    jobs: number;
+    signals: number;
+    unique_locks: number;
+    detail: string;
+    error: string | null;
+    keep: number;
+  },
+  { id: string | null; trimmed: number }
+>(
   'recordSweep',
   /* sql */ `
   with recorded as (
@@ -29,7 +54,7 @@ export const recordSweep = defineQuery<{
   select (select id::text from recorded) as id, (select count(*) from trimmed)::int as trimmed`,
 );
 
-export const listSweeps = defineQuery<{ limit: number; kind: string | null }>(
+export const listSweeps = defineQuery<{ limit: number; kind: string | null }, StoredSweep>(
   'listSweeps',
   /* sql */ `
   select id::text as id, kind, started_at, finished_at, jobs, signals, unique_locks, detail, error

@@ -1,4 +1,7 @@
+import type { JobStatus } from '../../job-status.js';
+import type { FrozenRetention, JobError } from '../../model/job.js';
 import { defineQuery } from './define-query.js';
+import type { IdRow } from './jobs.js';
 import { STILL_ACTIVE } from './still-active.js';
 
 /**
@@ -17,6 +20,27 @@ const ASYNC_COMMIT = `set_config('synchronous_commit', 'off', true)`;
  */
 const EPOCH_MS = (column: string) => `(extract(epoch from j.${column}) * 1000)::float8 as ${column}`;
 
+/** What a claim returns of each row: the times as epoch milliseconds (EPOCH_MS). */
+export interface ClaimedJobRow {
+  id: string;
+  queue: string;
+  data: unknown;
+  output: unknown;
+  error: JobError | null;
+  priority: number;
+  attempts: number;
+  max_attempts: number;
+  parent_id: string | null;
+  root_id: string | null;
+  retention: FrozenRetention;
+  wait: Record<string, unknown> | null;
+  lock_token: string;
+  run_at: number;
+  expire_at: number | null;
+  created_at: number;
+  started_at: number;
+}
+
 /**
  * Claim up to @limit ready jobs of the given queues, highest priority first, then oldest
  * run time. SKIP LOCKED lets many workers claim side by side without waiting on each other.
@@ -33,12 +57,15 @@ const EPOCH_MS = (column: string) => `(extract(epoch from j.${column}) * 1000)::
  * are updated through an id array, so the planner reads them by primary key whatever it
  * guesses about how many a claim returns (a hash join over a seq scan of jobs, otherwise).
  */
-export const claimJobs = defineQuery<{
-  queues: string[];
-  limit: number;
-  worker: string;
-  lock_seconds: number;
-}>(
+export const claimJobs = defineQuery<
+  {
+    queues: string[];
+    limit: number;
+    worker: string;
+    lock_seconds: number;
+  },
+  ClaimedJobRow
+>(
   'claimJobs',
   /* sql */ `
   with next as (
@@ -80,10 +107,13 @@ export const claimJobs = defineQuery<{
  * building it is cheaper than seven array parameters, and outputs and errors, already JSON
  * text, are embedded as they are.
  */
-export const finishAttempts = defineQuery<{
-  /** JSON array of { id, token, ok, output, error, retry_delay, drop_checkpoints }; see Storage. */
-  outcomes: string;
-}>(
+export const finishAttempts = defineQuery<
+  {
+    /** JSON array of { id, token, ok, output, error, retry_delay, drop_checkpoints }; see Storage. */
+    outcomes: string;
+  },
+  { id: string; status: JobStatus }
+>(
   'finishAttempts',
   /* sql */ `
   with outcome as (
@@ -125,12 +155,15 @@ export const finishAttempts = defineQuery<{
 );
 
 /** Complete one attempt inside a caller-visible transaction (ctx.completionTx). */
-export const completeOne = defineQuery<{
-  id: string;
-  token: string;
-  output: string | null;
-  drop_checkpoints: boolean;
-}>(
+export const completeOne = defineQuery<
+  {
+    id: string;
+    token: string;
+    output: string | null;
+    drop_checkpoints: boolean;
+  },
+  IdRow
+>(
   'completeOne',
   /* sql */ `
   with finished as (
@@ -148,7 +181,10 @@ export const completeOne = defineQuery<{
 );
 
 /** Extend the locks of running (and prefetched) attempts; returns the lock tokens still held. Commits without waiting for the WAL flush. */
-export const extendLocks = defineQuery<{ ids: string[]; tokens: string[]; lock_seconds: number }>(
+export const extendLocks = defineQuery<
+  { ids: string[]; tokens: string[]; lock_seconds: number },
+  { token: string }
+>(
   'extendLocks',
   /* sql */ `
   update /*schema*/jobs
@@ -163,7 +199,10 @@ export const extendLocks = defineQuery<{ ids: string[]; tokens: string[]; lock_s
  * until a signal or child wakes it). A wake that arrived while it was running (the `poke`
  * mark) makes it due at once, so no wake-up is lost between checking and suspending.
  */
-export const suspendJob = defineQuery<{ id: string; token: string; wait: string; wake_at: Date | null }>(
+export const suspendJob = defineQuery<
+  { id: string; token: string; wait: string; wake_at: Date | null },
+  IdRow
+>(
   'suspendJob',
   /* sql */ `
   update /*schema*/jobs j
@@ -179,7 +218,7 @@ export const suspendJob = defineQuery<{ id: string; token: string; wait: string;
  * Give claimed jobs back without counting the attempt (a worker stopping gracefully, or
  * claimed jobs it never started).
  */
-export const releaseJobs = defineQuery<{ ids: string[]; tokens: string[] }>(
+export const releaseJobs = defineQuery<{ ids: string[]; tokens: string[] }, { id: string; queue: string }>(
   'releaseJobs',
   /* sql */ `
   update /*schema*/jobs

@@ -1,20 +1,52 @@
+import type { JobStatus } from '../../job-status.js';
+import type { JobError } from '../../model/job.js';
 import { defineQuery } from './define-query.js';
+import type { IdRow } from './jobs.js';
 import { STILL_ACTIVE } from './still-active.js';
 import { MAX_ATTEMPTS_OF_QUEUE, type QueueDefaultParams, RETENTION_OF_QUEUE } from './stored-queue.js';
 
-export const listCheckpoints = defineQuery<{ id: string }>(
+/** A checkpoint as stored. */
+export interface StoredCheckpoint {
+  name: string;
+  kind: string;
+  output: unknown;
+  created_at: Date;
+}
+
+/** A signal as stored (a consumed one's purge time is its consumption plus a window, never infinite). */
+export interface StoredSignal {
+  id: string;
+  name: string;
+  payload: unknown;
+  created_at: Date;
+  consumed_at: Date | null;
+  consumed_by: string | null;
+  purge_after: Date | null;
+}
+
+/** The checkpoint a completed signal wait stores: the signals it consumed. */
+export interface SignalWaitResult {
+  state: 'done';
+  names: string[];
+  signals: { name: string; payload: unknown }[];
+}
+
+export const listCheckpoints = defineQuery<{ id: string }, StoredCheckpoint>(
   'listCheckpoints',
   /* sql */ `select name, kind, output, created_at from /*schema*/checkpoints where job_id = @id::bigint order by created_at, name`,
 );
 
 /** Store a checkpoint, only while the attempt still owns the job. */
-export const saveCheckpoint = defineQuery<{
-  id: string;
-  token: string;
-  name: string;
-  kind: string;
-  output: string;
-}>(
+export const saveCheckpoint = defineQuery<
+  {
+    id: string;
+    token: string;
+    name: string;
+    kind: string;
+    output: string;
+  },
+  { name: string }
+>(
   'saveCheckpoint',
   /* sql */ `
   insert into /*schema*/checkpoints (job_id, name, kind, output)
@@ -29,13 +61,17 @@ export const saveCheckpoint = defineQuery<{
  * one statement, only while the attempt owns the job and only when enough have arrived.
  * Consumed signals get their purge time from the job's frozen `consumedSignals` window.
  */
-export const consumeSignals = defineQuery<{
-  id: string;
-  token: string;
-  names: string[];
-  count: number;
-  wait_key: string;
-}>(
+export const consumeSignals = defineQuery<
+  {
+    id: string;
+    token: string;
+    names: string[];
+    count: number;
+    wait_key: string;
+  },
+  /** Null: the attempt no longer owns the job, or too few signals have arrived. */
+  { output: SignalWaitResult | null }
+>(
   'consumeSignals',
   /* sql */ `
   with owner as (
@@ -75,7 +111,10 @@ export const consumeSignals = defineQuery<{
 );
 
 /** Create a workflow's child exactly once per (parent, step): a replay finds the existing one. */
-export const insertChild = defineQuery<QueueDefaultParams & { job: string; token: string; channel: string }>(
+export const insertChild = defineQuery<
+  QueueDefaultParams & { job: string; token: string; channel: string },
+  IdRow
+>(
   'insertChild',
   /* sql */ `
   with input as (
@@ -101,7 +140,10 @@ export const insertChild = defineQuery<QueueDefaultParams & { job: string; token
   select id::text as id from inserted cross join nudged`,
 );
 
-export const findChild = defineQuery<{ parent_id: string; parent_step: string }>(
+export const findChild = defineQuery<
+  { parent_id: string; parent_step: string },
+  { id: string; queue: string; status: JobStatus; output: unknown; error: JobError | null }
+>(
   'findChild',
   /* sql */ `select id::text as id, queue, status, output, error from /*schema*/jobs
    where parent_id = @parent_id::bigint and parent_step = @parent_step`,
@@ -111,7 +153,19 @@ export const findChild = defineQuery<{ parent_id: string; parent_step: string }>
  * Deliver a signal, inside a transaction that holds the job's row lock (taken by
  * lockJobForSignal) so the mailbox count cannot race another delivery.
  */
-export const lockJobForSignal = defineQuery<{ id: string }>(
+export const lockJobForSignal = defineQuery<
+  { id: string },
+  {
+    id: string;
+    queue: string;
+    status: JobStatus;
+    paused_from: JobStatus | null;
+    /** The wait the job is parked in, as the workflow wrote it. */
+    wait: { names?: unknown; count?: unknown } | null;
+    /** The queue's mailbox size per signal name. */
+    signals: Record<string, unknown> | null;
+  }
+>(
   'lockJobForSignal',
   /* sql */ `select j.id, j.queue, j.status, j.paused_from, j.wait, q.options -> 'signals' as signals
     from /*schema*/jobs j left join /*schema*/queues q on q.name = j.queue
@@ -124,7 +178,10 @@ export const lockJobForSignal = defineQuery<{ id: string }>(
  * the names of the wait the job is parked in (@wait_names, empty when it is not waiting), and
  * whether a wait on that name has already completed.
  */
-export const countPendingSignals = defineQuery<{ id: string; name: string; wait_names: string[] }>(
+export const countPendingSignals = defineQuery<
+  { id: string; name: string; wait_names: string[] },
+  { pending: number; pending_for_wait: number; wait_done: boolean }
+>(
   'countPendingSignals',
   /* sql */ `
   select count(*) filter (where name = @name)::int as pending,
@@ -141,7 +198,10 @@ export const countPendingSignals = defineQuery<{ id: string; name: string; wait_
  * its suspension does not sleep through it). A job paused while waiting for it becomes due
  * for when it is resumed; the signal does not unpause it.
  */
-export const insertSignal = defineQuery<{ id: string; name: string; payload: string; channel: string }>(
+export const insertSignal = defineQuery<
+  { id: string; name: string; payload: string; channel: string },
+  IdRow
+>(
   'insertSignal',
   /* sql */ `
   with stored as (
@@ -164,7 +224,7 @@ export const insertSignal = defineQuery<{ id: string; name: string; payload: str
   select stored.id::text as id from stored cross join (select count(*) from nudged) n`,
 );
 
-export const listSignals = defineQuery<{ id: string }>(
+export const listSignals = defineQuery<{ id: string }, StoredSignal>(
   'listSignals',
   /* sql */ `select id::text as id, name, payload, created_at, consumed_at, consumed_by, purge_after
     from /*schema*/signals where job_id = @id::bigint order by id`,

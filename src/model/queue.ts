@@ -1,0 +1,27 @@
+import type { FrozenRetention } from './job.js';
+
+/** Exponential backoff between attempts: `delaySeconds * factor^(attempt-1)`, capped, with jitter. */
+export interface BackoffOptions {
+  delaySeconds: number;
+  /** Default 2. */
+  factor?: number;
+  /** Default 3600. */
+  maxDelaySeconds?: number;
+  /** `true` (default) spreads each delay randomly over [delay/2, delay]; `false` keeps it exact. */
+  jitter?: boolean;
+}
+
+/**
+ * The part of a queue's definition stored in the database (`queues.options`), so every
+ * process sees it: what a process defining the queue writes.
+ */
+export interface StoredQueueOptions {
+  /** Undefined when the queue sets no policy (the engine's applies). */
+  retention?: FrozenRetention;
+  concurrency?: number;
+  maxAttempts: number;
+  timeoutSeconds?: number;
+  backoff: Required<BackoffOptions>;
+  signals: Record<string, number>;
+  deleteCheckpointsOnComplete: boolean;
+}
