@@ -8,9 +8,9 @@ import {
   listJobsAllNewer,
   listJobsByQueueStatus,
   listJobsByQueueStatusNewer,
-} from '../storage/sql/admin.js';
+} from '../storage/sql/job-list.js';
 
-export type { JobListRow } from '../storage/sql/admin.js';
+export type { JobListRow } from '../storage/sql/job-list.js';
 
 export const PAGE_SIZE = 50;
 /** A text search examines at most this many ids per page, so a rare match never scans the table. */

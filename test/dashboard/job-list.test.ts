@@ -4,7 +4,8 @@ import { listJobs, PAGE_SIZE, parseFilter, SEARCH_WINDOW } from '../../src/admin
 import { COUNT_CAP } from '../../src/admin/status-count.js';
 import { engineOf } from '../../src/engine-handle.js';
 import type { Tidemark } from '../../src/index.js';
-import { cappedStatusCounts, listJobsAll, listJobsByQueueStatus } from '../../src/storage/sql/admin.js';
+import { cappedStatusCounts } from '../../src/storage/sql/admin.js';
+import { listJobsAll, listJobsByQueueStatus } from '../../src/storage/sql/job-list.js';
 import { get } from '../support/dashboard.js';
 import { describeEachDriver } from '../support/each-driver.js';
 

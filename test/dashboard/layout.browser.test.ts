@@ -99,6 +99,16 @@ describeOnOneDriver('dashboard layout at desktop and phone widths', ({ kind, ope
   test('every page reached from the navigation fits 1280 and 390 px; screenshots of each', async () => {
     const tm = await open();
     const { failed, flow } = await seedRealistic(tm);
+    // A schedule and a live worker, so those pages show rows; the worker takes a queue of its own.
+    tm.createQueue({ name: 'nightly-report', handler: async () => null });
+    await tm.schedule({
+      name: 'nightly-report',
+      cron: '0 3 * * *',
+      queue: 'nightly-report',
+      timezone: 'Europe/Berlin',
+    });
+    const worker = tm.worker({ queues: ['nightly-report'], concurrency: 2 });
+    await worker.start();
     const { url } = await tm.dashboard({ port: 0 });
     const crawler = await browser.newPage({ viewport: WIDTHS[0] });
     const flowDetail = await tm.getJobDetail(flow);
@@ -118,6 +128,8 @@ describeOnOneDriver('dashboard layout at desktop and phone widths', ({ kind, ope
       'retention',
       'purge',
       'storage',
+      'schedules',
+      'workers',
       'jobs-id',
       'jobs-id-confirm-action-delete',
     ]) {

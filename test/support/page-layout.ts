@@ -132,10 +132,17 @@ function add(found: Map<string, PageToVisit>, url: string, root: string): boolea
   return true;
 }
 
-/** One kind per path shape (ids as :id) and set of query parameter names (an action names its page). */
+/**
+ * One kind per path shape (job ids and queue names as placeholders) and set of query parameter
+ * names (an action names its page); `refresh` only adds the reload script, so it makes no kind.
+ */
 function kindOf(url: URL): string {
-  const path = url.pathname.replace(/\/\d+(?=\/|$)/g, '/:id').replace(/\/$/, '') || '/';
-  const keys = [...url.searchParams.keys()].sort();
+  const path =
+    url.pathname
+      .replace(/\/\d+(?=\/|$)/g, '/:id')
+      .replace(/\/queues\/[^/]+/, '/queues/:name')
+      .replace(/\/$/, '') || '/';
+  const keys = [...url.searchParams.keys()].filter((key) => key !== 'refresh').sort();
   const action = url.searchParams.get('action');
   return `${path}?${keys.join('&')}${action ? `=${action}` : ''}`;
 }

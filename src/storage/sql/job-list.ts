@@ -1,0 +1,114 @@
+import { defineQuery } from './define-query.js';
+
+// The dashboard's job list: keyset pages by id, both ways, with filters; and the probes that
+// turn a time range into an id range.
+
+/** A row of the job list. */
+export interface JobListRow {
+  id: string;
+  queue: string;
+  status: string;
+  attempts: number;
+  max_attempts: number;
+  priority: number;
+  created_at: Date;
+  run_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+  parent_id: string | null;
+  data_preview: string;
+  error_message: string | null;
+}
+
+/** The ids a page may hold, @floor ≤ id < @before, and the filters that narrow it. */
+type ListWindow = {
+  before: string;
+  floor: string;
+  from: Date | null;
+  to: Date | null;
+  pattern: string | null;
+  limit: number;
+};
+
+type ListByQueueStatus = ListWindow & { queues: string[]; statuses: string[] };
+
+const LIST_COLUMNS = `j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priority,
+  j.created_at, j.run_at, j.started_at, j.finished_at, j.parent_id::text as parent_id,
+  left(j.data::text, 160) as data_preview, j.error ->> 'message' as error_message`;
+
+/** The time range and the text search: in the data as JSON text, or in the error's message or name. */
+const LIST_FILTERS = `(@from::timestamptz is null or j.created_at >= @from::timestamptz)
+     and (@to::timestamptz is null or j.created_at < @to::timestamptz)
+     and (@pattern::text is null
+          or j.data::text ilike @pattern::text
+          or j.error ->> 'message' ilike @pattern::text
+          or j.error ->> 'name' ilike @pattern::text)`;
+
+/** `desc` walks from @before down (older pages), `asc` from @floor up (newer pages). */
+type Walk = 'desc' | 'asc';
+
+const listAll = (walk: Walk) => /* sql */ `
+  select ${LIST_COLUMNS}
+    from /*schema*/jobs j
+   where j.id < @before::bigint and j.id >= @floor::bigint
+     and ${LIST_FILTERS}
+   order by j.id ${walk}
+   limit @limit`;
+
+/**
+ * One page of jobs with no queue or status filter, newest first: a walk down the primary
+ * key between @floor and @before. Time and text filters only narrow what the walk returns.
+ */
+export const listJobsAll = defineQuery<ListWindow, JobListRow>('dashListJobsAll', listAll('desc'));
+
+/** The same walk upward from @floor, oldest first: the page of newer jobs ("Newer"). */
+export const listJobsAllNewer = defineQuery<ListWindow, JobListRow>('dashListJobsAllNewer', listAll('asc'));
+
+const listByQueueStatus = (walk: Walk) => /* sql */ `
+  select page.* from unnest(@queues::text[]) as q(name)
+   cross join unnest(@statuses::text[]) as s(status)
+   cross join lateral (
+     select ${LIST_COLUMNS}
+       from /*schema*/jobs j
+      where j.queue = q.name
+        and (j.status, j.id) < (s.status, @before::bigint)
+        and (j.status, j.id) >= (s.status, @floor::bigint)
+        and ${LIST_FILTERS}
+      order by j.status ${walk}, j.id ${walk}
+      limit @limit
+   ) page
+   order by page.id::bigint ${walk}
+   limit @limit`;
+
+/**
+ * One page of jobs of the given queues and statuses, newest first: one backward walk of
+ * jobs_queue_status_idx per (queue, status) pair, each stopping after @limit rows, merged.
+ * The status and the cursor are one row comparison, not `status =` plus `id <`: given the
+ * equality the planner, which cannot know how rare a status is, may prefer walking the
+ * primary key and filtering, which reads most of the table for a rare status.
+ */
+export const listJobsByQueueStatus = defineQuery<ListByQueueStatus, JobListRow>(
+  'dashListJobsByQueueStatus',
+  listByQueueStatus('desc'),
+);
+
+/** The same walks upward from @floor, oldest first: the page of newer jobs ("Newer"). */
+export const listJobsByQueueStatusNewer = defineQuery<ListByQueueStatus, JobListRow>(
+  'dashListJobsByQueueStatusNewer',
+  listByQueueStatus('asc'),
+);
+
+/** The lowest and highest job ids (two index probes; ordered by the bigint, not its text). */
+export const jobIdBounds = defineQuery<Record<string, never>, { lo: string | null; hi: string | null }>(
+  'dashJobIdBounds',
+  /* sql */ `
+  select (select j.id::text from /*schema*/jobs j order by j.id limit 1) as lo,
+         (select j.id::text from /*schema*/jobs j order by j.id desc limit 1) as hi`,
+);
+
+/** The first job at or after an id, with its creation time: one probe, for time-range searches. */
+export const jobAtOrAfter = defineQuery<{ id: string }, { id: string; created_at: Date }>(
+  'dashJobAtOrAfter',
+  /* sql */ `
+  select j.id::text as id, j.created_at from /*schema*/jobs j where j.id >= @id::bigint order by j.id limit 1`,
+);
