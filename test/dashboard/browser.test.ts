@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { imageStats, launchChromium, screenshot } from '../support/browser.js';
 import { seedDashboard, XSS } from '../support/dashboard.js';
-import { describeEachDriver } from '../support/each-driver.js';
+import { describeOnOneDriver } from '../support/each-driver.js';
 
 let browser: Browser;
 before(async () => {
@@ -28,7 +28,8 @@ async function watchedPage(): Promise<{ page: Page; problems: string[]; xss: () 
   return { page, problems, xss: () => page.evaluate(() => (globalThis as { __xss?: unknown }).__xss) };
 }
 
-describeEachDriver('dashboard in a browser', ({ kind, open }) => {
+// What the browser sees does not depend on the driver; the actions behind it are tested on both (actions.test.ts).
+describeOnOneDriver('dashboard in a browser', ({ kind, open }) => {
   test('a blank screenshot fails the non-blank check (the check can fail)', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await page.setContent('<html><body style="background:#fff"></body></html>');

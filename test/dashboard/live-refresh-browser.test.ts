@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../support/browser.js';
-import { describeEachDriver } from '../support/each-driver.js';
+import { describeOnOneDriver } from '../support/each-driver.js';
 
 let browser: Browser;
 before(async () => {
@@ -12,7 +12,8 @@ after(async () => {
   await browser?.close();
 });
 
-describeEachDriver('dashboard live refresh in a browser', ({ open }) => {
+// The script and the page are the same on both drivers; live-refresh.test.ts covers the server side on both.
+describeOnOneDriver('dashboard live refresh in a browser', ({ open }) => {
   test('with refresh=2 the page reloads itself under the CSP; without it, it does not load the script', async () => {
     const tm = await open();
     tm.createQueue({ name: 'mail' });

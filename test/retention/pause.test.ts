@@ -148,13 +148,17 @@ describeEachDriver('retention pause switch', ({ kind, open }) => {
     released.resolve();
     const status = await pausing;
     assert.equal(status.paused, true);
+    // The batch holding the gate commits. The next one may still take the gate before the
+    // waiting pause does (PostgreSQL grants a share lock on a row that is free at that instant
+    // to whoever asks first), and then it commits whole too; what the pause promises is that
+    // no batch starts after it resolves.
     const left = (await existingJobs(tm)).length;
-    assert.equal(left, 3, 'the batch that started before the pause committed');
+    assert.ok(left === 3 || left === 1, `whole batches of 2 committed before the pause (${left} left)`);
     const result = await sweeping;
-    assert.equal(result.jobs, 2);
+    assert.equal(result.jobs, 5 - left);
     assert.equal(result.paused, true, 'the pass stopped at the pause');
-    assert.equal(batches, 1, 'no batch started after the pause');
-    assert.equal((await existingJobs(tm)).length, 3);
+    assert.equal(batches, (5 - left) / 2, 'no batch started after the pause');
+    assert.equal((await existingJobs(tm)).length, left, 'nothing deleted after the pause resolved');
   });
 
   test('bad input: a reason is required; nothing is written', async () => {

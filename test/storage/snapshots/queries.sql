@@ -32,9 +32,6 @@ select i.relname as name, t.relname as table_name,
 select set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true),
          set_config('enable_sort', 'off', true), set_config('jit', 'off', true)
 
--- admin.ts#jobAtOrAfter
-select j.id::text as id, j.created_at from "tidemark".jobs j where j.id >= $1::bigint order by j.id limit 1
-
 -- admin.ts#jobAttemptLog
 select attempt_log from "tidemark".jobs where id = $1::bigint
 
@@ -51,10 +48,6 @@ select c.reltuples::float8 as reltuples,
     from pg_class c join pg_namespace n on n.oid = c.relnamespace
    where n.nspname = $1 and c.relname = 'jobs'
 
--- admin.ts#jobIdBounds
-select (select j.id::text from "tidemark".jobs j order by j.id limit 1) as lo,
-         (select j.id::text from "tidemark".jobs j order by j.id desc limit 1) as hi
-
 -- admin.ts#jobTree
 with recursive tree as (
     select j.id, j.parent_id, j.queue, j.status, 0 as depth, array[j.id] as path
@@ -66,82 +59,6 @@ with recursive tree as (
   )
   select id::text as id, parent_id::text as parent_id, queue, status, depth
     from tree order by path limit $2
-
--- admin.ts#listJobsAll
-select j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priority,
-  j.created_at, j.run_at, j.started_at, j.finished_at, j.parent_id::text as parent_id,
-  left(j.data::text, 160) as data_preview, j.error ->> 'message' as error_message
-    from "tidemark".jobs j
-   where j.id < $1::bigint and j.id >= $2::bigint
-     and ($3::timestamptz is null or j.created_at >= $3::timestamptz)
-     and ($4::timestamptz is null or j.created_at < $4::timestamptz)
-     and ($5::text is null
-          or j.data::text ilike $5::text
-          or j.error ->> 'message' ilike $5::text
-          or j.error ->> 'name' ilike $5::text)
-   order by j.id desc
-   limit $6
-
--- admin.ts#listJobsAllNewer
-select j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priority,
-  j.created_at, j.run_at, j.started_at, j.finished_at, j.parent_id::text as parent_id,
-  left(j.data::text, 160) as data_preview, j.error ->> 'message' as error_message
-    from "tidemark".jobs j
-   where j.id < $1::bigint and j.id >= $2::bigint
-     and ($3::timestamptz is null or j.created_at >= $3::timestamptz)
-     and ($4::timestamptz is null or j.created_at < $4::timestamptz)
-     and ($5::text is null
-          or j.data::text ilike $5::text
-          or j.error ->> 'message' ilike $5::text
-          or j.error ->> 'name' ilike $5::text)
-   order by j.id asc
-   limit $6
-
--- admin.ts#listJobsByQueueStatus
-select page.* from unnest($1::text[]) as q(name)
-   cross join unnest($2::text[]) as s(status)
-   cross join lateral (
-     select j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priority,
-  j.created_at, j.run_at, j.started_at, j.finished_at, j.parent_id::text as parent_id,
-  left(j.data::text, 160) as data_preview, j.error ->> 'message' as error_message
-       from "tidemark".jobs j
-      where j.queue = q.name
-        and (j.status, j.id) < (s.status, $3::bigint)
-        and (j.status, j.id) >= (s.status, $4::bigint)
-        and ($5::timestamptz is null or j.created_at >= $5::timestamptz)
-     and ($6::timestamptz is null or j.created_at < $6::timestamptz)
-     and ($7::text is null
-          or j.data::text ilike $7::text
-          or j.error ->> 'message' ilike $7::text
-          or j.error ->> 'name' ilike $7::text)
-      order by j.status desc, j.id desc
-      limit $8
-   ) page
-   order by page.id::bigint desc
-   limit $8
-
--- admin.ts#listJobsByQueueStatusNewer
-select page.* from unnest($1::text[]) as q(name)
-   cross join unnest($2::text[]) as s(status)
-   cross join lateral (
-     select j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priority,
-  j.created_at, j.run_at, j.started_at, j.finished_at, j.parent_id::text as parent_id,
-  left(j.data::text, 160) as data_preview, j.error ->> 'message' as error_message
-       from "tidemark".jobs j
-      where j.queue = q.name
-        and (j.status, j.id) < (s.status, $3::bigint)
-        and (j.status, j.id) >= (s.status, $4::bigint)
-        and ($5::timestamptz is null or j.created_at >= $5::timestamptz)
-     and ($6::timestamptz is null or j.created_at < $6::timestamptz)
-     and ($7::text is null
-          or j.data::text ilike $7::text
-          or j.error ->> 'message' ilike $7::text
-          or j.error ->> 'name' ilike $7::text)
-      order by j.status asc, j.id asc
-      limit $8
-   ) page
-   order by page.id::bigint asc
-   limit $8
 
 -- admin.ts#tableStats
 select c.relname as name,
@@ -294,6 +211,89 @@ with recursive subtree as (
    where j.unique_key is not null
    order by holder.id is null, s.depth
    limit 1
+
+-- job-list.ts#jobAtOrAfter
+select j.id::text as id, j.created_at from "tidemark".jobs j where j.id >= $1::bigint order by j.id limit 1
+
+-- job-list.ts#jobIdBounds
+select (select j.id::text from "tidemark".jobs j order by j.id limit 1) as lo,
+         (select j.id::text from "tidemark".jobs j order by j.id desc limit 1) as hi
+
+-- job-list.ts#listJobsAll
+select j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priority,
+  j.created_at, j.run_at, j.started_at, j.finished_at, j.parent_id::text as parent_id,
+  left(j.data::text, 160) as data_preview, j.error ->> 'message' as error_message
+    from "tidemark".jobs j
+   where j.id < $1::bigint and j.id >= $2::bigint
+     and ($3::timestamptz is null or j.created_at >= $3::timestamptz)
+     and ($4::timestamptz is null or j.created_at < $4::timestamptz)
+     and ($5::text is null
+          or j.data::text ilike $5::text
+          or j.error ->> 'message' ilike $5::text
+          or j.error ->> 'name' ilike $5::text)
+   order by j.id desc
+   limit $6
+
+-- job-list.ts#listJobsAllNewer
+select j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priority,
+  j.created_at, j.run_at, j.started_at, j.finished_at, j.parent_id::text as parent_id,
+  left(j.data::text, 160) as data_preview, j.error ->> 'message' as error_message
+    from "tidemark".jobs j
+   where j.id < $1::bigint and j.id >= $2::bigint
+     and ($3::timestamptz is null or j.created_at >= $3::timestamptz)
+     and ($4::timestamptz is null or j.created_at < $4::timestamptz)
+     and ($5::text is null
+          or j.data::text ilike $5::text
+          or j.error ->> 'message' ilike $5::text
+          or j.error ->> 'name' ilike $5::text)
+   order by j.id asc
+   limit $6
+
+-- job-list.ts#listJobsByQueueStatus
+select page.* from unnest($1::text[]) as q(name)
+   cross join unnest($2::text[]) as s(status)
+   cross join lateral (
+     select j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priority,
+  j.created_at, j.run_at, j.started_at, j.finished_at, j.parent_id::text as parent_id,
+  left(j.data::text, 160) as data_preview, j.error ->> 'message' as error_message
+       from "tidemark".jobs j
+      where j.queue = q.name
+        and (j.status, j.id) < (s.status, $3::bigint)
+        and (j.status, j.id) >= (s.status, $4::bigint)
+        and ($5::timestamptz is null or j.created_at >= $5::timestamptz)
+     and ($6::timestamptz is null or j.created_at < $6::timestamptz)
+     and ($7::text is null
+          or j.data::text ilike $7::text
+          or j.error ->> 'message' ilike $7::text
+          or j.error ->> 'name' ilike $7::text)
+      order by j.status desc, j.id desc
+      limit $8
+   ) page
+   order by page.id::bigint desc
+   limit $8
+
+-- job-list.ts#listJobsByQueueStatusNewer
+select page.* from unnest($1::text[]) as q(name)
+   cross join unnest($2::text[]) as s(status)
+   cross join lateral (
+     select j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priority,
+  j.created_at, j.run_at, j.started_at, j.finished_at, j.parent_id::text as parent_id,
+  left(j.data::text, 160) as data_preview, j.error ->> 'message' as error_message
+       from "tidemark".jobs j
+      where j.queue = q.name
+        and (j.status, j.id) < (s.status, $3::bigint)
+        and (j.status, j.id) >= (s.status, $4::bigint)
+        and ($5::timestamptz is null or j.created_at >= $5::timestamptz)
+     and ($6::timestamptz is null or j.created_at < $6::timestamptz)
+     and ($7::text is null
+          or j.data::text ilike $7::text
+          or j.error ->> 'message' ilike $7::text
+          or j.error ->> 'name' ilike $7::text)
+      order by j.status asc, j.id asc
+      limit $8
+   ) page
+   order by page.id::bigint asc
+   limit $8
 
 -- jobs.ts#findLockHolder
 select job_id::text as id from "tidemark".unique_locks where scope = $1 and expires_at > now()
