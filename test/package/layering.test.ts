@@ -40,6 +40,21 @@ const PROBES: { path: string; code: string; refusedWith: RegExp | null }[] = [
     refusedWith: /The dashboard is its own entry/,
   },
   {
+    path: 'src/dashboard/pages/probe.ts',
+    code: "import type { Tidemark } from '../../tidemark.js';\nexport type X = Tidemark;\n",
+    refusedWith: /names the engine by its port/,
+  },
+  {
+    path: 'src/admin/probe.ts',
+    code: "import type { Tidemark } from '../tidemark.js';\nexport type X = Tidemark;\n",
+    refusedWith: /admin\/ read models sit below the facade/,
+  },
+  {
+    path: 'src/admin/probe-dashboard.ts',
+    code: "import { html } from '../dashboard/html.js';\nexport const x = html;\n",
+    refusedWith: /The dashboard is its own entry/,
+  },
+  {
     path: 'src/storage/allowed.ts',
     code: "import type { Job } from '../model/job.js';\n\nexport type X = Job;\n",
     refusedWith: null,
