@@ -18,7 +18,7 @@ const TOP = 8;
  */
 export function throughputChart(buckets: MinuteBucket[]): Html {
   const totals = buckets.map((b) => b.completed + b.failed + b.other);
-  const max = niceMax(Math.max(1, ...totals));
+  const max = niceCountMax(Math.max(...totals, 0));
   const plotW = WIDTH - LEFT - 8;
   const plotH = HEIGHT - TOP - BOTTOM;
   const slot = plotW / buckets.length;
@@ -56,6 +56,15 @@ ${grid}${bars}
 <text x="${WIDTH - 8}" y="${HEIGHT - 6}" font-size="11" fill="#5b6577" text-anchor="end">now</text>
 </svg>
 <div class="small muted">per minute, stacked: <span class="legend-ok">■</span> completed <span class="legend-bad">■</span> failed <span class="legend-other">■</span> cancelled/expired</div>`;
+}
+
+/**
+ * The top of a chart of counts: a round number whose half, the middle grid line, is a whole
+ * number too (a top of 1 or 5 would label its middle line "1" or "3").
+ */
+export function niceCountMax(n: number): number {
+  const top = niceMax(Math.max(1, n));
+  return top % 2 === 0 ? top : top * 2;
 }
 
 export function niceMax(n: number): number {

@@ -1,5 +1,5 @@
 import { formatSeconds } from '../admin/format.js';
-import { niceMax } from './chart.js';
+import { niceCountMax, niceMax } from './chart.js';
 import { type Html, html } from './html.js';
 
 const WIDTH = 720;
@@ -57,7 +57,7 @@ export function barSeries(
   color: string,
   axis: TimeAxis,
 ): Html {
-  const max = niceMax(Math.max(1, ...values));
+  const max = niceCountMax(Math.max(...values, 0));
   const slot = PLOT_W / values.length;
   const bars = values.map((n, i) => {
     const ago = values.length - 1 - i;
