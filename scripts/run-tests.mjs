@@ -66,9 +66,9 @@ if (drivers.split(',').includes('pg')) {
   if (embedded) env.TIDEMARK_TEST_DATABASE_URL = embedded.url;
 }
 
-// Two files at a time on two cores: the suite is CPU-bound (PGlite boots in child processes),
-// and a third file at a time made it no faster, only more contended.
-const concurrency = process.env.TIDEMARK_TEST_CONCURRENCY ?? '2';
+// Three files at a time on two cores: many tests wait on child processes, timers or the other
+// driver, so a third keeps both cores busy.
+const concurrency = process.env.TIDEMARK_TEST_CONCURRENCY ?? '3';
 child = spawn(
   process.execPath,
   ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files],
