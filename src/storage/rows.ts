@@ -8,11 +8,11 @@ import type { StoredCheckpoint, StoredSignal } from './sql/workflow.js';
 export type { FrozenRetention, Job, JobError } from '../model/job.js';
 export type { JobRow } from './sql/jobs.js';
 
-export function toJob(row: JobRow): Job {
+/** The columns a job read and a claim both return, mapped once. */
+function sharedFields(row: JobRow | ClaimedJobRow) {
   return {
     id: String(row.id),
     queue: row.queue,
-    status: row.status,
     data: row.data,
     output: row.output ?? null,
     error: row.error ?? null,
@@ -23,12 +23,19 @@ export function toJob(row: JobRow): Job {
     expireAt: toDate(row.expire_at),
     createdAt: toDate(row.created_at),
     startedAt: toDate(row.started_at),
-    finishedAt: toDate(row.finished_at),
     parentId: row.parent_id == null ? null : String(row.parent_id),
     rootId: row.root_id == null ? null : String(row.root_id),
+    retention: row.retention ?? {},
+  };
+}
+
+export function toJob(row: JobRow): Job {
+  return {
+    ...sharedFields(row),
+    status: row.status,
+    finishedAt: toDate(row.finished_at),
     lockedBy: row.locked_by ?? null,
     lockedUntil: toDate(row.locked_until),
-    retention: row.retention ?? {},
     purgeAfter: toDate(row.purge_after),
   };
 }
@@ -40,25 +47,11 @@ export function toJob(row: JobRow): Job {
  */
 export function toClaimedJob(row: ClaimedJobRow, workerId: string, lockSeconds: number): Job {
   return {
-    id: String(row.id),
-    queue: row.queue,
+    ...sharedFields(row),
     status: 'active',
-    data: row.data,
-    output: row.output ?? null,
-    error: row.error ?? null,
-    attempts: Number(row.attempts),
-    maxAttempts: Number(row.max_attempts),
-    priority: Number(row.priority),
-    runAt: toDate(row.run_at),
-    expireAt: toDate(row.expire_at),
-    createdAt: toDate(row.created_at),
-    startedAt: toDate(row.started_at),
     finishedAt: null,
-    parentId: row.parent_id == null ? null : String(row.parent_id),
-    rootId: row.root_id == null ? null : String(row.root_id),
     lockedBy: workerId,
     lockedUntil: new Date(row.started_at + lockSeconds * 1000),
-    retention: row.retention ?? {},
     purgeAfter: null,
   };
 }

@@ -1,19 +1,15 @@
-import type { WorkerRecord, WorkerSettings } from '../model/worker.js';
+import type { WorkerRecord } from '../model/worker.js';
 import type { Runner } from './runner.js';
 import * as sql from './sql/workers.js';
 
-/** What a worker writes about itself when it starts. */
-export interface WorkerRegistration {
-  id: string;
-  host: string;
-  pid: number;
-  queues: string[] | null;
-  concurrency: number;
-  settings: WorkerSettings;
-  heartbeatSeconds: number;
-  /** Kept when a worker registers again after its row was lost; null on a first start. */
+/**
+ * What a worker writes about itself when it starts: its record without what the database
+ * keeps (last beat, running count, gone). `startedAt` is kept when a worker registers again
+ * after its row was lost; null on a first start.
+ */
+export type WorkerRegistration = Omit<WorkerRecord, 'startedAt' | 'heartbeatAt' | 'running' | 'gone'> & {
   startedAt: Date | null;
-}
+};
 
 /** Write (or take over) the worker's row; returns its start time as stored. */
 export async function registerWorker(db: Runner, worker: WorkerRegistration): Promise<Date> {

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { test } from 'node:test';
 import ts from 'typescript';
+import { sourceFiles } from '../support/source-files.js';
 
 /**
  * The layers of src/, bottom first (docs/decisions.md, Layout). A room is a folder under src/
@@ -42,14 +43,6 @@ interface Edge {
   from: string;
   to: string;
   typeOnly: boolean;
-}
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return /\.c?ts$/.test(entry.name) ? [path] : [];
-  });
 }
 
 /** Every relative import, re-export and import() of a file, type-only or not. */
