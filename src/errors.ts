@@ -36,4 +36,5 @@ export {
   ScheduleNotFoundError,
   UniqueKeyConflictError,
 } from './errors/jobs.js';
+export { WorkerIdInUseError } from './errors/worker.js';
 export { ChildJobFailedError, DuplicateStepError, UnknownSignalError } from './errors/workflow.js';

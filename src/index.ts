@@ -30,6 +30,7 @@ export {
   TransactionMisuseError,
   UniqueKeyConflictError,
   UnknownSignalError,
+  WorkerIdInUseError,
 } from './errors.js';
 export type { SweepCounts, TidemarkEventName, TidemarkEvents } from './events.js';
 export { ALL_STATUSES, FINISHED_STATUSES, IN_FLIGHT_STATUSES, JobStatus } from './job-status.js';

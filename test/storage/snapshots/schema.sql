@@ -99,6 +99,7 @@ workers.heartbeat_seconds double precision not null
 workers.started_at timestamp with time zone not null default now()
 workers.heartbeat_at timestamp with time zone not null default now()
 workers.running integer not null default 0
+workers.instance text not null default ''::text
 -- indexes
 CREATE UNIQUE INDEX checkpoints_pkey ON checkpoints USING btree (job_id, name)
 CREATE INDEX jobs_claim_idx ON jobs USING btree (queue, priority DESC, run_at, id) WHERE (status = ANY (ARRAY['pending'::text, 'retry'::text, 'waiting'::text]))
