@@ -10,6 +10,7 @@ export {
   DatabaseFullError,
   DatabaseLockedError,
   DriverClosedError,
+  SchemaConflictError,
   SchemaNotFoundError,
   SchemaTooNewError,
   TransactionMisuseError,

@@ -24,6 +24,7 @@ export {
   RetentionPausedError,
   RetentionUnsupportedError,
   ScheduleNotFoundError,
+  SchemaConflictError,
   SchemaNotFoundError,
   SchemaTooNewError,
   TidemarkError,
