@@ -110,9 +110,11 @@ describeEachDriver('migrations', ({ kind, open }) => {
         return true;
       },
     );
-    await rawQuery(tm, `insert into "${tm.schema}".tidemark_migrations (version, name) values ($1, 'restored')`, [
-      latestVersion,
-    ]);
+    await rawQuery(
+      tm,
+      `insert into "${tm.schema}".tidemark_migrations (version, name) values ($1, 'restored')`,
+      [latestVersion],
+    );
     const ready = await Tidemark.open({ database: await database(), schema: tm.schema, migrate: false });
     await ready.close();
   });
