@@ -10,6 +10,7 @@ export {
   DatabaseFullError,
   DatabaseLockedError,
   DriverClosedError,
+  SchemaConflictError,
   SchemaNotFoundError,
   SchemaTooNewError,
   TransactionMisuseError,
@@ -36,4 +37,5 @@ export {
   ScheduleNotFoundError,
   UniqueKeyConflictError,
 } from './errors/jobs.js';
+export { WorkerIdInUseError } from './errors/worker.js';
 export { ChildJobFailedError, DuplicateStepError, UnknownSignalError } from './errors/workflow.js';

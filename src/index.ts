@@ -24,12 +24,14 @@ export {
   RetentionPausedError,
   RetentionUnsupportedError,
   ScheduleNotFoundError,
+  SchemaConflictError,
   SchemaNotFoundError,
   SchemaTooNewError,
   TidemarkError,
   TransactionMisuseError,
   UniqueKeyConflictError,
   UnknownSignalError,
+  WorkerIdInUseError,
 } from './errors.js';
 export type { SweepCounts, TidemarkEventName, TidemarkEvents } from './events.js';
 export { ALL_STATUSES, FINISHED_STATUSES, IN_FLIGHT_STATUSES, JobStatus } from './job-status.js';

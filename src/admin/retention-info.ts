@@ -59,7 +59,7 @@ export async function loadRetentionInfo(core: EngineCore): Promise<RetentionInfo
     listSweepRecords(core.storage, 20),
     core.storage.readTurn(RETENTION_TURN),
     core.storage.controls.listHolds(),
-    core.storage.listWorkers(),
+    core.storage.summarizeWorkers(),
     core.storage.run(carriedRetention, { statuses: [...ALL_STATUSES], limit: RECENT_JOBS }),
   ]);
   const live = liveSweeps(workers);

@@ -1,38 +1,31 @@
 import type { EngineCore } from '../engine-core.js';
-import type { WorkerRecord } from '../model/worker.js';
+import type { WorkerRecord, WorkerSummary } from '../model/worker.js';
 
-/** The registered workers, with how many are live and how many gone. */
+/**
+ * The registered workers (live ones first, at most the listing's cap), with how many are live
+ * and how many gone over every row, so a crowd of gone rows never hides a live worker.
+ */
 export interface WorkersView {
   workers: WorkerRecord[];
   live: number;
   gone: number;
+  sweeps: LiveSweeps;
 }
 
 /** Every registered worker (the Workers page, `tidemark workers`). */
 export async function loadWorkers(core: EngineCore): Promise<WorkersView> {
-  const workers = await core.storage.listWorkers();
-  const gone = workers.filter((w) => w.gone).length;
-  return { workers, live: workers.length - gone, gone };
+  const [workers, summary] = await Promise.all([core.storage.listWorkers(), core.storage.summarizeWorkers()]);
+  return { workers, live: summary.live, gone: summary.gone, sweeps: liveSweeps(summary) };
 }
 
-/** The retention sweep as the live workers run it: the cluster's sweep, not this process's. */
-export interface LiveSweeps {
-  /** Live workers, and those of them that run the retention sweep. */
-  live: number;
-  sweepers: number;
-  /** Distinct sweep intervals (seconds) and batch sizes among the sweepers, smallest first. */
-  intervals: number[];
-  batchSizes: number[];
-}
+/**
+ * The retention sweep as the live workers run it: the cluster's sweep, not this process's.
+ * `live` counts the live workers, `sweepers` those of them that run the retention sweep;
+ * `intervals` (seconds) and `batchSizes` are the distinct values among the sweepers, smallest first.
+ */
+export type LiveSweeps = Omit<WorkerSummary, 'gone'>;
 
-export function liveSweeps(workers: WorkerRecord[]): LiveSweeps {
-  const live = workers.filter((w) => !w.gone);
-  const sweeps = live.flatMap((w) => (w.settings.sweep ? [w.settings.sweep] : []));
-  const distinct = (values: number[]) => [...new Set(values)].sort((a, b) => a - b);
-  return {
-    live: live.length,
-    sweepers: sweeps.length,
-    intervals: distinct(sweeps.map((s) => s.intervalSeconds)),
-    batchSizes: distinct(sweeps.map((s) => s.batchSize)),
-  };
+export function liveSweeps(summary: WorkerSummary): LiveSweeps {
+  const { gone: _gone, ...sweeps } = summary;
+  return sweeps;
 }

@@ -8,6 +8,7 @@ import type { DashboardEngine } from './engine-port.js';
 import { readForm } from './form-body.js';
 import { barePage, layout, notice } from './layout.js';
 import { LoginThrottle } from './login-throttle.js';
+import { nulInForm, nulInRequest } from './nul-check.js';
 import { openAccessRefusal } from './open-access.js';
 import { type ResolvedHandlerOptions, resolveHandlerOptions } from './options.js';
 import { errorPage } from './pages/error.js';
@@ -95,6 +96,8 @@ async function serve(state: HandlerState, req: IncomingMessage, res: ServerRespo
     if (refusal !== undefined) return send(res, 403, 'text/plain; charset=utf-8', refusal);
   }
 
+  const nul = nulInRequest(path, url.searchParams);
+  if (nul !== undefined) return badRequest(res, base, nul, method);
   if (path === '/login') return login(state, req, res, method, url.searchParams.get('next'));
   const address = req.socket.remoteAddress;
   const bearer = auth.required ? bearerOf(req) : undefined;
@@ -162,6 +165,8 @@ async function serve(state: HandlerState, req: IncomingMessage, res: ServerRespo
       'text/plain; charset=utf-8',
       'Send an HTML form (application/x-www-form-urlencoded)\n',
     );
+  const nulInFields = nulInForm(form);
+  if (nulInFields !== undefined) return badRequest(res, base, nulInFields);
   if (!sameOrigin(req) || !auth.checkCsrf(principal, form.get('csrf') ?? undefined)) {
     return sendHtml(
       res,
@@ -193,6 +198,11 @@ function refuse(
 ): void {
   const status = refusalStatus(error);
   sendHtml(res, status, errorPage(ctx, refusalTitle(status), error.message, back).text, method);
+}
+
+/** A request the dashboard cannot serve as sent (a NUL character in it): 400 and why. */
+function badRequest(res: ServerResponse, base: string, message: string, method = 'GET'): void {
+  sendHtml(res, 400, barePage(base, 'Bad request', notice('error', message)).text, method);
 }
 
 /**

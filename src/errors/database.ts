@@ -119,3 +119,21 @@ export class TransactionMisuseError extends TidemarkError {
     );
   }
 }
+
+/**
+ * The schema already holds tables (or functions) under names Tidemark's migrations create,
+ * made by another tool or the application. Nothing was written.
+ */
+export class SchemaConflictError extends TidemarkError {
+  readonly schema: string;
+  readonly names: string[];
+  constructor(schema: string, names: string[]) {
+    super(
+      'SCHEMA_CONFLICT',
+      `schema '${schema}' already holds ${names.join(', ')}, not created by Tidemark: give Tidemark a schema of its own (the default 'tidemark', or schema: '…')`,
+      { schema, names },
+    );
+    this.schema = schema;
+    this.names = names;
+  }
+}

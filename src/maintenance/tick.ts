@@ -6,10 +6,14 @@ const BATCH = 1_000;
 /** A worker gone (no beat for three intervals) keeps its row this long, for the dashboard to show. */
 export const GONE_WORKER_KEEP_SECONDS = 3_600;
 
+/** At most this many rows of gone workers are kept (the newest), however many die at once. */
+export const GONE_WORKER_MAX_ROWS = 1_000;
+
 /**
  * One maintenance tick, run by one node per interval across the cluster: recover stalled
  * jobs, expire overdue ones, promote due retries, fire due schedules, nudge queues whose
- * delayed work became due, and delete the rows of workers gone for an hour.
+ * delayed work became due, and delete the rows of workers gone for an hour (and of gone
+ * workers beyond the newest GONE_WORKER_MAX_ROWS).
  */
 export async function runTick(core: EngineCore, intervalSeconds: number): Promise<void> {
   // A little under the interval, so timer drift on the winning node does not skip a tick.
@@ -29,6 +33,7 @@ export async function tickOnce(core: EngineCore, intervalSeconds = 5) {
   await storage.nudgeDueQueues(intervalSeconds * 2);
   // One bounded batch per tick: a thousand workers killed at once go within a few ticks.
   await storage.deleteGoneWorkers(GONE_WORKER_KEEP_SECONDS, BATCH);
+  await storage.trimGoneWorkers(GONE_WORKER_MAX_ROWS, BATCH);
   return { stalled, expired, promoted, scheduled };
 }
 

@@ -37,3 +37,14 @@ export interface WorkerRecord {
    */
   gone: boolean;
 }
+
+/** Workers counted over every row, not cut off by a listing's cap, and the sweeps the live ones run. */
+export interface WorkerSummary {
+  live: number;
+  gone: number;
+  /** Live workers that run the retention sweep. */
+  sweepers: number;
+  /** Distinct sweep intervals (seconds) and batch sizes among the sweepers, smallest first. */
+  intervals: number[];
+  batchSizes: number[];
+}

@@ -1,6 +1,6 @@
-import { types } from 'node:util';
 import { InvalidOptionError } from '../errors.js';
 import { isStorableText } from './check.js';
+import { objectShapeProblem, settle } from './json-object.js';
 
 /** The largest JSON payload (data, output, signal payload) accepted, in bytes of JSON text. */
 export const MAX_PAYLOAD_BYTES = 1_048_576;
@@ -17,7 +17,7 @@ const NOT_JSON = 'JSON data (no functions, symbols or BigInt)';
 
 /**
  * JSON text of a value that must round-trip through jsonb unchanged. Functions, symbols,
- * BigInt, non-finite numbers, cycles, nesting deeper than MAX_JSON_DEPTH, and strings jsonb
+ * BigInt, non-finite numbers, Maps, Sets and class instances without `toJSON`, cycles, nesting deeper than MAX_JSON_DEPTH, and strings jsonb
  * cannot hold (NUL, unpaired surrogates) are refused, including what a `toJSON` method
  * returns, as is anything larger than MAX_PAYLOAD_BYTES. A getter, Proxy trap or `toJSON`
  * that throws is refused too, naming where (`data.a.b[3]`), with its error as `cause`.
@@ -107,6 +107,8 @@ function plainCopy(root: unknown, field: string, maxBytes: number): unknown {
         count(step.keyBytes + primitiveBytes(value));
         continue;
       }
+      const shape = objectShapeProblem(value);
+      if (shape) refuse(place, shape.expected, shape.got);
       place.value = value;
       const depth = step.depth + 1;
       // A cycle nests without end, so it is looked for only once the nesting is too deep.
@@ -211,20 +213,6 @@ function checkedPrimitive(value: unknown, field: string): unknown {
   const problem = primitiveProblem(value);
   if (problem) throw new InvalidOptionError(field, problem, value);
   return value;
-}
-
-/** What JSON.stringify serialises for an object: its `toJSON` result, a boxed primitive unboxed. */
-function settle(value: unknown, key: string): unknown {
-  if (typeof value !== 'object' || value === null) return value;
-  let settled: unknown = value;
-  const toJSON = (value as { toJSON?: unknown }).toJSON;
-  if (typeof toJSON === 'function') settled = toJSON.call(value, key);
-  if (typeof settled !== 'object' || settled === null || !types.isBoxedPrimitive(settled)) return settled;
-  if (types.isNumberObject(settled)) return Number(settled);
-  if (types.isStringObject(settled)) return String(settled);
-  if (types.isBooleanObject(settled)) return Boolean.prototype.valueOf.call(settled);
-  if (types.isBigIntObject(settled)) return BigInt.prototype.valueOf.call(settled);
-  return settled;
 }
 
 /** Why a primitive cannot be stored as it is, or null when it can. */

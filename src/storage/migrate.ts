@@ -1,58 +1,61 @@
 import { SchemaNotFoundError, SchemaTooNewError } from '../errors.js';
-import type { Driver } from './driver/driver.js';
+import {
+  adoptOldBookkeeping,
+  BOOKKEEPING_TABLE,
+  bookkeepingOf,
+  CREATE_BOOKKEEPING,
+  checkNoForeignTables,
+} from './bookkeeping.js';
+import type { Driver, Queryable } from './driver/driver.js';
 import { latestVersion, migrations } from './migrations/index.js';
 import { bindSchema } from './schema-name.js';
 
 /**
  * Apply pending migrations, each in the same transaction as the others, under a
  * transaction-scoped advisory lock so that processes opening at once apply each version
- * exactly once. A schema migrated by newer code is refused.
- * Returns the versions applied.
+ * exactly once. A schema migrated by newer code is refused, and so is one holding tables of
+ * another tool under names the pending migrations create (SchemaConflictError, before
+ * anything is written). An install that kept its record under the old name `migrations` is
+ * renamed in place. Returns the versions applied.
  */
 export async function migrate(driver: Driver, schema: string): Promise<number[]> {
   return driver.transaction(async (tx) => {
     await tx.query("select pg_advisory_xact_lock(hashtext('tidemark:migrate:' || $1::text))", [schema]);
-    await tx.exec(
-      bindSchema(
-        `create schema if not exists "${schema}";
-         create table if not exists /*schema*/migrations (
-           version integer primary key,
-           name text not null,
-           applied_at timestamptz not null default now()
-         );`,
-        schema,
-      ),
-    );
-    const { rows } = await tx.query<{ version: number | null }>(
-      bindSchema('select max(version)::int as version from /*schema*/migrations', schema),
-    );
-    const current = rows[0]?.version ?? 0;
+    await tx.exec(`create schema if not exists "${schema}";`);
+    const table = await bookkeepingOf(tx, schema, FIRST_NAME);
+    const current = table === null ? 0 : await versionIn(tx, schema, table);
     if (current > latestVersion) throw new SchemaTooNewError(schema, current, latestVersion);
+    const pending = migrations.filter((m) => m.version > current);
+    await checkNoForeignTables(tx, schema, pending);
+    if (table !== null && table !== BOOKKEEPING_TABLE) await adoptOldBookkeeping(tx, schema);
+    await tx.exec(bindSchema(CREATE_BOOKKEEPING, schema));
     const applied: number[] = [];
-    for (const migration of migrations) {
-      if (migration.version <= current) continue;
+    for (const migration of pending) {
       await tx.exec(bindSchema(migration.sql, schema));
-      await tx.query(bindSchema('insert into /*schema*/migrations (version, name) values ($1, $2)', schema), [
-        migration.version,
-        migration.name,
-      ]);
+      await tx.query(
+        bindSchema(`insert into /*schema*/${BOOKKEEPING_TABLE} (version, name) values ($1, $2)`, schema),
+        [migration.version, migration.name],
+      );
       applied.push(migration.version);
     }
     return applied;
   });
 }
 
+/** Tidemark's name for its first migration: how its old bookkeeping table is recognised. */
+const FIRST_NAME = migrations[0].name;
+
+async function versionIn(db: Queryable, schema: string, table: string): Promise<number> {
+  const { rows } = await db.query<{ version: number | null }>(
+    bindSchema(`select max(version)::int as version from /*schema*/${table}`, schema),
+  );
+  return rows[0]?.version ?? 0;
+}
+
 /** The version a schema is at (0 when it has never been migrated). */
 export async function schemaVersion(driver: Driver, schema: string): Promise<number> {
-  const { rows } = await driver.query<{ version: number | null }>(
-    `select case when to_regclass($1) is null then 0 end as version`,
-    [`"${schema}".migrations`],
-  );
-  if (rows[0]?.version === 0) return 0;
-  const result = await driver.query<{ version: number | null }>(
-    bindSchema('select max(version)::int as version from /*schema*/migrations', schema),
-  );
-  return result.rows[0]?.version ?? 0;
+  const table = await bookkeepingOf(driver, schema, FIRST_NAME);
+  return table === null ? 0 : versionIn(driver, schema, table);
 }
 
 /**

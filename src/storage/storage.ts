@@ -17,7 +17,7 @@ export {
   insertRowJson,
   retentionField,
 } from './insert-rows.js';
-export type { WorkerRegistration } from './workers.js';
+export type { WorkerHolder, WorkerRegistration } from './workers.js';
 
 /**
  * The semantic storage layer: every database operation Tidemark performs, each one
@@ -86,6 +86,9 @@ export class Storage extends Runner {
   registerWorker = bound(this, workers.registerWorker);
   beatWorker = bound(this, workers.beatWorker);
   unregisterWorker = bound(this, workers.unregisterWorker);
+  readWorkerHolder = bound(this, workers.readWorkerHolder);
   listWorkers = bound(this, workers.listWorkers);
+  summarizeWorkers = bound(this, workers.summarizeWorkers);
   deleteGoneWorkers = bound(this, workers.deleteGoneWorkers);
+  trimGoneWorkers = bound(this, workers.trimGoneWorkers);
 }

@@ -1,4 +1,4 @@
-import type { WorkerRecord } from '../model/worker.js';
+import type { WorkerRecord, WorkerSummary } from '../model/worker.js';
 import type { Runner } from './runner.js';
 import * as sql from './sql/workers.js';
 
@@ -9,12 +9,30 @@ import * as sql from './sql/workers.js';
  */
 export type WorkerRegistration = Omit<WorkerRecord, 'startedAt' | 'heartbeatAt' | 'running' | 'gone'> & {
   startedAt: Date | null;
+  /** This registration's own token. */
+  instance: string;
+  /** The token of a row whose process is known to be dead, to take over; else null. */
+  replaces: string | null;
 };
 
-/** Write (or take over) the worker's row; returns its start time as stored. */
-export async function registerWorker(db: Runner, worker: WorkerRegistration): Promise<Date> {
+/** Who holds a worker id, as read when a registration was refused. */
+export interface WorkerHolder {
+  instance: string;
+  host: string;
+  pid: number;
+  beatSecondsAgo: number;
+  goneAfterSeconds: number;
+}
+
+/**
+ * Write (or take over) the worker's row; returns its start time as stored, or null when a live
+ * worker of another registration holds the id (nothing written).
+ */
+export async function registerWorker(db: Runner, worker: WorkerRegistration): Promise<Date | null> {
   const [row] = await db.run(sql.registerWorker, {
     id: worker.id,
+    instance: worker.instance,
+    replaces: worker.replaces,
     host: worker.host,
     pid: worker.pid,
     queues: worker.queues,
@@ -23,19 +41,53 @@ export async function registerWorker(db: Runner, worker: WorkerRegistration): Pr
     heartbeat_seconds: worker.heartbeatSeconds,
     started_at: worker.startedAt,
   });
-  return new Date(row.started_at);
+  return row ? new Date(row.started_at) : null;
 }
 
-/** Record a beat and the running count; false when the worker has no row (it must register again). */
-export async function beatWorker(db: Runner, id: string, running: number): Promise<boolean> {
-  return (await db.run(sql.beatWorker, { id, running })).length > 0;
+/** The registration holding a worker id, or null when it has no row. */
+export async function readWorkerHolder(db: Runner, id: string): Promise<WorkerHolder | null> {
+  const [row] = await db.run(sql.readWorkerHolder, { id });
+  if (!row) return null;
+  return {
+    instance: row.instance,
+    host: row.host,
+    pid: Number(row.pid),
+    beatSecondsAgo: Number(row.beat_seconds_ago),
+    goneAfterSeconds: Number(row.gone_after_seconds),
+  };
 }
 
-export async function unregisterWorker(db: Runner, id: string): Promise<void> {
-  await db.run(sql.unregisterWorker, { id });
+/**
+ * Record a beat and the running count on this registration's row; false when it has none (it
+ * was deleted, or another process took the id over): the worker must register again.
+ */
+export async function beatWorker(
+  db: Runner,
+  id: string,
+  instance: string,
+  running: number,
+): Promise<boolean> {
+  return (await db.run(sql.beatWorker, { id, instance, running })).length > 0;
 }
 
-/** Registered workers, live and gone, by host and start (at most `limit`). */
+/** Delete this registration's row, never another process's under the same id. */
+export async function unregisterWorker(db: Runner, id: string, instance: string): Promise<void> {
+  await db.run(sql.unregisterWorker, { id, instance });
+}
+
+/** Live and gone workers counted over every row, and the retention sweeps the live ones run. */
+export async function summarizeWorkers(db: Runner): Promise<WorkerSummary> {
+  const [row] = await db.run(sql.summarizeWorkers, {});
+  return {
+    live: Number(row?.live ?? 0),
+    gone: Number(row?.gone ?? 0),
+    sweepers: Number(row?.sweepers ?? 0),
+    intervals: (row?.intervals ?? []).map(Number),
+    batchSizes: (row?.batch_sizes ?? []).map(Number),
+  };
+}
+
+/** Registered workers, live ones first, then by host and start (at most `limit`). */
 export async function listWorkers(db: Runner, limit = 1_000): Promise<WorkerRecord[]> {
   const rows = await db.run(sql.listWorkers, { limit });
   return rows.map((row) => ({
@@ -56,4 +108,9 @@ export async function listWorkers(db: Runner, limit = 1_000): Promise<WorkerReco
 /** Delete up to `limit` rows of workers gone for longer than `afterSeconds`; returns how many. */
 export async function deleteGoneWorkers(db: Runner, afterSeconds: number, limit: number): Promise<number> {
   return (await db.run(sql.deleteGoneWorkers, { after_seconds: afterSeconds, limit })).length;
+}
+
+/** Delete up to `limit` rows of gone workers beyond the newest `keep`; returns how many. */
+export async function trimGoneWorkers(db: Runner, keep: number, limit: number): Promise<number> {
+  return (await db.run(sql.trimGoneWorkers, { keep, limit })).length;
 }

@@ -1,19 +1,28 @@
+import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { EngineCore } from '../engine-core.js';
+import { WorkerIdInUseError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { OnceLogger } from '../log/once.js';
 import type { WorkerSettings } from '../model/worker.js';
-import type { WorkerRegistration } from '../storage/storage.js';
+import type { WorkerHolder, WorkerRegistration } from '../storage/storage.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
+
+/** Registrations of this process that are between register and remove. */
+const liveHere = new Set<string>();
 
 /**
  * The worker's row in the `workers` table: written on start, beaten with the running count
  * on the heartbeat's cadence, deleted on stop. It only describes the worker: a failure here
  * never stops job processing (it is logged once), and a beat that finds no row (deleted as
  * gone while this worker hung, or never written) registers again.
+ *
+ * Each registration has a token of its own, so two processes under one `id` never touch each
+ * other's row: a start under the id of a live worker of another process is refused with
+ * WorkerIdInUseError, and a stop deletes only its own row.
  */
 export class WorkerPresence {
-  private readonly registration: Omit<WorkerRegistration, 'startedAt'>;
+  private readonly registration: Omit<WorkerRegistration, 'startedAt' | 'replaces'>;
   private startedAt: Date | null = null;
   /** Between register and remove: a beat may register again only then. */
   private active = false;
@@ -30,6 +39,7 @@ export class WorkerPresence {
     this.once = new OnceLogger(logger);
     this.registration = {
       id,
+      instance: randomUUID(),
       host: hostname(),
       pid: process.pid,
       queues: options.queues ?? null,
@@ -39,9 +49,15 @@ export class WorkerPresence {
     };
   }
 
+  /** Write the row; refused with WorkerIdInUseError when a live worker of another process has the id. */
   async register(): Promise<void> {
     this.active = true;
-    await this.write();
+    const refusal = await this.write();
+    if (refusal) {
+      this.active = false;
+      throw refusal;
+    }
+    liveHere.add(this.registration.instance);
   }
 
   beat(running: number): Promise<void> {
@@ -51,30 +67,60 @@ export class WorkerPresence {
 
   async remove(): Promise<void> {
     this.active = false;
+    liveHere.delete(this.registration.instance);
     await this.beating;
     try {
-      await this.core.storage.unregisterWorker(this.registration.id);
+      await this.core.storage.unregisterWorker(this.registration.id, this.registration.instance);
     } catch (error) {
       this.failed(error);
     }
     this.startedAt = null;
   }
 
-  private async write(): Promise<void> {
+  /** Write the row, or say who holds the id; a database failure is logged, not thrown. */
+  private async write(): Promise<WorkerIdInUseError | null> {
+    const { storage } = this.core;
+    const { id } = this.registration;
+    let replaces: string | null = null;
     try {
-      this.startedAt = await this.core.storage.registerWorker({
-        ...this.registration,
-        startedAt: this.startedAt,
-      });
+      // A holder judged dead is taken over; one that appears or goes meanwhile is read again.
+      for (let round = 0; round < 3; round++) {
+        const startedAt = await storage.registerWorker({
+          ...this.registration,
+          startedAt: this.startedAt,
+          replaces,
+        });
+        if (startedAt) {
+          this.startedAt = startedAt;
+          return null;
+        }
+        const holder = await storage.readWorkerHolder(id);
+        if (holder === null || holderIsDead(holder)) {
+          replaces = holder?.instance ?? null;
+          continue;
+        }
+        return new WorkerIdInUseError(
+          id,
+          holder.host,
+          holder.pid,
+          holder.beatSecondsAgo,
+          holder.goneAfterSeconds,
+        );
+      }
     } catch (error) {
       this.failed(error);
     }
+    return null;
   }
 
   private async beatOnce(running: number): Promise<void> {
     try {
-      const found = await this.core.storage.beatWorker(this.registration.id, running);
-      if (!found && this.active) await this.write();
+      const { id, instance } = this.registration;
+      const found = await this.core.storage.beatWorker(id, instance, running);
+      if (found || !this.active) return;
+      // The row was deleted (gone while this worker hung), or another process took the id.
+      const refusal = await this.write();
+      if (refusal) this.once.warn('presence-taken', refusal.message, { workerId: id });
     } catch (error) {
       this.failed(error);
     }
@@ -86,6 +132,22 @@ export class WorkerPresence {
       'could not write this worker to the workers table; jobs run on, the dashboard may not list it',
       { error: String(error) },
     );
+  }
+}
+
+/**
+ * A live row of the same id whose process is known to be gone: written on this host by this
+ * process under a registration that has ended, or by a process that no longer exists (a
+ * worker restarted with a fixed id after a crash). A row from another host is taken as live.
+ */
+function holderIsDead(holder: WorkerHolder): boolean {
+  if (holder.host !== hostname()) return false;
+  if (holder.pid === process.pid) return !liveHere.has(holder.instance);
+  try {
+    process.kill(holder.pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
   }
 }
 

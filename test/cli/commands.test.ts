@@ -64,7 +64,15 @@ for (const kind of TEST_DRIVERS) {
       await withEngine(db.open, async (tm) => {
         const { storage } = engineOf(tm);
         const settings = { sweep: false as const, uniqueLockSweep: false as const, tickIntervalSeconds: 5 };
-        const base = { host: 'node-a', pid: 4242, concurrency: 8, heartbeatSeconds: 20, startedAt: null };
+        const base = {
+          host: 'node-a',
+          pid: 4242,
+          concurrency: 8,
+          heartbeatSeconds: 20,
+          startedAt: null,
+          instance: 'cli-test',
+          replaces: null,
+        };
         await storage.registerWorker({
           ...base,
           id: 'cli.sweeper',

@@ -28,12 +28,14 @@ import {
   RetentionPausedError,
   RetentionUnsupportedError,
   ScheduleNotFoundError,
+  SchemaConflictError,
   SchemaNotFoundError,
   SchemaTooNewError,
   TidemarkError,
   TransactionMisuseError,
   UniqueKeyConflictError,
   UnknownSignalError,
+  WorkerIdInUseError,
 } from '../../src/index.js';
 
 // The codes are part of the public contract: users match on them. Changing one is a breaking change.
@@ -58,6 +60,8 @@ const CASES: [string, TidemarkError, string][] = [
   ['RetentionPausedError', new RetentionPausedError('audit', null), 'RETENTION_PAUSED'],
   ['UnknownSignalError', new UnknownSignalError('q', 's'), 'UNKNOWN_SIGNAL'],
   ['SchemaNotFoundError', new SchemaNotFoundError('tidemark', 0, 3), 'SCHEMA_NOT_FOUND'],
+  ['SchemaConflictError', new SchemaConflictError('public', ['jobs']), 'SCHEMA_CONFLICT'],
+  ['WorkerIdInUseError', new WorkerIdInUseError('w-1', 'node-a', 42, 3, 60), 'WORKER_ID_IN_USE'],
   ['SchemaTooNewError', new SchemaTooNewError('tidemark', 9, 1), 'SCHEMA_TOO_NEW'],
   ['DriverClosedError', new DriverClosedError(), 'CLOSED'],
   ['DatabaseLockedError', new DatabaseLockedError('/tmp/x', 1), 'DATABASE_LOCKED'],

@@ -32,6 +32,14 @@ interface Shape {
   cause?: unknown;
 }
 
+/** A class without toJSON: JSON.stringify would keep its fields but lose what it is. */
+class Account {
+  constructor(readonly name: string) {}
+  get label(): string {
+    return `account ${this.name}`;
+  }
+}
+
 const TOO_DEEP_ARRAY = '[0]'.repeat(MAX_JSON_DEPTH);
 const TOO_DEEP_OBJECT = '.a'.repeat(MAX_JSON_DEPTH);
 
@@ -92,6 +100,12 @@ const REFUSED: Shape[] = [
     at: '.r',
   },
   { name: 'a toJSON that throws', value: () => ({ when: { toJSON: throwBoom } }), at: '.when', cause: boom },
+  { name: 'a Map', value: () => ({ m: new Map([['a', 1]]) }), at: '.m' },
+  { name: 'a Map at the top', value: () => new Map([['a', 1]]), at: '' },
+  { name: 'a Set in an array', value: () => ({ tags: ['x', new Set([1, 2])] }), at: '.tags[1]' },
+  { name: 'a class instance without toJSON', value: () => ({ user: new Account('ada') }), at: '.user' },
+  { name: 'an Error', value: () => ({ why: new Error('no') }), at: '.why' },
+  { name: 'a toJSON that gives a Map', value: () => ({ x: { toJSON: () => new Map() } }), at: '.x' },
   {
     name: 'objects shared so often that the text would be astronomically large',
     value: () => {
@@ -223,5 +237,59 @@ describeEachDriver('JSON that cannot be read safely', ({ open }) => {
     assert.equal(job.error?.name, 'InvalidOptionError');
     assert.equal(job.error?.field, `step 'deep' result${TOO_DEEP_OBJECT}`);
     assert.equal(await countRows(tm, 'checkpoints'), 0);
+  });
+
+  test('a handler output or step result holding a Map, Set or class instance fails the job naming where; no checkpoint', async () => {
+    const tm = await open({ logger: silentLogger });
+    tm.createQueue({ name: 'q', maxAttempts: 1, handler: () => ({ totals: new Map([['a', 1]]) }) });
+    tm.createQueue({
+      name: 'wf',
+      maxAttempts: 1,
+      handler: async (_job, ctx) => {
+        await ctx.step('load', () => ({ seen: new Set([1]) }));
+      },
+    });
+    tm.createQueue({ name: 'cls', maxAttempts: 1, handler: () => [new Account('ada')] });
+    const [plain, workflow, instance] = await tm.addJobs([{ queue: 'q' }, { queue: 'wf' }, { queue: 'cls' }]);
+    await fastWorker(tm).start();
+    const expected: [string, string, string][] = [
+      [plain.id, 'output.totals', 'a Map'],
+      [workflow.id, "step 'load' result.seen", 'a Set'],
+      [instance.id, 'output[0]', 'an instance of Account'],
+    ];
+    for (const [id, field, got] of expected) {
+      const job = await waitForStatus(tm, id, 'failed');
+      assert.equal(job.error?.name, 'InvalidOptionError', field);
+      assert.equal(job.error?.field, field);
+      assert.match(job.error?.message ?? '', new RegExp(`got "${got}"`), field);
+      assert.equal(job.output, null, `${field}: no output stored`);
+    }
+    assert.equal(await countRows(tm, 'checkpoints'), 0);
+  });
+
+  test('what JSON coercion keeps: a Date becomes its ISO string, undefined is dropped from objects and refused in arrays', async () => {
+    const tm = await open();
+    tm.createQueue({ name: 'q' });
+    const when = new Date('2026-12-01T10:00:00.000Z');
+    const data = {
+      when,
+      gone: undefined,
+      list: [1, null, 3],
+      bare: Object.assign(Object.create(null) as object, { a: 1 }),
+      money: { toJSON: () => ({ cents: 100 }) },
+    };
+    const { id } = await tm.addJob({ queue: 'q', data });
+    assert.deepEqual((await tm.getJob(id))?.data, {
+      when: '2026-12-01T10:00:00.000Z',
+      list: [1, null, 3],
+      bare: { a: 1 },
+      money: { cents: 100 },
+    });
+    // JSON.stringify would write null for it: not what was given, so it is refused.
+    await assert.rejects(tm.addJob({ queue: 'q', data: { list: [1, undefined] } }), (error: unknown) => {
+      assert.ok(error instanceof InvalidOptionError);
+      assert.equal(error.field, 'data.list[1]');
+      return true;
+    });
   });
 });

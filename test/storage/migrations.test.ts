@@ -27,7 +27,7 @@ describeEachDriver('migrations', ({ kind, open }) => {
     const tm = await open();
     const rows = await rawQuery<{ version: number; name: string }>(
       tm,
-      `select version, name from "${tm.schema}".migrations order by version`,
+      `select version, name from "${tm.schema}".tidemark_migrations order by version`,
     );
     assert.deepEqual(
       rows.map((r) => [Number(r.version), r.name]),
@@ -42,7 +42,7 @@ describeEachDriver('migrations', ({ kind, open }) => {
     assert.equal(b.schema, schema);
     const rows = await rawQuery<{ version: number; n: number }>(
       a,
-      `select version, count(*)::int as n from "${schema}".migrations group by version order by version`,
+      `select version, count(*)::int as n from "${schema}".tidemark_migrations group by version order by version`,
     );
     assert.deepEqual(
       rows.map((r) => [Number(r.version), r.n]),
@@ -59,7 +59,7 @@ describeEachDriver('migrations', ({ kind, open }) => {
     const again = await open({ schema: tm.schema });
     const [row] = await rawQuery<{ n: number }>(
       again,
-      `select count(*)::int as n from "${tm.schema}".migrations`,
+      `select count(*)::int as n from "${tm.schema}".tidemark_migrations`,
     );
     assert.equal(row.n, migrations.length);
   });
@@ -68,7 +68,7 @@ describeEachDriver('migrations', ({ kind, open }) => {
     const tm = await open();
     await rawQuery(
       tm,
-      `insert into "${tm.schema}".migrations (version, name) values ($1, 'from the future')`,
+      `insert into "${tm.schema}".tidemark_migrations (version, name) values ($1, 'from the future')`,
       [latestVersion + 1],
     );
     await assert.rejects(Tidemark.open({ database: await database(), schema: tm.schema }), (e: unknown) => {
@@ -96,7 +96,7 @@ describeEachDriver('migrations', ({ kind, open }) => {
     const created = await rawQuery(tm, 'select 1 from pg_namespace where nspname = $1', [missing]);
     assert.deepEqual(created, []);
 
-    await rawQuery(tm, `delete from "${tm.schema}".migrations where version = $1`, [latestVersion]);
+    await rawQuery(tm, `delete from "${tm.schema}".tidemark_migrations where version = $1`, [latestVersion]);
     await assert.rejects(
       Tidemark.open({ database: await database(), schema: tm.schema, migrate: false }),
       (e: unknown) => {
@@ -110,9 +110,11 @@ describeEachDriver('migrations', ({ kind, open }) => {
         return true;
       },
     );
-    await rawQuery(tm, `insert into "${tm.schema}".migrations (version, name) values ($1, 'restored')`, [
-      latestVersion,
-    ]);
+    await rawQuery(
+      tm,
+      `insert into "${tm.schema}".tidemark_migrations (version, name) values ($1, 'restored')`,
+      [latestVersion],
+    );
     const ready = await Tidemark.open({ database: await database(), schema: tm.schema, migrate: false });
     await ready.close();
   });

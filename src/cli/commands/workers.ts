@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { formatCount, formatTime, formatWindow, relativeTime } from '../../admin/format.js';
-import { liveSweeps, loadWorkers } from '../../admin/workers.js';
+import { type LiveSweeps, loadWorkers } from '../../admin/workers.js';
 import { engineOf } from '../../engine-handle.js';
 import type { WorkerSweepSetting } from '../../model/worker.js';
 import type { CliIo } from '../cli-io.js';
@@ -31,7 +31,7 @@ export const workersCommand: Command = {
     });
     const tm = await openForCommand(values, io);
     try {
-      const { workers, live, gone } = await loadWorkers(engineOf(tm));
+      const { workers, live, gone, sweeps } = await loadWorkers(engineOf(tm));
       if (values.json) {
         io.stdout.write(`${JSON.stringify({ schema: tm.schema, live, gone, workers }, null, 2)}\n`);
         return 0;
@@ -67,7 +67,7 @@ export const workersCommand: Command = {
             w.gone ? 'gone' : 'live',
             sweepText(w.settings.sweep),
           ]),
-        )}\n\n${formatCount(live)} live, ${formatCount(gone)} gone. ${sweepSummary(liveSweeps(workers))}\n`,
+        )}\n\n${formatCount(live)} live, ${formatCount(gone)} gone. ${sweepSummary(sweeps)}${shownNote(workers.length, live + gone)}\n`,
       );
       return 0;
     } finally {
@@ -82,7 +82,12 @@ function sweepText(sweep: WorkerSweepSetting | false): string {
     : 'off';
 }
 
-function sweepSummary(sweeps: ReturnType<typeof liveSweeps>): string {
+/** Said when the listing's cap left rows out (gone ones: live workers are listed first). */
+function shownNote(shown: number, total: number): string {
+  return shown < total ? ` Showing ${formatCount(shown)} of ${formatCount(total)}, live workers first.` : '';
+}
+
+function sweepSummary(sweeps: LiveSweeps): string {
   if (sweeps.sweepers === 0) return 'No live worker sweeps.';
   return `${sweeps.sweepers} of ${sweeps.live} live workers sweep every ${sweeps.intervals.map((s) => formatWindow(s)).join(' or ')}.`;
 }

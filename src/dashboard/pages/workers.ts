@@ -1,5 +1,6 @@
 import { formatCount, formatTime, formatWindow, relativeTime } from '../../admin/format.js';
 import { loadWorkers } from '../../admin/workers.js';
+import { GONE_WORKER_MAX_ROWS } from '../../maintenance/tick.js';
 import type { WorkerRecord, WorkerSweepSetting } from '../../model/worker.js';
 import type { DashboardContext } from '../context.js';
 import { type Html, html } from '../html.js';
@@ -9,7 +10,11 @@ import { layout } from '../layout.js';
 export async function workersPage(ctx: DashboardContext): Promise<Html> {
   const { workers, live, gone } = await loadWorkers(ctx.core);
   const now = Date.now();
-  const body = html`<p>${formatCount(live)} live, ${formatCount(gone)} gone.</p>
+  const shown =
+    workers.length < live + gone
+      ? ` Showing ${formatCount(workers.length)} of ${formatCount(live + gone)}, live workers first.`
+      : '';
+  const body = html`<p>${formatCount(live)} live, ${formatCount(gone)} gone.${shown}</p>
 <table class="workers"><thead><tr><th>worker</th><th>host</th><th class="num">pid</th><th>queues</th>
 <th class="num">running</th><th class="num">concurrency</th><th>started</th><th>last beat</th><th>state</th><th>sweeps</th></tr></thead><tbody>
 ${
@@ -20,7 +25,7 @@ ${
 </tbody></table>
 <p class="small muted">Each worker writes its row when it starts, beats every third of its lock period, and deletes
 the row when it stops. One that misses three beats (killed, hung, or cut off from the database) shows as gone; the
-maintenance tick deletes its row an hour later.</p>`;
+maintenance tick deletes its row an hour later, and keeps at most the newest ${formatCount(GONE_WORKER_MAX_ROWS)} gone rows.</p>`;
   return layout(ctx, 'Workers', '/workers', body);
 }
 

@@ -3,6 +3,7 @@ import * as m0002 from './0002-retention-controls.js';
 import * as m0003 from './0003-set-based-removal.js';
 import * as m0004 from './0004-queue-finished-index.js';
 import * as m0005 from './0005-workers.js';
+import * as m0006 from './0006-edges-worker-instance.js';
 
 export interface Migration {
   version: number;
@@ -17,6 +18,7 @@ export const migrations: readonly Migration[] = [
   { version: 3, ...m0003 },
   { version: 4, ...m0004 },
   { version: 5, ...m0005 },
+  { version: 6, ...m0006 },
 ];
 
 export const latestVersion = migrations.length;

@@ -109,7 +109,7 @@ export const TABLES = [
   'schedule_fires',
   'maintenance',
   'sweeps',
-  'migrations',
+  'tidemark_migrations',
   'retention_holds',
   'retention_hold_jobs',
 ] as const;

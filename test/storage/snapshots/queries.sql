@@ -1416,7 +1416,8 @@ update "tidemark".jobs j
   returning j.id::text as id
 
 -- workers.ts#beatWorker
-update "tidemark".workers set heartbeat_at = now(), running = $1 where id = $2 returning id
+update "tidemark".workers set heartbeat_at = now(), running = $1
+   where id = $2 and instance = $3 returning id
 
 -- workers.ts#deleteGoneWorkers
 with gone as (
@@ -1434,23 +1435,59 @@ with gone as (
 select id, host, pid, queues, concurrency, settings, heartbeat_seconds, started_at, heartbeat_at, running,
          heartbeat_at < now() - 3 * heartbeat_seconds * interval '1 second' as gone
     from "tidemark".workers
-   order by host, started_at, id
+   order by gone, host, started_at, id
    limit $1
+
+-- workers.ts#readWorkerHolder
+select instance, host, pid,
+         extract(epoch from now() - heartbeat_at)::float8 as beat_seconds_ago,
+         (3 * heartbeat_seconds)::float8 as gone_after_seconds
+    from "tidemark".workers where id = $1
 
 -- workers.ts#registerWorker
 insert into "tidemark".workers as w
-         (id, host, pid, queues, concurrency, settings, heartbeat_seconds, started_at, heartbeat_at, running)
-  values ($1, $2, $3, $4::text[], $5, $6::jsonb, $7,
-          coalesce($8::timestamptz, now()), now(), 0)
+         (id, instance, host, pid, queues, concurrency, settings, heartbeat_seconds, started_at, heartbeat_at, running)
+  values ($1, $2, $3, $4, $5::text[], $6, $7::jsonb, $8,
+          coalesce($9::timestamptz, now()), now(), 0)
   on conflict (id) do update
-     set host = excluded.host, pid = excluded.pid, queues = excluded.queues,
+     set instance = excluded.instance, host = excluded.host, pid = excluded.pid, queues = excluded.queues,
          concurrency = excluded.concurrency, settings = excluded.settings,
          heartbeat_seconds = excluded.heartbeat_seconds, started_at = excluded.started_at,
          heartbeat_at = now(), running = 0
+   where w.instance = excluded.instance
+      or w.instance = $10::text
+      or w.heartbeat_at < now() - 3 * w.heartbeat_seconds * interval '1 second'
   returning started_at
 
+-- workers.ts#summarizeWorkers
+with w as (
+    select settings -> 'sweep' as sweep,
+           heartbeat_at < now() - 3 * heartbeat_seconds * interval '1 second' as gone
+      from "tidemark".workers
+  )
+  select count(*) filter (where not gone)::int as live,
+         count(*) filter (where gone)::int as gone,
+         count(*) filter (where not gone and jsonb_typeof(sweep) = 'object')::int as sweepers,
+         coalesce(array_agg(distinct (sweep ->> 'intervalSeconds')::float8)
+                    filter (where not gone and jsonb_typeof(sweep) = 'object'), '{}') as intervals,
+         coalesce(array_agg(distinct (sweep ->> 'batchSize')::int)
+                    filter (where not gone and jsonb_typeof(sweep) = 'object'), '{}') as batch_sizes
+    from w
+
+-- workers.ts#trimGoneWorkers
+with gone as (
+    select id from "tidemark".workers
+     where heartbeat_at < now() - 3 * heartbeat_seconds * interval '1 second'
+     order by heartbeat_at desc, id desc
+     offset $1
+     limit $2
+     for update skip locked
+  )
+  delete from "tidemark".workers w using gone where w.id = gone.id
+  returning w.id
+
 -- workers.ts#unregisterWorker
-delete from "tidemark".workers where id = $1 returning id
+delete from "tidemark".workers where id = $1 and instance = $2 returning id
 
 -- workflow-view.ts#workflowView
 select j.status, j.paused_from, j.wait, j.run_at,

@@ -33,9 +33,6 @@ jobs.attempt_log jsonb
 maintenance.name text not null
 maintenance.last_run_at timestamp with time zone
 maintenance.last_result jsonb
-migrations.version integer not null
-migrations.name text not null
-migrations.applied_at timestamp with time zone not null default now()
 queues.name text not null
 queues.options jsonb not null default '{}'::jsonb
 queues.paused boolean not null default false
@@ -85,6 +82,9 @@ sweeps.signals integer not null default 0
 sweeps.unique_locks integer not null default 0
 sweeps.detail jsonb
 sweeps.error text
+tidemark_migrations.version integer not null
+tidemark_migrations.name text not null
+tidemark_migrations.applied_at timestamp with time zone not null default now()
 unique_locks.scope text not null
 unique_locks.job_id bigint not null
 unique_locks.expires_at timestamp with time zone not null
@@ -99,6 +99,7 @@ workers.heartbeat_seconds double precision not null
 workers.started_at timestamp with time zone not null default now()
 workers.heartbeat_at timestamp with time zone not null default now()
 workers.running integer not null default 0
+workers.instance text not null default ''::text
 -- indexes
 CREATE UNIQUE INDEX checkpoints_pkey ON checkpoints USING btree (job_id, name)
 CREATE INDEX jobs_claim_idx ON jobs USING btree (queue, priority DESC, run_at, id) WHERE (status = ANY (ARRAY['pending'::text, 'retry'::text, 'waiting'::text]))
@@ -114,7 +115,6 @@ CREATE INDEX jobs_root_idx ON jobs USING btree (root_id) WHERE (root_id IS NOT N
 CREATE INDEX jobs_stalled_idx ON jobs USING btree (locked_until) WHERE (status = 'active'::text)
 CREATE UNIQUE INDEX jobs_unique_key_idx ON jobs USING btree (queue, unique_key) WHERE ((unique_key IS NOT NULL) AND (status = ANY (ARRAY['pending'::text, 'active'::text, 'retry'::text, 'waiting'::text, 'paused'::text])))
 CREATE UNIQUE INDEX maintenance_pkey ON maintenance USING btree (name)
-CREATE UNIQUE INDEX migrations_pkey ON migrations USING btree (version)
 CREATE UNIQUE INDEX queues_pkey ON queues USING btree (name)
 CREATE UNIQUE INDEX retention_control_pkey ON retention_control USING btree (id)
 CREATE INDEX retention_hold_jobs_job_idx ON retention_hold_jobs USING btree (job_id)
@@ -130,6 +130,7 @@ CREATE UNIQUE INDEX signals_pkey ON signals USING btree (id)
 CREATE INDEX signals_purge_after_idx ON signals USING btree (purge_after) WHERE (purge_after IS NOT NULL)
 CREATE UNIQUE INDEX sweeps_pkey ON sweeps USING btree (id)
 CREATE INDEX sweeps_started_idx ON sweeps USING btree (started_at DESC)
+CREATE UNIQUE INDEX tidemark_migrations_pkey ON tidemark_migrations USING btree (version)
 CREATE INDEX unique_locks_expires_idx ON unique_locks USING btree (expires_at)
 CREATE INDEX unique_locks_job_idx ON unique_locks USING btree (job_id)
 CREATE UNIQUE INDEX unique_locks_pkey ON unique_locks USING btree (scope)
@@ -140,7 +141,6 @@ checkpoints checkpoints_pkey PRIMARY KEY (job_id, name)
 jobs jobs_pkey PRIMARY KEY (id)
 jobs jobs_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'active'::text, 'retry'::text, 'waiting'::text, 'paused'::text, 'completed'::text, 'failed'::text, 'cancelled'::text, 'expired'::text])))
 maintenance maintenance_pkey PRIMARY KEY (name)
-migrations migrations_pkey PRIMARY KEY (version)
 queues queues_pkey PRIMARY KEY (name)
 retention_control retention_control_id_check CHECK ((id = 1))
 retention_control retention_control_pkey PRIMARY KEY (id)
@@ -151,6 +151,7 @@ schedule_fires schedule_fires_pkey PRIMARY KEY (schedule_name, fire_at)
 schedules schedules_pkey PRIMARY KEY (name)
 signals signals_pkey PRIMARY KEY (id)
 sweeps sweeps_pkey PRIMARY KEY (id)
+tidemark_migrations tidemark_migrations_pkey PRIMARY KEY (version)
 unique_locks unique_locks_pkey PRIMARY KEY (scope)
 workers workers_pkey PRIMARY KEY (id)
 -- functions
