@@ -44,9 +44,11 @@ export class WorkerPresence {
     await this.write();
   }
 
-  beat(running: number): Promise<void> {
-    this.beating = this.beatOnce(running);
-    return this.beating;
+  /** One beat; false when the database did not take it. */
+  beat(running: number): Promise<boolean> {
+    const beat = this.beatOnce(running);
+    this.beating = beat.then(() => {});
+    return beat;
   }
 
   async remove(): Promise<void> {
@@ -71,12 +73,14 @@ export class WorkerPresence {
     }
   }
 
-  private async beatOnce(running: number): Promise<void> {
+  private async beatOnce(running: number): Promise<boolean> {
     try {
       const found = await this.core.storage.beatWorker(this.registration.id, running);
       if (!found && this.active) await this.write();
+      return true;
     } catch (error) {
       this.failed(error);
+      return false;
     }
   }
 

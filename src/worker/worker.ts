@@ -3,6 +3,8 @@ import { hostname } from 'node:os';
 import type { EngineCore } from '../engine-core.js';
 import { InvalidOptionError } from '../errors.js';
 import { childLogger, type Logger } from '../log/logger.js';
+import { DatabaseContact } from '../maintenance/reconnect-grace.js';
+import type { TickHooks } from '../maintenance/tick.js';
 import { checkKnownKeys, checkObject, checkSeconds } from '../options/check.js';
 import { announceRetention } from '../retention/announce.js';
 import type { Subscription } from '../storage/driver/driver.js';
@@ -19,6 +21,9 @@ import type { ResolvedWorkerOptions } from './worker-options.js';
 export type { WorkerRecord } from '../model/worker.js';
 
 type State = 'idle' | 'running' | 'stopping';
+
+/** How long a tick waits for this worker's held outcomes before it skips recovery for this turn. */
+const HELD_OUTCOMES_WAIT_MS = 2_000;
 
 /**
  * Claims jobs in batches, runs their handlers, and writes outcomes in batches. Claims are
@@ -39,6 +44,8 @@ export class Worker {
   private readonly claims: ClaimLoop;
   private readonly heartbeat: Heartbeat;
   private readonly presence: WorkerPresence;
+  /** Whether the database answers this worker's beats and ticks, and since when. */
+  private readonly contact = new DatabaseContact();
   private services: WorkerService[] = [];
   private subscription: Subscription | null = null;
   private starting: Promise<void> | null = null;
@@ -56,7 +63,14 @@ export class Worker {
     this.slots = new Slots(core, options, this.finish, this, this.wakeup, this.logger);
     this.claims = new ClaimLoop(core, options, this.id, this.logger, this, this.slots, this.wakeup);
     this.presence = new WorkerPresence(core, this.id, options, this.logger);
-    this.heartbeat = new Heartbeat(core, options.lockSeconds, this.slots, this.logger, this.presence);
+    this.heartbeat = new Heartbeat(
+      core,
+      options.lockSeconds,
+      this.slots,
+      this.logger,
+      this.presence,
+      this.contact,
+    );
     options.queues?.forEach((name, index) => {
       if (!core.registry.localQueue(name)?.handler) {
         throw new InvalidOptionError(
@@ -101,7 +115,7 @@ export class Worker {
     }
     this.retryWindow.closeAt(null);
     await this.presence.register();
-    this.services = createWorkerServices(this.core, this.options, this.logger);
+    this.services = createWorkerServices(this.core, this.options, this.logger, this.tickHooks());
     this.subscription = await this.core.storage.driver.listen(
       this.core.storage.channel,
       (payload) => this.onNotification(payload),
@@ -172,6 +186,29 @@ export class Worker {
     await this.presence.remove();
     this.state = 'idle';
     this.starting = null;
+  }
+
+  /**
+   * A live worker wins over stalled recovery once the database answers again: its tick
+   * recovers nothing until the database has answered for the reconnect grace, and only after
+   * this worker's held outcomes are written and its locks extended (so recovery finds none of
+   * its jobs lapsed). Other nodes' recovery spares its jobs while its beat is fresh.
+   */
+  private tickHooks(): TickHooks {
+    return {
+      answered: () => this.contact.answered(),
+      failed: () => this.contact.failed(),
+      beforeRecovery: async () => {
+        if (!this.contact.steady()) return false;
+        // Beating and writing as usual: every lock it holds was extended a beat ago at most.
+        if (!this.heartbeat.failing && !this.finish.failing) return true;
+        const [written, extended] = await Promise.all([
+          this.finish.writtenWithin(HELD_OUTCOMES_WAIT_MS),
+          this.heartbeat.beat(),
+        ]);
+        return written && extended;
+      },
+    };
   }
 
   /** Services of this worker (for `tm.sweep()` and tests). */
