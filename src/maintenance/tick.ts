@@ -10,8 +10,8 @@ export const GONE_WORKER_KEEP_SECONDS = 3_600;
 export interface TickHooks {
   /** The database answered the tick (its turn taken or not). */
   answered?: () => void;
-  /** The tick failed (the database may be unreachable). */
-  failed?: () => void;
+  /** The tick failed with `error` (the database may be unreachable). */
+  failed?: (error: unknown) => void;
   /**
    * Runs once the turn is won, before stalled recovery: false skips recovery this tick (the
    * database has only just answered again, or the worker's own held outcomes and lock
@@ -40,7 +40,7 @@ export async function runTick(
     core.events.emit('maintenance:tick', counts);
     if (counts.stalled + counts.expired > 0) core.logger.debug('maintenance tick', { ...counts });
   } catch (error) {
-    hooks.failed?.();
+    hooks.failed?.(error);
     throw error;
   }
 }

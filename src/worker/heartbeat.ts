@@ -1,6 +1,7 @@
 import type { EngineCore } from '../engine-core.js';
 import type { Logger } from '../log/logger.js';
 import type { DatabaseContact } from '../maintenance/reconnect-grace.js';
+import { isConnectionError } from './database-errors.js';
 import { heartbeatSeconds, type WorkerPresence } from './presence.js';
 import { defaultRetryDelayMs } from './retry-window.js';
 import type { Slots } from './slots.js';
@@ -49,20 +50,18 @@ export class Heartbeat {
 
   /** One beat now: true when the database took it (the row and every lock held). */
   async beat(): Promise<boolean> {
-    const [beaten, extended] = await Promise.all([
-      this.presence.beat(this.slots.running.size),
-      this.extendLocks(),
-    ]);
-    const ok = beaten && extended;
-    if (ok) {
+    const errors = await Promise.all([this.presence.beat(this.slots.running.size), this.extendLocks()]);
+    const failed = errors.filter((error) => error !== null);
+    if (failed.length === 0) {
       this.failures = 0;
       this.contact.answered();
-    } else {
-      this.failures++;
-      this.contact.failed();
-      this.retrySoon();
+      return true;
     }
-    return ok;
+    this.failures++;
+    // Only an unreachable database holds recovery back; another failure is no outage.
+    if (failed.some(isConnectionError)) this.contact.failed();
+    this.retrySoon();
+    return false;
   }
 
   private retrySoon(): void {
@@ -75,12 +74,13 @@ export class Heartbeat {
     this.retryTimer.unref();
   }
 
-  private async extendLocks(): Promise<boolean> {
+  /** Extend every lock held; what the database answered when it did not (null when it did). */
+  private async extendLocks(): Promise<unknown> {
     const { running } = this.slots;
     const attempts = [...running.values()];
     const writing = [...this.slots.writing.values()];
     const buffered = this.slots.buffer.toArray();
-    if (attempts.length === 0 && writing.length === 0 && buffered.length === 0) return true;
+    if (attempts.length === 0 && writing.length === 0 && buffered.length === 0) return null;
     try {
       const kept = await this.core.storage.extendLocks(
         [...attempts.map((a) => a.id), ...writing.map((a) => a.id), ...buffered.map((c) => c.job.id)],
@@ -91,12 +91,12 @@ export class Heartbeat {
         // Only abort attempts that were running before the heartbeat and still are.
         if (!kept.has(attempt.token) && running.get(attempt.token) === attempt) attempt.abort('lost');
       }
-      return true;
+      return null;
     } catch (error) {
       this.core.events.emit('error', { scope: 'worker.heartbeat', error });
       // Once per run of failures: the quick retries of an outage would repeat it every 2 s.
       if (this.failures === 0) this.logger.warn('heartbeat failed; will try again', { error: String(error) });
-      return false;
+      return error ?? new Error('heartbeat failed');
     }
   }
 }

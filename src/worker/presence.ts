@@ -44,8 +44,8 @@ export class WorkerPresence {
     await this.write();
   }
 
-  /** One beat; false when the database did not take it. */
-  beat(running: number): Promise<boolean> {
+  /** One beat; what the database answered when it did not take it (null when it did). */
+  beat(running: number): Promise<unknown> {
     const beat = this.beatOnce(running);
     this.beating = beat.then(() => {});
     return beat;
@@ -73,14 +73,14 @@ export class WorkerPresence {
     }
   }
 
-  private async beatOnce(running: number): Promise<boolean> {
+  private async beatOnce(running: number): Promise<unknown> {
     try {
       const found = await this.core.storage.beatWorker(this.registration.id, running);
       if (!found && this.active) await this.write();
-      return true;
+      return null;
     } catch (error) {
       this.failed(error);
-      return false;
+      return error;
     }
   }
 

@@ -9,6 +9,7 @@ import { checkKnownKeys, checkObject, checkSeconds } from '../options/check.js';
 import { announceRetention } from '../retention/announce.js';
 import type { Subscription } from '../storage/driver/driver.js';
 import { ClaimLoop } from './claim-loop.js';
+import { isConnectionError } from './database-errors.js';
 import { FinishBuffer } from './finish-buffer.js';
 import { Heartbeat } from './heartbeat.js';
 import { WorkerPresence } from './presence.js';
@@ -197,7 +198,9 @@ export class Worker {
   private tickHooks(): TickHooks {
     return {
       answered: () => this.contact.answered(),
-      failed: () => this.contact.failed(),
+      failed: (error) => {
+        if (isConnectionError(error)) this.contact.failed();
+      },
       beforeRecovery: async () => {
         if (!this.contact.steady()) return false;
         // Beating and writing as usual: every lock it holds was extended a beat ago at most.
