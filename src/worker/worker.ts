@@ -191,9 +191,10 @@ export class Worker {
 
   /**
    * A live worker wins over stalled recovery once the database answers again: its tick
-   * recovers nothing until the database has answered for the reconnect grace, and only after
-   * this worker's held outcomes are written and its locks extended (so recovery finds none of
-   * its jobs lapsed). Other nodes' recovery spares its jobs while its beat is fresh.
+   * recovers nothing until the database has answered for the reconnect grace, and, when this
+   * worker's beats or writes have been failing, only after it has written its held outcomes
+   * (waiting up to 2 s) and extended its locks (so recovery finds none of its jobs lapsed).
+   * Other nodes' recovery spares its jobs while its beat is fresh.
    */
   private tickHooks(): TickHooks {
     return {
@@ -205,11 +206,14 @@ export class Worker {
         if (!this.contact.steady()) return false;
         // Beating and writing as usual: every lock it holds was extended a beat ago at most.
         if (!this.heartbeat.failing && !this.finish.failing) return true;
-        const [written, extended] = await Promise.all([
+        // Held outcomes first (up to a bound: a write that keeps failing must not stop recovery
+        // for good); the beat extends every lock this worker holds, held outcomes' included, so
+        // once it lands nothing of this worker's is lapsed.
+        const [, extended] = await Promise.all([
           this.finish.writtenWithin(HELD_OUTCOMES_WAIT_MS),
           this.heartbeat.beat(),
         ]);
-        return written && extended;
+        return extended;
       },
     };
   }
