@@ -5,6 +5,8 @@ import { silentLogger, type Tidemark } from '../../src/index.js';
 import { DatabaseContact } from '../../src/maintenance/reconnect-grace.js';
 import { rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
+import { fastWorker, waitForStatus } from '../support/jobs.js';
+import { waitFor } from '../support/wait-for.js';
 
 /** A worker row that beats every 10 s (a 30-s lock), as `register` writes it. */
 async function register(tm: Tidemark, id: string): Promise<void> {
@@ -92,6 +94,58 @@ describeEachDriver(
       );
       assert.equal(await engineOf(tm).storage.recoverStalled(100), 1);
       assert.equal((await tm.getJob(ids.back))?.status, 'retry');
+    });
+
+    test("a worker's own tick recovers none of its jobs while its beats fail; once one lands, the held outcome is written", async () => {
+      const tm = await open({ logger: silentLogger });
+      let runs = 0;
+      tm.createQueue({ name: 'q', maxAttempts: 1, handler: () => ++runs });
+      // A first job through a long-lock worker: a fresh PGlite plans its first statements slowly.
+      const warm = fastWorker(tm);
+      await warm.start();
+      await waitForStatus(tm, (await tm.addJob({ queue: 'q' })).id, 'completed');
+      await warm.stop();
+
+      // Beats and finishing writes fail (a statement timeout, not a lost connection, so this
+      // process has no outage to wait out); the tick still reaches the database.
+      const storage = engineOf(tm).storage;
+      const real = {
+        extendLocks: storage.extendLocks,
+        beatWorker: storage.beatWorker,
+        finishAttempts: storage.finishAttempts,
+      };
+      const timeout = async (): Promise<never> => {
+        throw Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
+      };
+      Object.assign(storage, { extendLocks: timeout, beatWorker: timeout, finishAttempts: timeout });
+      let ticks = 0;
+      let recovered = 0;
+      tm.on('maintenance:tick', (e) => {
+        ticks++;
+        recovered += e.stalled;
+      });
+      const worker = fastWorker(tm, { lockSeconds: 1 });
+      await worker.start();
+      const { id } = await tm.addJob({ queue: 'q' });
+      await waitFor('the handler to have run', () => runs === 2);
+      const lapsed = async () =>
+        (
+          await rawQuery<{ lapsed: boolean }>(
+            tm,
+            `select coalesce(locked_until < now(), true) as lapsed from "${tm.schema}".jobs where id = $1`,
+            [id],
+          )
+        )[0]?.lapsed;
+      // (or to be gone: recovered, on code that takes a live worker's job)
+      await waitFor('its lock to lapse', lapsed, { timeoutMs: 10_000 });
+      const since = ticks;
+      await waitFor('two ticks after the lapse', () => ticks >= since + 2, { timeoutMs: 15_000 });
+      assert.equal((await tm.getJob(id))?.status, 'active', 'not recovered by its own worker');
+
+      Object.assign(storage, real);
+      const job = await waitForStatus(tm, id, 'completed');
+      assert.deepEqual([job.attempts, job.output, runs, recovered], [1, 2, 2, 0]);
+      await worker.stop();
     });
   },
 );
