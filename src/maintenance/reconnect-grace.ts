@@ -15,6 +15,7 @@ export const RECONNECT_GRACE_SECONDS = 5;
 export class DatabaseContact {
   private down = false;
   private backAt = Number.NEGATIVE_INFINITY;
+  private readonly listeners: (() => void)[] = [];
 
   constructor(
     private readonly graceSeconds = RECONNECT_GRACE_SECONDS,
@@ -29,6 +30,12 @@ export class DatabaseContact {
     if (!this.down) return;
     this.down = false;
     this.backAt = this.now();
+    for (const listener of this.listeners) listener();
+  }
+
+  /** Call `listener` each time the database answers again after failing to. */
+  whenBack(listener: () => void): void {
+    this.listeners.push(listener);
   }
 
   steady(): boolean {

@@ -61,6 +61,8 @@ export class Worker {
     this.id = options.id ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
     this.logger = childLogger(core.logger, { worker: this.id });
     this.finish = new FinishBuffer(core.storage, { window: this.retryWindow, logger: this.logger });
+    // Held outcomes are tried again the moment a beat or tick gets through, not up to 2 s later.
+    this.contact.whenBack(() => this.retryWindow.wake());
     this.slots = new Slots(core, options, this.finish, this, this.wakeup, this.logger);
     this.claims = new ClaimLoop(core, options, this.id, this.logger, this, this.slots, this.wakeup);
     this.presence = new WorkerPresence(core, this.id, options, this.logger);

@@ -153,6 +153,8 @@ describeEachDriver(
 test('a process that reaches the database again recovers nothing for the grace, then is steady', () => {
   let now = 1_000_000;
   const contact = new DatabaseContact(5, () => now);
+  let back = 0;
+  contact.whenBack(() => back++);
   assert.equal(contact.steady(), true, 'never failed');
   contact.failed();
   assert.equal(contact.steady(), false, 'unreachable');
@@ -164,4 +166,5 @@ test('a process that reaches the database again recovers nothing for the grace, 
   assert.equal(contact.steady(), false, 'answering, within the grace');
   now += 1;
   assert.equal(contact.steady(), true, 'answering for the whole grace');
+  assert.equal(back, 1, 'told once, when the database answered again');
 });
