@@ -47,11 +47,13 @@ export interface FinishBufferOptions {
 export class FinishBuffer {
   /** Batches waiting to be written, oldest first; only the last takes new outcomes. */
   private readonly pending: Batch[] = [];
+  /** The batch being written now (taken off `pending`). */
+  private current: Batch | null = null;
   private flushing: Promise<void> | null = null;
   private readonly maxBatch: number;
   private readonly logger: Logger;
   /** A write has failed and none has landed since: the outage is logged once, not per try. */
-  private failing = false;
+  private writesFailing = false;
   readonly window: RetryWindow;
 
   constructor(
@@ -86,9 +88,35 @@ export class FinishBuffer {
     while (this.flushing) await this.flushing;
   }
 
+  /** A write has failed and none has landed since: outcomes are held. */
+  get failing(): boolean {
+    return this.writesFailing;
+  }
+
+  /**
+   * Try held writes again now, and wait until every outcome pushed so far is written (or given
+   * up): true once they are, false when `ms` pass first. The worker's maintenance tick calls
+   * this before recovering stalled jobs, so its own held outcomes land before it.
+   */
+  async writtenWithin(ms: number): Promise<boolean> {
+    const last = this.pending[this.pending.length - 1] ?? this.current;
+    if (!last) return true;
+    this.window.wake();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    });
+    try {
+      return await Promise.race([last.written.then(() => true), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   private async drain(): Promise<void> {
     try {
       for (let batch = this.pending.shift(); batch; batch = this.pending.shift()) {
+        this.current = batch;
         const written = new Map<string, WriteResult>();
         try {
           await this.write(batch.outcomes, written);
@@ -99,6 +127,7 @@ export class FinishBuffer {
         batch.resolve(written);
       }
     } finally {
+      this.current = null;
       this.flushing = null;
     }
   }
@@ -110,8 +139,8 @@ export class FinishBuffer {
       try {
         const statuses = await this.storage.finishAttempts(outcomes);
         for (const [id, status] of statuses) written.set(id, status);
-        if (this.failing) {
-          this.failing = false;
+        if (this.writesFailing) {
+          this.writesFailing = false;
           this.logger.info('the database answers again; held outcomes are being written');
         }
         return;
@@ -119,8 +148,8 @@ export class FinishBuffer {
         error = caught;
       }
       if (isRefusal(error)) return this.split(outcomes, written, error);
-      if (!this.failing) {
-        this.failing = true;
+      if (!this.writesFailing) {
+        this.writesFailing = true;
         this.logger.warn(
           'could not write the outcomes of finished attempts; retrying while the worker runs',
           {

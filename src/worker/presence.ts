@@ -60,9 +60,11 @@ export class WorkerPresence {
     liveHere.add(this.registration.instance);
   }
 
-  beat(running: number): Promise<void> {
-    this.beating = this.beatOnce(running);
-    return this.beating;
+  /** One beat; what the database answered when it did not take it (null when it did). */
+  beat(running: number): Promise<unknown> {
+    const beat = this.beatOnce(running);
+    this.beating = beat.then(() => {});
+    return beat;
   }
 
   async remove(): Promise<void> {
@@ -113,16 +115,18 @@ export class WorkerPresence {
     return null;
   }
 
-  private async beatOnce(running: number): Promise<void> {
+  private async beatOnce(running: number): Promise<unknown> {
     try {
       const { id, instance } = this.registration;
       const found = await this.core.storage.beatWorker(id, instance, running);
-      if (found || !this.active) return;
+      if (found || !this.active) return null;
       // The row was deleted (gone while this worker hung), or another process took the id.
       const refusal = await this.write();
       if (refusal) this.once.warn('presence-taken', refusal.message, { workerId: id });
+      return null;
     } catch (error) {
       this.failed(error);
+      return error;
     }
   }
 

@@ -22,6 +22,11 @@ export class RetryWindow {
     for (const wake of [...this.sleepers]) wake();
   }
 
+  /** Cut the waits of retries short, so they try again now (the database may answer again). */
+  wake(): void {
+    for (const wake of [...this.sleepers]) wake();
+  }
+
   /**
    * Wait before retry number `failures` (from 1). False when the window has closed: give up.
    * A wait cut short by the window closing still allows that one last try.

@@ -1,7 +1,7 @@
 import type { EngineCore } from '../engine-core.js';
 import type { Logger } from '../log/logger.js';
 import { RunEvery } from '../maintenance/run-every.js';
-import { runTick } from '../maintenance/tick.js';
+import { runTick, type TickHooks } from '../maintenance/tick.js';
 import { retentionTurn, uniqueLockTurn } from '../retention/sweep-turns.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
 
@@ -23,6 +23,7 @@ export function createWorkerServices(
   core: EngineCore,
   options: ResolvedWorkerOptions,
   logger: Logger,
+  tickHooks: TickHooks = {},
 ): WorkerService[] {
   const report = (scope: string) => (error: unknown) => {
     core.events.emit('error', { scope, error });
@@ -33,7 +34,12 @@ export function createWorkerServices(
   services.push(
     service(
       'tick',
-      new RunEvery(tick, () => runTick(core, tick), report('maintenance tick'), tick * Math.random()),
+      new RunEvery(
+        tick,
+        () => runTick(core, tick, tickHooks),
+        report('maintenance tick'),
+        tick * Math.random(),
+      ),
     ),
   );
   // Engine `retention: false` only changes the default policy: jobs whose queue or job set

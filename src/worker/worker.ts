@@ -3,10 +3,13 @@ import { hostname } from 'node:os';
 import type { EngineCore } from '../engine-core.js';
 import { InvalidOptionError } from '../errors.js';
 import { childLogger, type Logger } from '../log/logger.js';
+import { DatabaseContact } from '../maintenance/reconnect-grace.js';
+import type { TickHooks } from '../maintenance/tick.js';
 import { checkKnownKeys, checkObject, checkSeconds } from '../options/check.js';
 import { announceRetention } from '../retention/announce.js';
 import type { Subscription } from '../storage/driver/driver.js';
 import { ClaimLoop } from './claim-loop.js';
+import { isConnectionError } from './database-errors.js';
 import { FinishBuffer } from './finish-buffer.js';
 import { Heartbeat } from './heartbeat.js';
 import { WorkerPresence } from './presence.js';
@@ -19,6 +22,9 @@ import type { ResolvedWorkerOptions } from './worker-options.js';
 export type { WorkerRecord } from '../model/worker.js';
 
 type State = 'idle' | 'running' | 'stopping';
+
+/** How long a tick waits for this worker's held outcomes before it skips recovery for this turn. */
+const HELD_OUTCOMES_WAIT_MS = 2_000;
 
 /**
  * Claims jobs in batches, runs their handlers, and writes outcomes in batches. Claims are
@@ -39,6 +45,8 @@ export class Worker {
   private readonly claims: ClaimLoop;
   private readonly heartbeat: Heartbeat;
   private readonly presence: WorkerPresence;
+  /** Whether the database answers this worker's beats and ticks, and since when. */
+  private readonly contact = new DatabaseContact();
   private services: WorkerService[] = [];
   private subscription: Subscription | null = null;
   private starting: Promise<void> | null = null;
@@ -53,10 +61,19 @@ export class Worker {
     this.id = options.id ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
     this.logger = childLogger(core.logger, { worker: this.id });
     this.finish = new FinishBuffer(core.storage, { window: this.retryWindow, logger: this.logger });
+    // Held outcomes are tried again the moment a beat or tick gets through, not up to 2 s later.
+    this.contact.whenBack(() => this.retryWindow.wake());
     this.slots = new Slots(core, options, this.finish, this, this.wakeup, this.logger);
     this.claims = new ClaimLoop(core, options, this.id, this.logger, this, this.slots, this.wakeup);
     this.presence = new WorkerPresence(core, this.id, options, this.logger);
-    this.heartbeat = new Heartbeat(core, options.lockSeconds, this.slots, this.logger, this.presence);
+    this.heartbeat = new Heartbeat(
+      core,
+      options.lockSeconds,
+      this.slots,
+      this.logger,
+      this.presence,
+      this.contact,
+    );
     options.queues?.forEach((name, index) => {
       if (!core.registry.localQueue(name)?.handler) {
         throw new InvalidOptionError(
@@ -101,7 +118,7 @@ export class Worker {
     }
     this.retryWindow.closeAt(null);
     await this.presence.register();
-    this.services = createWorkerServices(this.core, this.options, this.logger);
+    this.services = createWorkerServices(this.core, this.options, this.logger, this.tickHooks());
     this.subscription = await this.core.storage.driver.listen(
       this.core.storage.channel,
       (payload) => this.onNotification(payload),
@@ -172,6 +189,35 @@ export class Worker {
     await this.presence.remove();
     this.state = 'idle';
     this.starting = null;
+  }
+
+  /**
+   * A live worker wins over stalled recovery once the database answers again: its tick
+   * recovers nothing until the database has answered for the reconnect grace, and, when this
+   * worker's beats or writes have been failing, only after it has written its held outcomes
+   * (waiting up to 2 s) and extended its locks (so recovery finds none of its jobs lapsed).
+   * Other nodes' recovery spares its jobs while its beat is fresh.
+   */
+  private tickHooks(): TickHooks {
+    return {
+      answered: () => this.contact.answered(),
+      failed: (error) => {
+        if (isConnectionError(error)) this.contact.failed();
+      },
+      beforeRecovery: async () => {
+        if (!this.contact.steady()) return false;
+        // Beating and writing as usual: every lock it holds was extended a beat ago at most.
+        if (!this.heartbeat.failing && !this.finish.failing) return true;
+        // Held outcomes first (up to a bound: a write that keeps failing must not stop recovery
+        // for good); the beat extends every lock this worker holds, held outcomes' included, so
+        // once it lands nothing of this worker's is lapsed.
+        const [, extended] = await Promise.all([
+          this.finish.writtenWithin(HELD_OUTCOMES_WAIT_MS),
+          this.heartbeat.beat(),
+        ]);
+        return extended;
+      },
+    };
   }
 
   /** Services of this worker (for `tm.sweep()` and tests). */

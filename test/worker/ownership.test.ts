@@ -101,8 +101,14 @@ describeEachDriver('a worker that lost its lock', ({ open }) => {
     const worker = fastWorker(tm, { lockSeconds: 30, shutdownTimeoutSeconds: 0.1 });
     await worker.start();
     await firstStarted.promise;
-    // Backdate the lock until the tick has recovered the job (a heartbeat may extend it once).
+    // Backdate the lock until the tick has recovered the job (a heartbeat may extend it once),
+    // and the worker's last beat with it: recovery spares the jobs of a worker that beats.
     await waitFor('the tick to recover the job', async () => {
+      await rawQuery(
+        tm,
+        `update "${tm.schema}".workers set heartbeat_at = now() - interval '1 minute' where id = $1`,
+        [worker.id],
+      );
       await rawQuery(
         tm,
         `update "${tm.schema}".jobs set locked_until = now() - interval '1 second'

@@ -80,7 +80,9 @@ describeEachDriver('ctx.step', ({ open }) => {
     // A long tick interval: this test runs the recovery itself.
     await startWorker(tm, { tickIntervalSeconds: 3600 });
     await waitFor('step a checkpoint', async () => (await checkpointNames(tm, id)).includes('a'));
-    // The attempt stalls: its lock lapses and its token no longer matches (as after a crash).
+    // The attempt stalls: its lock lapses and its token no longer matches (as after a crash),
+    // and its worker has not beaten since (recovery spares the jobs of a worker that beats).
+    await rawQuery(tm, `update ${table(tm, 'workers')} set heartbeat_at = now() - interval '1 hour'`);
     await rawQuery(
       tm,
       `update ${table(tm, 'jobs')} set lock_token = gen_random_uuid(), locked_until = now() - interval '1 second' where id = $1`,

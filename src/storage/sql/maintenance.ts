@@ -42,13 +42,27 @@ export const readTurn = defineQuery<
 /**
  * Active jobs whose lock lapsed (their worker died or stalled): back to `retry`, or
  * `failed` when their attempts are spent.
+ *
+ * A job whose worker is alive after an outage is spared: the lock lapsed while the database
+ * could not be reached, and the worker, beating again, extends it (or writes its outcome) on
+ * its next try. Alive means the worker's row, written by the same process that claimed the
+ * job (started no later than the claim), has beaten since a beat interval before the lapse,
+ * is still beating (within two beat intervals of now), and its beat is within one lock
+ * period (three beat intervals) of the lapse: a worker that beats on without extending the
+ * lock does not hold the job any more, and it is recovered a lock period later.
  */
 export const recoverStalled = defineQuery<{ limit: number; channel: string }, { n: number }>(
   'recoverStalled',
   /* sql */ `
   with stalled as (
-    select id from /*schema*/jobs
+    select id from /*schema*/jobs j
      where status = 'active' and locked_until < now()
+       and not exists (
+         select 1 from /*schema*/workers w
+          where w.id = j.locked_by and w.started_at <= j.started_at
+            and w.heartbeat_at > j.locked_until - w.heartbeat_seconds * interval '1 second'
+            and w.heartbeat_at < j.locked_until + 3 * w.heartbeat_seconds * interval '1 second'
+            and w.heartbeat_at > now() - 2 * w.heartbeat_seconds * interval '1 second')
      order by locked_until
      limit @limit
      for update skip locked

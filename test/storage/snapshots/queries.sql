@@ -454,8 +454,14 @@ update "tidemark".maintenance set last_result = $1::jsonb where name = $2
 
 -- maintenance.ts#recoverStalled
 with stalled as (
-    select id from "tidemark".jobs
+    select id from "tidemark".jobs j
      where status = 'active' and locked_until < now()
+       and not exists (
+         select 1 from "tidemark".workers w
+          where w.id = j.locked_by and w.started_at <= j.started_at
+            and w.heartbeat_at > j.locked_until - w.heartbeat_seconds * interval '1 second'
+            and w.heartbeat_at < j.locked_until + 3 * w.heartbeat_seconds * interval '1 second'
+            and w.heartbeat_at > now() - 2 * w.heartbeat_seconds * interval '1 second')
      order by locked_until
      limit $1
      for update skip locked
