@@ -95,3 +95,18 @@ export class RetentionUnsupportedError extends TidemarkError {
     });
   }
 }
+
+/**
+ * A deletion batch met holds placed or released after its snapshot `attempts` times in a
+ * row, and deleted nothing in its last attempt. What earlier batches deleted stays deleted;
+ * call again (or once the holds settle) to go on.
+ */
+export class HoldsChangingError extends TidemarkError {
+  constructor(attempts: number) {
+    super(
+      'HOLDS_CHANGING',
+      `retention holds changed ${attempts} times while one batch tried to delete; it deleted nothing: try again once the holds settle`,
+      { attempts },
+    );
+  }
+}

@@ -1,7 +1,9 @@
 import { RetentionPausedError } from '../errors.js';
 import type { TransactionHandle } from './driver/driver.js';
+import { retryOnConflict } from './retry-deadlock.js';
 import { type FrozenRetention, toDate } from './rows.js';
 import type { Runner } from './runner.js';
+import * as apply from './sql/apply-retention.js';
 import type { ControlRow, HoldRow } from './sql/retention-controls.js';
 import * as sql from './sql/retention-controls.js';
 
@@ -152,23 +154,33 @@ export class RetentionControls {
     return Number(row?.n ?? 0);
   }
 
-  /** One batch of re-freezing a queue's windows; see applyRetentionBatch. */
-  async applyBatch(
+  /**
+   * One batch of re-freezing a queue's windows (see sql/apply-retention.ts), one
+   * transaction; run again when PostgreSQL aborts it to break a deadlock or a serialization
+   * conflict with the workers (a batch is all or nothing, and running it again is safe).
+   */
+  applyBatch(
     queue: string,
     retention: FrozenRetention,
     after: string,
     batchSize: number,
   ): Promise<{ scanned: number; lastId: string | null; changed: number }> {
-    const [row] = await this.storage.run(sql.applyRetentionBatch(batchSize), {
-      queue,
-      retention: JSON.stringify(retention),
-      after,
-    });
-    return { scanned: Number(row.scanned), lastId: row.last_id, changed: Number(row.changed) };
+    const { storage } = this;
+    return retryOnConflict(() =>
+      storage.driver.transaction(async (tx) => {
+        const [row] = await storage.run(
+          apply.applyRetentionJobs(batchSize),
+          { queue, retention: JSON.stringify(retention), after },
+          tx,
+        );
+        if (row.ids.length > 0) await storage.run(apply.applyRetentionSignals, { ids: row.ids }, tx);
+        return { scanned: Number(row.scanned), lastId: row.last_id, changed: Number(row.changed) };
+      }),
+    );
   }
 
   async countApply(queue: string, retention: FrozenRetention): Promise<number> {
-    const [row] = await this.storage.run(sql.countApplyRetention, {
+    const [row] = await this.storage.run(apply.countApplyRetention, {
       queue,
       retention: JSON.stringify(retention),
     });
