@@ -83,7 +83,8 @@ export class RetentionControls {
 
   /**
    * Place a hold on jobs by id and/or on a queue, after the deletions in progress. Ids
-   * that name no job are returned as `missing`, and then nothing is written.
+   * that name no job are returned as `missing`, and then nothing is written: the
+   * transaction rolls back, the gate's version with it (deletions in flight do not run again).
    */
   async placeHold(hold: {
     ids: string[];
@@ -91,6 +92,15 @@ export class RetentionControls {
     reason: string;
     by: string;
   }): Promise<{ holdId: string; jobs: number } | { missing: string[] }> {
+    try {
+      return await this.holdOrRollBack(hold);
+    } catch (error) {
+      if (error instanceof MissingJobs) return { missing: error.missing };
+      throw error;
+    }
+  }
+
+  private holdOrRollBack(hold: { ids: string[]; queue: string | null; reason: string; by: string }) {
     const { storage } = this;
     return storage.driver.transaction(async (tx) => {
       await storage.run(sql.markHoldsChanged, {}, tx);
@@ -98,7 +108,7 @@ export class RetentionControls {
         (await storage.run(sql.existingJobIds, { ids: hold.ids }, tx)).map((r) => String(r.id)),
       );
       const missing = hold.ids.filter((id) => !found.has(id));
-      if (missing.length > 0) return { missing };
+      if (missing.length > 0) throw new MissingJobs(missing);
       const [created] = await storage.run(
         sql.insertHold,
         { reason: hold.reason, queue: hold.queue, by: hold.by },
@@ -185,6 +195,13 @@ export class RetentionControls {
       retention: JSON.stringify(retention),
     });
     return Number(row.n);
+  }
+}
+
+/** Thrown inside placeHold's transaction to roll it back; never leaves this module. */
+class MissingJobs extends Error {
+  constructor(readonly missing: string[]) {
+    super(`no job ${missing[0]}`);
   }
 }
 

@@ -56,12 +56,13 @@ export const pauseRetention = defineQuery<{ reason: string; by: string }, Contro
   returning ${CONTROL_COLUMNS}`,
 );
 
+/** Resume: a retention that is not paused is left as it is (its version too). */
 export const resumeRetention = defineQuery<NoParams, ControlRow>(
   'resumeRetention',
   /* sql */ `
   update /*schema*/retention_control
      set paused = false, reason = null, paused_at = null, paused_by = null, version = version + 1
-   where id = 1
+   where id = 1 and paused
   returning ${CONTROL_COLUMNS}`,
 );
 

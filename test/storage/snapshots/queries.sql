@@ -769,7 +769,7 @@ select paused, reason, paused_at, paused_by, (select count(*) from "tidemark".re
 -- retention-controls.ts#resumeRetention
 update "tidemark".retention_control
      set paused = false, reason = null, paused_at = null, paused_by = null, version = version + 1
-   where id = 1
+   where id = 1 and paused
   returning paused, reason, paused_at, paused_by
 
 -- retention-controls.ts#retentionGate
