@@ -5,6 +5,7 @@ import { defaultLogger } from './log/logger.js';
 import { OnceLogger } from './log/once.js';
 import { checkKnownKeys, checkObject } from './options/check.js';
 import { checkOpenScalars, type OpenOptions } from './options/open-options.js';
+import { readOptions } from './options/read-options.js';
 import { DEFAULT_MAX_ATTEMPTS } from './queues/queue-options.js';
 import { QueueRegistry } from './queues/queue-registry.js';
 import { freezeRetention, Retention } from './retention/policy.js';
@@ -28,7 +29,7 @@ export interface OpenedEngine {
  * again when the schema step fails.
  */
 export async function openEngine(input: OpenOptions): Promise<OpenedEngine> {
-  const options = checkObject(input, 'options') as OpenOptions;
+  const options = checkObject(readOptions(input, 'options'), 'options') as OpenOptions;
   checkKnownKeys(options as Record<string, unknown>, '', [
     'database',
     'schema',

@@ -6,6 +6,7 @@
 export { TidemarkError } from './errors/base.js';
 export { InsecureDashboardError } from './errors/dashboard.js';
 export {
+  DatabaseConflictError,
   DatabaseFolderError,
   DatabaseFullError,
   DatabaseLockedError,
@@ -18,6 +19,7 @@ export {
 export {
   AncestorInFlightError,
   HoldNotFoundError,
+  HoldsChangingError,
   JobHasChildrenError,
   JobHeldError,
   PartOfWorkflowError,

@@ -137,3 +137,19 @@ export class SchemaConflictError extends TidemarkError {
     this.names = names;
   }
 }
+
+/**
+ * PostgreSQL aborted this call's transaction `attempts` times in a row, to break a deadlock
+ * (`40P01`) or for a serialization conflict (`40001`) with concurrent work, and it was run
+ * again each time. Nothing of the last attempt was written; `cause` is the database's error.
+ */
+export class DatabaseConflictError extends TidemarkError {
+  constructor(sqlState: string, attempts: number, cause?: unknown) {
+    super(
+      'DATABASE_CONFLICT',
+      `the database aborted this call ${attempts} times in a row (${sqlState === '40P01' ? 'deadlock' : 'serialization conflict'} with concurrent work); nothing of the last attempt was written: try again`,
+      { sqlState, attempts },
+      { cause },
+    );
+  }
+}

@@ -95,3 +95,18 @@ export class RetentionUnsupportedError extends TidemarkError {
     });
   }
 }
+
+/**
+ * A deletion batch met holds placed or released after its snapshot `attempts` times in a
+ * row, and deleted nothing in its last attempt. What earlier batches deleted stays deleted
+ * (`details.deleted` of this call); call again, or once the holds settle, to go on.
+ */
+export class HoldsChangingError extends TidemarkError {
+  constructor(attempts: number, deleted = 0) {
+    super(
+      'HOLDS_CHANGING',
+      `retention holds changed ${attempts} times while one batch tried to delete; that batch deleted nothing${deleted > 0 ? ` (${deleted} jobs were deleted before it)` : ''}: try again once the holds settle`,
+      { attempts, deleted },
+    );
+  }
+}

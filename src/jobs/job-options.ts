@@ -10,6 +10,7 @@ import {
   isStorableText,
 } from '../options/check.js';
 import { toJsonText } from '../options/json.js';
+import { readOptions } from '../options/read-options.js';
 import { freezeRetention, type RetentionPolicy } from '../retention/policy.js';
 import type { FrozenRetention } from '../storage/rows.js';
 
@@ -74,7 +75,7 @@ const KNOWN = [
 
 export function resolveAddJob(input: unknown, field = ''): ResolvedAdd {
   const at = (name: string) => (field ? `${field}.${name}` : name);
-  const options = checkObject(input, field || 'job');
+  const options = checkObject(readOptions(input, field || 'job', ['data']), field || 'job');
   checkKnownKeys(options, field, KNOWN);
   const queue = checkString(options.queue, at('queue'));
   const dataText = toJsonText(options.data, at('data'));

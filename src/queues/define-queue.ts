@@ -1,14 +1,16 @@
 import type { EngineCore } from '../engine-core.js';
 import { QueueNotFoundError } from '../errors.js';
 import { checkString } from '../options/check.js';
+import { readOptions } from '../options/read-options.js';
 import { notePolicy } from '../retention/policy-notes.js';
 import { type QueueOptions, type ResolvedQueue, resolveQueueOptions } from './queue-options.js';
 
 /** Define a queue in this process; its options are stored in the background (see QueueRegistry). */
 export function defineQueue<Data, Output>(
   core: EngineCore,
-  options: QueueOptions<Data, Output>,
+  input: QueueOptions<Data, Output>,
 ): ResolvedQueue {
+  const options = readOptions(input, 'queue') as QueueOptions<Data, Output>;
   const queue = resolveQueueOptions(options);
   if (options.retention !== undefined) notePolicy(core.once, options.retention, `queue ${queue.name}`);
   core.registry.define(queue);

@@ -2,6 +2,7 @@ import type { EngineCore } from '../engine-core.js';
 import { InvalidOptionError, QueueNotFoundError } from '../errors.js';
 import { checkBatchSize, DEFAULT_BATCH_SIZE } from '../options/batch-size.js';
 import { checkBoolean, checkKnownKeys, checkObject, checkString } from '../options/check.js';
+import { readOptions } from '../options/read-options.js';
 import type { FrozenRetention } from '../storage/rows.js';
 import { freezeRetention, type RetentionPolicy } from './policy.js';
 import { notePolicy } from './policy-notes.js';
@@ -39,7 +40,7 @@ export async function applyRetention(
   core: EngineCore,
   input: ApplyRetentionOptions,
 ): Promise<ApplyRetentionResult> {
-  const options = checkObject(input, 'options');
+  const options = checkObject(readOptions(input, 'options'), 'options');
   checkKnownKeys(options, '', ['queue', 'policy', 'dryRun', 'batchSize', 'onProgress']);
   const queue = checkString(options.queue, 'queue');
   const policy = options.policy === undefined ? undefined : freezeRetention(options.policy, 'policy');

@@ -1,5 +1,5 @@
 import type { EngineCore } from '../engine-core.js';
-import { InvalidOptionError, RetentionPausedError } from '../errors.js';
+import { HoldsChangingError, InvalidOptionError, RetentionPausedError } from '../errors.js';
 import { FINISHED_STATUSES } from '../job-status.js';
 import { checkBatchSize, DEFAULT_BATCH_SIZE } from '../options/batch-size.js';
 import { checkBoolean, checkKnownKeys, checkObject, checkSeconds, checkString } from '../options/check.js';
@@ -72,7 +72,8 @@ export function resolveRemoveJobs(input: unknown): ResolvedRemove & { dryRun: bo
  * cursor until a batch comes back short; returns the total. The call as a whole is not
  * atomic: a failure keeps what earlier batches deleted. While retention is paused it is
  * refused with RetentionPausedError (a dry run still counts); a pause placed while it
- * runs stops it before its next batch, with the same error.
+ * runs stops it before its next batch, with the same error. A batch that keeps meeting
+ * holds changed after its snapshot gives up with HoldsChangingError (never an untyped error).
  */
 export async function removeJobs(core: EngineCore, input: RemoveJobsOptions = {}): Promise<number> {
   const { batchSize, batchWarning, dryRun, queue, statuses, older_than_seconds } = resolveRemoveJobs(input);
@@ -93,6 +94,9 @@ export async function removeJobs(core: EngineCore, input: RemoveJobsOptions = {}
   } catch (error) {
     if (error instanceof RetentionPausedError && total > 0) {
       throw new RetentionPausedError(error.reason, error.since, total);
+    }
+    if (error instanceof HoldsChangingError && total > 0) {
+      throw new HoldsChangingError(Number(error.details.attempts), total);
     }
     throw error;
   } finally {

@@ -1,7 +1,9 @@
 import { RetentionPausedError } from '../errors.js';
 import type { TransactionHandle } from './driver/driver.js';
+import { retryOnConflict } from './retry-deadlock.js';
 import { type FrozenRetention, toDate } from './rows.js';
 import type { Runner } from './runner.js';
+import * as apply from './sql/apply-retention.js';
 import type { ControlRow, HoldRow } from './sql/retention-controls.js';
 import * as sql from './sql/retention-controls.js';
 
@@ -81,7 +83,8 @@ export class RetentionControls {
 
   /**
    * Place a hold on jobs by id and/or on a queue, after the deletions in progress. Ids
-   * that name no job are returned as `missing`, and then nothing is written.
+   * that name no job are returned as `missing`, and then nothing is written: the
+   * transaction rolls back, the gate's version with it (deletions in flight do not run again).
    */
   async placeHold(hold: {
     ids: string[];
@@ -89,6 +92,15 @@ export class RetentionControls {
     reason: string;
     by: string;
   }): Promise<{ holdId: string; jobs: number } | { missing: string[] }> {
+    try {
+      return await this.holdOrRollBack(hold);
+    } catch (error) {
+      if (error instanceof MissingJobs) return { missing: error.missing };
+      throw error;
+    }
+  }
+
+  private holdOrRollBack(hold: { ids: string[]; queue: string | null; reason: string; by: string }) {
     const { storage } = this;
     return storage.driver.transaction(async (tx) => {
       await storage.run(sql.markHoldsChanged, {}, tx);
@@ -96,7 +108,7 @@ export class RetentionControls {
         (await storage.run(sql.existingJobIds, { ids: hold.ids }, tx)).map((r) => String(r.id)),
       );
       const missing = hold.ids.filter((id) => !found.has(id));
-      if (missing.length > 0) return { missing };
+      if (missing.length > 0) throw new MissingJobs(missing);
       const [created] = await storage.run(
         sql.insertHold,
         { reason: hold.reason, queue: hold.queue, by: hold.by },
@@ -152,27 +164,44 @@ export class RetentionControls {
     return Number(row?.n ?? 0);
   }
 
-  /** One batch of re-freezing a queue's windows; see applyRetentionBatch. */
-  async applyBatch(
+  /**
+   * One batch of re-freezing a queue's windows (see sql/apply-retention.ts), one
+   * transaction; run again when PostgreSQL aborts it to break a deadlock or a serialization
+   * conflict with the workers (a batch is all or nothing, and running it again is safe).
+   */
+  applyBatch(
     queue: string,
     retention: FrozenRetention,
     after: string,
     batchSize: number,
   ): Promise<{ scanned: number; lastId: string | null; changed: number }> {
-    const [row] = await this.storage.run(sql.applyRetentionBatch(batchSize), {
-      queue,
-      retention: JSON.stringify(retention),
-      after,
-    });
-    return { scanned: Number(row.scanned), lastId: row.last_id, changed: Number(row.changed) };
+    const { storage } = this;
+    return retryOnConflict(() =>
+      storage.driver.transaction(async (tx) => {
+        const [row] = await storage.run(
+          apply.applyRetentionJobs(batchSize),
+          { queue, retention: JSON.stringify(retention), after },
+          tx,
+        );
+        if (row.ids.length > 0) await storage.run(apply.applyRetentionSignals, { ids: row.ids }, tx);
+        return { scanned: Number(row.scanned), lastId: row.last_id, changed: Number(row.changed) };
+      }),
+    );
   }
 
   async countApply(queue: string, retention: FrozenRetention): Promise<number> {
-    const [row] = await this.storage.run(sql.countApplyRetention, {
+    const [row] = await this.storage.run(apply.countApplyRetention, {
       queue,
       retention: JSON.stringify(retention),
     });
     return Number(row.n);
+  }
+}
+
+/** Thrown inside placeHold's transaction to roll it back; never leaves this module. */
+class MissingJobs extends Error {
+  constructor(readonly missing: string[]) {
+    super(`no job ${missing[0]}`);
   }
 }
 

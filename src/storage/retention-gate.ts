@@ -1,4 +1,4 @@
-import { RetentionPausedError } from '../errors.js';
+import { HoldsChangingError, RetentionPausedError } from '../errors.js';
 import { toDate } from './rows.js';
 import type { GateRow } from './sql/gate.js';
 
@@ -18,7 +18,7 @@ export async function throughGate<Row extends GateRow>(run: () => Promise<Row[]>
     if (row.paused) throw new RetentionPausedError(row.paused_reason, toDate(row.paused_at));
     if (row.fresh) return row;
     if (attempt >= GATE_ATTEMPTS) {
-      throw new Error(`retention holds changed ${GATE_ATTEMPTS} times while one batch tried to delete`);
+      throw new HoldsChangingError(GATE_ATTEMPTS);
     }
   }
 }

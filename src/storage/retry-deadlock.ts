@@ -1,3 +1,5 @@
+import { DatabaseConflictError } from '../errors.js';
+
 /** SQLSTATE of a statement PostgreSQL aborted to break a deadlock. */
 const DEADLOCK_DETECTED = '40P01';
 
@@ -15,6 +17,28 @@ export async function retryOnDeadlock<T>(run: () => Promise<T>, attempts = 5): P
       if (attempt >= attempts || (error as { code?: unknown } | null)?.code !== DEADLOCK_DETECTED)
         throw error;
       // A short random pause lets the surviving transaction finish first.
+      await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40 * attempt));
+    }
+  }
+}
+
+/** SQLSTATE of a transaction PostgreSQL aborted for a serialization conflict. */
+const SERIALIZATION_FAILURE = '40001';
+
+/**
+ * Run a whole transaction again, a bounded number of times, when PostgreSQL aborted it to
+ * break a deadlock or for a serialization conflict: it rolled back, so running it again
+ * is safe. Past the last attempt the conflict is a DatabaseConflictError (its `cause` the
+ * database's error), never the raw one.
+ */
+export async function retryOnConflict<T>(run: () => Promise<T>, attempts = 6): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (error) {
+      const code = (error as { code?: unknown } | null)?.code;
+      if (code !== DEADLOCK_DETECTED && code !== SERIALIZATION_FAILURE) throw error;
+      if (attempt >= attempts) throw new DatabaseConflictError(String(code), attempts, error);
       await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40 * attempt));
     }
   }

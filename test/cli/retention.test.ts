@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { engineOf } from '../../src/engine-handle.js';
 import { cliDatabase, runCli, withEngine } from '../support/cli.js';
+import { controlState } from '../support/control-state.js';
 import { TEST_DRIVERS } from '../support/databases.js';
 
 // The command is a thin layer over the API, which its own tests run on both drivers; the CLI
@@ -131,6 +132,42 @@ if (kind) {
         unknown.io.err(),
         /unknown action 'frobnicate' \(status, pause, resume, hold, release, apply\)/,
       );
+    });
+
+    test('every refused retention command writes nothing, not even the gate version', async () => {
+      const id = await withEngine(db.open, async (tm) => {
+        tm.createQueue({ name: 'cli.refused' });
+        const { id } = await tm.addJob({ queue: 'cli.refused' });
+        await tm.cancelJob(id);
+        await tm.holdJobs({ queue: 'cli.refused', reason: 'standing' });
+        return id;
+      });
+      const state = () => withEngine(db.open, controlState);
+      const before = await state();
+      const refusals: [string[], number][] = [
+        [['hold', '--ids', `${id},987654`, '--reason', 'x'], 1],
+        [['hold', '--ids', '987654', '--queue', 'cli.refused', '--reason', 'x'], 1],
+        [['hold', '--queue', 'no.such.queue', '--reason', 'x'], 1],
+        [['hold', '--ids', 'abc', '--reason', 'x'], 1],
+        [['hold', '--ids', String(id)], 2],
+        [['release', '987654'], 1],
+        [['release', 'abc'], 1],
+        [['pause'], 2],
+        [['pause', '--reason', 'x'.repeat(501)], 1],
+        [['apply', '--queue', 'no.such.queue'], 1],
+        [['apply', '--queue', 'cli.refused', '--policy', '{"completed":-1}'], 1],
+        [['apply', '--queue', 'cli.refused', '--policy', '{'], 2],
+        [['apply', '--queue', 'cli.refused', '--policy', '{}', '--keep'], 2],
+        [['apply', '--queue', 'cli.refused', '--batch-size', '0'], 2],
+      ];
+      for (const [args, code] of refusals) {
+        const run = await runCli(['retention', ...args, ...db.args]);
+        assert.equal(run.code, code, `${args.join(' ')}: ${run.io.err()}`);
+        assert.deepEqual(await state(), before, `${args.join(' ')} wrote`);
+      }
+      const resume = await runCli(['retention', 'resume', ...db.args]);
+      assert.equal(resume.io.out(), 'Retention was not paused.\n');
+      assert.deepEqual(await state(), before, 'a resume of a running retention raised the gate version');
     });
   });
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { silentLogger } from '../../src/index.js';
+import { controlState } from '../support/control-state.js';
 import { csrfIn, get, post, RAW_MARKUP } from '../support/dashboard.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { existingJobs, insertJob } from '../support/factory.js';
@@ -73,9 +74,15 @@ describeEachDriver('dashboard retention controls', ({ open }) => {
     );
     assert.equal((await tm.sweep()).jobs, 0);
 
+    const before = await controlState(tm);
     const byIds = await post(`${url}retention/holds`, { csrf, queue: '', ids: `${id}, 999999`, reason: 'x' });
     assert.equal(byIds.status, 404, 'an unknown id refuses the whole hold');
     assert.equal((await tm.listHolds()).length, 1);
+    assert.deepEqual(
+      await controlState(tm),
+      before,
+      'the refused hold wrote nothing, not even the gate version',
+    );
 
     const released = await post(`${url}retention/holds/release`, { csrf, hold: hold.id });
     assert.equal(released.status, 303);

@@ -8,6 +8,7 @@ import {
   QueueNotFoundError,
   silentLogger,
 } from '../../src/index.js';
+import { controlState } from '../support/control-state.js';
 import { rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { existingJobs, insertJob, insertTree, jobExists } from '../support/factory.js';
@@ -129,5 +130,20 @@ describeEachDriver('retention holds', ({ open }) => {
     assert.deepEqual(rows, { holds: 0, links: 0 });
     await assert.rejects(tm.releaseHold('12345'), HoldNotFoundError);
     await assert.rejects(tm.releaseHold('x' as never), InvalidOptionError);
+  });
+
+  test('a hold refused for an id that names no job writes nothing, not even the gate version', async () => {
+    const tm = await open({ logger: silentLogger });
+    tm.createQueue({ name: 'q' });
+    const id = await insertJob(tm, { ...DUE, queue: 'q' });
+    await tm.holdJobs({ queue: 'q', reason: 'first' });
+    const before = await controlState(tm);
+    for (const options of [
+      { ids: [id, '999999'], reason: 'x' },
+      { ids: ['999999', id], queue: 'q', reason: 'x' },
+    ]) {
+      await assert.rejects(tm.holdJobs(options), JobNotFoundError, JSON.stringify(options));
+      assert.deepEqual(await controlState(tm), before, JSON.stringify(options));
+    }
   });
 });

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
 import fc from 'fast-check';
+import pg from 'pg';
 import {
   ALL_STATUSES,
   AncestorInFlightError,
@@ -15,7 +17,8 @@ import {
   type Tidemark,
 } from '../../src/index.js';
 import { JOB_DEPENDENTS } from '../../src/storage/sql/job-removal.js';
-import { rawQuery } from '../support/databases.js';
+import { consumeSignals } from '../../src/storage/sql/workflow.js';
+import { type DriverKind, PG_URL, rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { insertJob, passTime } from '../support/factory.js';
 
@@ -53,6 +56,8 @@ type Action =
   | { kind: 'holdQueue'; queue: 'a' | 'b' }
   | { kind: 'release'; pick: number }
   | { kind: 'apply'; queue: 'a' | 'b'; windows: Windows }
+  /** A running job of `queue` consumes a signal while applyRetention re-freezes the queue. */
+  | { kind: 'applyConsuming'; queue: 'a' | 'b'; windows: Windows }
   | { kind: 'delete'; pick: number; subtree: boolean };
 
 const hoursAgo = fc.integer({ min: 0, max: 48 }).map((k) => -half(k));
@@ -133,7 +138,7 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('release' as const), pick: fc.nat() }), weight: 1 },
   {
     arbitrary: fc.record({
-      kind: fc.constant('apply' as const),
+      kind: fc.constantFrom('apply' as const, 'applyConsuming' as const),
       queue: fc.constantFrom('a' as const, 'b' as const),
       windows: fc.record(
         {
@@ -146,7 +151,7 @@ const action: fc.Arbitrary<Action> = fc.oneof(
         { requiredKeys: [] },
       ),
     }),
-    weight: 2,
+    weight: 3,
   },
   {
     arbitrary: fc.record({ kind: fc.constant('delete' as const), pick: fc.nat(), subtree: fc.boolean() }),
@@ -368,9 +373,22 @@ async function assertMatches(tm: Tidemark, model: Model, after: string): Promise
     `signals after ${after}`,
   );
   assert.deepEqual(sorted(locks.map((r) => r.scope)), sorted(model.locks.keys()), `locks after ${after}`);
+  const windows = await rawQuery<{ name: string; hours: number | null }>(
+    tm,
+    `select name, round(extract(epoch from purge_after - consumed_at) / 3600, 3)::float8 as hours
+       from ${s}.signals where consumed_at is not null order by name`,
+  );
+  const expectedWindows = [...model.signals.entries()]
+    .filter(([, m]) => m.consumedAt !== null)
+    .map(([name, m]) => ({
+      name,
+      hours: m.purgeAfter === null ? null : m.purgeAfter - (m.consumedAt as number),
+    }))
+    .sort((x, y) => (x.name < y.name ? -1 : 1));
+  assert.deepEqual(windows, expectedWindows, `consumed signals' windows after ${after}`);
 }
 
-describeEachDriver('retention against a model (property)', ({ open }) => {
+describeEachDriver('retention against a model (property)', ({ kind, open }) => {
   test('nothing protected is ever deleted; everything due goes by the next full sweep', async () => {
     const tm = await open({ logger: silentLogger });
     tm.createQueue({ name: 'a' });
@@ -395,7 +413,7 @@ describeEachDriver('retention against a model (property)', ({ open }) => {
         const finale = [{ kind: 'resume' } as const, { kind: 'sweep', batchSize: 2 } as const];
         for (const [step, act] of [...actions, ...finale].entries()) {
           const label = `step ${step}: ${JSON.stringify(act)}`;
-          await runAction(tm, model, act, label);
+          await runAction(kind, tm, model, act, label);
           await assertMatches(tm, model, label);
         }
       }),
@@ -405,7 +423,13 @@ describeEachDriver('retention against a model (property)', ({ open }) => {
 });
 
 /** Run one action on the engine and on the model, and compare what each says it did. */
-async function runAction(tm: Tidemark, model: Model, act: Action, label: string): Promise<void> {
+async function runAction(
+  kind: DriverKind,
+  tm: Tidemark,
+  model: Model,
+  act: Action,
+  label: string,
+): Promise<void> {
   const ids = [...model.jobs.keys()].sort((x, y) => Number(x) - Number(y));
   switch (act.kind) {
     case 'clock':
@@ -495,6 +519,10 @@ async function runAction(tm: Tidemark, model: Model, act: Action, label: string)
       assert.equal(got.jobs, expected, label);
       return;
     }
+    case 'applyConsuming': {
+      await applyWhileConsuming(kind, tm, model, act, label);
+      return;
+    }
     case 'delete': {
       if (ids.length === 0) return;
       const id = ids[act.pick % ids.length];
@@ -509,4 +537,91 @@ async function runAction(tm: Tidemark, model: Model, act: Action, label: string)
       return;
     }
   }
+}
+
+let signalNames = 0;
+
+/**
+ * A running job of the queue consumes a signal (the statement a workflow's wait runs) while
+ * applyRetention re-freezes the queue. On PostgreSQL the consumption runs on a second
+ * connection and stays uncommitted until the apply has either finished or waits for it;
+ * PGlite is one session, where the two cannot interleave, so it consumes first. Either way
+ * the signal must end with the window its job has after the apply.
+ */
+async function applyWhileConsuming(
+  kind: DriverKind,
+  tm: Tidemark,
+  model: Model,
+  act: Extract<Action, { kind: 'applyConsuming' }>,
+  label: string,
+): Promise<void> {
+  const name = `c${++signalNames}`;
+  const id = await insertJob(tm, { queue: act.queue, status: 'active', signals: [{ name }] });
+  const job: MJob = {
+    status: 'active',
+    queue: act.queue,
+    finishedAt: null,
+    purgeAfter: null,
+    pin: null,
+    signals: [],
+    parent: 0,
+    id,
+    root: id,
+    parentId: null,
+    windows: {},
+  };
+  model.jobs.set(id, job);
+  const token = randomUUID();
+  await rawQuery(tm, `update "${tm.schema}".jobs set lock_token = $1::uuid where id = $2::bigint`, [
+    token,
+    id,
+  ]);
+  const consume = {
+    text: consumeSignals.text(tm.schema),
+    values: consumeSignals.values({ id, token, names: [name], count: 1, wait_key: 'wait:property' }),
+  };
+  const expected = modelApply(model, act.queue, act.windows);
+  const apply = () => tm.applyRetention({ queue: act.queue, policy: toSeconds(act.windows), batchSize: 2 });
+  let got: Awaited<ReturnType<typeof apply>>;
+  if (kind === 'pg') {
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    try {
+      await client.query('begin');
+      const [consumed] = (await client.query(consume.text, consume.values)).rows;
+      assert.notEqual(consumed.output, null, `${label}: the signal was not consumed`);
+      const [{ pid }] = (await client.query('select pg_backend_pid() as pid')).rows;
+      let settled = false;
+      const outcome = apply().finally(() => {
+        settled = true;
+      });
+      outcome.catch(() => {});
+      // Until the apply has finished, or waits on the consuming transaction.
+      for (;;) {
+        if (settled) break;
+        const [row] = await rawQuery<{ n: number }>(
+          tm,
+          'select count(*)::int as n from pg_stat_activity where $1::int = any(pg_blocking_pids(pid))',
+          [pid],
+        );
+        if (row.n > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      await client.query('commit');
+      got = await outcome;
+    } finally {
+      await client.end();
+    }
+  } else {
+    const [consumed] = await rawQuery<{ output: unknown }>(tm, consume.text, consume.values);
+    assert.notEqual(consumed.output, null, `${label}: the signal was not consumed`);
+    got = await apply();
+  }
+  assert.equal(got.jobs, expected, label);
+  const window = job.windows.consumedSignals;
+  model.signals.set(name, {
+    job: id,
+    consumedAt: model.now,
+    purgeAfter: window === undefined ? null : model.now + window,
+  });
 }

@@ -1,5 +1,4 @@
-import { ALL_STATUSES } from '../../job-status.js';
-import { defineQuery, defineSizedQuery, type NoParams } from './define-query.js';
+import { defineQuery, type NoParams } from './define-query.js';
 import { removeJobs } from './job-removal.js';
 import type { IdRow } from './jobs.js';
 
@@ -57,12 +56,13 @@ export const pauseRetention = defineQuery<{ reason: string; by: string }, Contro
   returning ${CONTROL_COLUMNS}`,
 );
 
+/** Resume: a retention that is not paused is left as it is (its version too). */
 export const resumeRetention = defineQuery<NoParams, ControlRow>(
   'resumeRetention',
   /* sql */ `
   update /*schema*/retention_control
      set paused = false, reason = null, paused_at = null, paused_by = null, version = version + 1
-   where id = 1
+   where id = 1 and paused
   returning ${CONTROL_COLUMNS}`,
 );
 
@@ -239,62 +239,4 @@ export const countJobsWithWindow = defineQuery<{ cap: number }, { n: number }>(
   /* sql */ `
   select count(*)::int as n
     from (select 1 from /*schema*/jobs where purge_after is not null limit @cap) due`,
-);
-
-/**
- * One batch of applyRetention: the next @batch_size jobs of @queue by id, from a cursor,
- * re-frozen with @retention. One ordered index range per status, merged, so the walk
- * follows ids whatever status a job moves to meanwhile. A finished job's purge time is
- * computed again from its finished_at, its consumed signals' from their consumed_at; a job
- * still in flight carries the new windows when it finishes. Rows already frozen with these
- * windows are not written.
- */
-export const applyRetentionBatch = defineSizedQuery<
-  {
-    queue: string;
-    retention: string;
-    after: string;
-  },
-  { scanned: number; last_id: string | null; changed: number }
->(
-  'applyRetentionBatch',
-  /* sql */ `
-  with picked as materialized (
-    select id from (
-      ${ALL_STATUSES.map(
-        (status) => `(select id from /*schema*/jobs
-                       where queue = @queue and status = '${status}' and id > @after::bigint
-                       order by id limit @batch_size)`,
-      ).join('\n      union all\n      ')}
-    ) statuses
-    order by id limit @batch_size
-  ),
-  changed as (
-    update /*schema*/jobs j
-       set retention = @retention::jsonb,
-           purge_after = case when j.finished_at is null then j.purge_after
-                              else /*schema*/purge_time(@retention::jsonb, j.status, j.finished_at) end
-      from picked p
-     where j.id = p.id and j.retention is distinct from @retention::jsonb
-    returning j.id
-  ),
-  signals_changed as (
-    update /*schema*/signals s
-       set purge_after = s.consumed_at
-                         + nullif((@retention::jsonb ->> 'consumedSignals')::float8, 0) * interval '1 second'
-      from changed c
-     where s.job_id = c.id and s.consumed_at is not null
-    returning s.id
-  )
-  select (select count(*) from picked)::int as scanned,
-         (select max(id)::text from picked) as last_id,
-         (select count(*) from changed)::int as changed`,
-);
-
-/** How many of @queue's jobs applyRetention would change. */
-export const countApplyRetention = defineQuery<{ queue: string; retention: string }, { n: number }>(
-  'countApplyRetention',
-  /* sql */ `
-  select count(*)::int as n from /*schema*/jobs
-   where queue = @queue and retention is distinct from @retention::jsonb`,
 );

@@ -59,7 +59,10 @@ export const saveCheckpoint = defineQuery<
 /**
  * Consume @count pending signals named in @names (oldest first) and mark the wait done, in
  * one statement, only while the attempt owns the job and only when enough have arrived.
- * Consumed signals get their purge time from the job's frozen `consumedSignals` window.
+ * Consumed signals get their purge time from the job's frozen `consumedSignals` window, read
+ * under a share lock on the job: an applyRetention batch re-freezing the job waits for this
+ * statement (and then sees the signals it consumed), or this one waits for the batch and
+ * reads the windows it froze.
  */
 export const consumeSignals = defineQuery<
   {
@@ -77,6 +80,7 @@ export const consumeSignals = defineQuery<
   with owner as (
     select id, retention from /*schema*/jobs
      where id = @id::bigint and lock_token = @token::uuid and ${STILL_ACTIVE('')}
+       for share
   ),
   picked as (
     select s.id from /*schema*/signals s join owner on owner.id = s.job_id

@@ -82,6 +82,84 @@ select queue, status, floor(extract(epoch from (now() - finished_at)) / 60)::int
            order by finished_at desc limit $1) recent
    group by 1, 2, 3
 
+-- apply-retention.ts#applyRetentionJobs(1000)
+with picked as materialized (
+    select id from (
+      (select id from "tidemark".jobs
+                       where queue = $1 and status = 'pending' and id > $2::bigint
+                       order by id limit 1000)
+      union all
+      (select id from "tidemark".jobs
+                       where queue = $1 and status = 'active' and id > $2::bigint
+                       order by id limit 1000)
+      union all
+      (select id from "tidemark".jobs
+                       where queue = $1 and status = 'retry' and id > $2::bigint
+                       order by id limit 1000)
+      union all
+      (select id from "tidemark".jobs
+                       where queue = $1 and status = 'waiting' and id > $2::bigint
+                       order by id limit 1000)
+      union all
+      (select id from "tidemark".jobs
+                       where queue = $1 and status = 'paused' and id > $2::bigint
+                       order by id limit 1000)
+      union all
+      (select id from "tidemark".jobs
+                       where queue = $1 and status = 'completed' and id > $2::bigint
+                       order by id limit 1000)
+      union all
+      (select id from "tidemark".jobs
+                       where queue = $1 and status = 'failed' and id > $2::bigint
+                       order by id limit 1000)
+      union all
+      (select id from "tidemark".jobs
+                       where queue = $1 and status = 'cancelled' and id > $2::bigint
+                       order by id limit 1000)
+      union all
+      (select id from "tidemark".jobs
+                       where queue = $1 and status = 'expired' and id > $2::bigint
+                       order by id limit 1000)
+    ) statuses
+    order by id limit 1000
+  ),
+  locked as materialized (
+    select j.id from "tidemark".jobs j
+     where j.id in (select id from picked) and j.retention is distinct from $3::jsonb
+     order by j.id
+       for no key update of j
+  ),
+  changed as (
+    update "tidemark".jobs j
+       set retention = $3::jsonb,
+           purge_after = case when j.finished_at is null then j.purge_after
+                              else "tidemark".purge_time($3::jsonb, j.status, j.finished_at) end
+      from locked l
+     where j.id = l.id and j.retention is distinct from $3::jsonb
+    returning j.id
+  )
+  select (select count(*) from picked)::int as scanned,
+         (select max(id)::text from picked) as last_id,
+         (select count(*) from changed)::int as changed,
+         array(select id::text from picked order by id) as ids
+
+-- apply-retention.ts#applyRetentionSignals
+with fixed as (
+    update "tidemark".signals s
+       set purge_after = s.consumed_at
+                         + nullif((j.retention ->> 'consumedSignals')::float8, 0) * interval '1 second'
+      from "tidemark".jobs j
+     where j.id = any($1::bigint[]) and s.job_id = j.id and s.consumed_at is not null
+       and s.purge_after is distinct from
+           s.consumed_at + nullif((j.retention ->> 'consumedSignals')::float8, 0) * interval '1 second'
+    returning s.id
+  )
+  select count(*)::int as n from fixed
+
+-- apply-retention.ts#countApplyRetention
+select count(*)::int as n from "tidemark".jobs
+   where queue = $1 and retention is distinct from $2::jsonb
+
 -- bulk.ts#bulkBatchByIds
 select j.id::text as id from "tidemark".jobs j
    where j.id = any($1::bigint[])
@@ -541,72 +619,6 @@ insert into "tidemark".queues (name, options) values ($1, $2::jsonb)
   on conflict (name) do update set options = excluded.options, updated_at = now()
    where "tidemark".queues.options is distinct from excluded.options
 
--- retention-controls.ts#applyRetentionBatch(1000)
-with picked as materialized (
-    select id from (
-      (select id from "tidemark".jobs
-                       where queue = $1 and status = 'pending' and id > $2::bigint
-                       order by id limit 1000)
-      union all
-      (select id from "tidemark".jobs
-                       where queue = $1 and status = 'active' and id > $2::bigint
-                       order by id limit 1000)
-      union all
-      (select id from "tidemark".jobs
-                       where queue = $1 and status = 'retry' and id > $2::bigint
-                       order by id limit 1000)
-      union all
-      (select id from "tidemark".jobs
-                       where queue = $1 and status = 'waiting' and id > $2::bigint
-                       order by id limit 1000)
-      union all
-      (select id from "tidemark".jobs
-                       where queue = $1 and status = 'paused' and id > $2::bigint
-                       order by id limit 1000)
-      union all
-      (select id from "tidemark".jobs
-                       where queue = $1 and status = 'completed' and id > $2::bigint
-                       order by id limit 1000)
-      union all
-      (select id from "tidemark".jobs
-                       where queue = $1 and status = 'failed' and id > $2::bigint
-                       order by id limit 1000)
-      union all
-      (select id from "tidemark".jobs
-                       where queue = $1 and status = 'cancelled' and id > $2::bigint
-                       order by id limit 1000)
-      union all
-      (select id from "tidemark".jobs
-                       where queue = $1 and status = 'expired' and id > $2::bigint
-                       order by id limit 1000)
-    ) statuses
-    order by id limit 1000
-  ),
-  changed as (
-    update "tidemark".jobs j
-       set retention = $3::jsonb,
-           purge_after = case when j.finished_at is null then j.purge_after
-                              else "tidemark".purge_time($3::jsonb, j.status, j.finished_at) end
-      from picked p
-     where j.id = p.id and j.retention is distinct from $3::jsonb
-    returning j.id
-  ),
-  signals_changed as (
-    update "tidemark".signals s
-       set purge_after = s.consumed_at
-                         + nullif(($3::jsonb ->> 'consumedSignals')::float8, 0) * interval '1 second'
-      from changed c
-     where s.job_id = c.id and s.consumed_at is not null
-    returning s.id
-  )
-  select (select count(*) from picked)::int as scanned,
-         (select max(id)::text from picked) as last_id,
-         (select count(*) from changed)::int as changed
-
--- retention-controls.ts#countApplyRetention
-select count(*)::int as n from "tidemark".jobs
-   where queue = $1 and retention is distinct from $2::jsonb
-
 -- retention-controls.ts#countJobsWithWindow
 select count(*)::int as n
     from (select 1 from "tidemark".jobs where purge_after is not null limit $1) due
@@ -763,7 +775,7 @@ select paused, reason, paused_at, paused_by, (select count(*) from "tidemark".re
 -- retention-controls.ts#resumeRetention
 update "tidemark".retention_control
      set paused = false, reason = null, paused_at = null, paused_by = null, version = version + 1
-   where id = 1
+   where id = 1 and paused
   returning paused, reason, paused_at, paused_by
 
 -- retention-controls.ts#retentionGate
@@ -1517,6 +1529,7 @@ select j.status, j.paused_from, j.wait, j.run_at,
 with owner as (
     select id, retention from "tidemark".jobs
      where id = $1::bigint and lock_token = $2::uuid and case when status = 'active' then true end
+       for share
   ),
   picked as (
     select s.id from "tidemark".signals s join owner on owner.id = s.job_id
