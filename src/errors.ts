@@ -28,6 +28,7 @@ export {
 } from './errors/deletion.js';
 export { InvalidOptionError, InvalidRetentionPolicyError } from './errors/input.js';
 export {
+  BulkSetGrewError,
   InvalidJobStateError,
   JobFailedError,
   JobInFlightError,

@@ -1,5 +1,6 @@
 export {
   AncestorInFlightError,
+  BulkSetGrewError,
   ChildJobFailedError,
   DatabaseConflictError,
   DatabaseFolderError,

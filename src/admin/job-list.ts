@@ -1,5 +1,6 @@
 import type { EngineCore } from '../engine-core.js';
 import { ALL_STATUSES, isJobStatus } from '../job-status.js';
+import { type JobFilterParams, jobFilterParams } from '../storage/sql/job-filter.js';
 import {
   type JobListRow,
   jobAtOrAfter,
@@ -120,8 +121,9 @@ export async function listJobs(core: EngineCore, filter: JobFilter, now = Date.n
   const storage = core.storage;
   const [bounds] = await storage.run(jobIdBounds, {});
   if (!bounds?.lo || !bounds.hi) return EMPTY;
-  const from = filter.since !== undefined ? new Date(now - filter.since * 1000) : filter.from;
-  const to = filter.since !== undefined ? undefined : filter.to;
+  // The one filter of the list and the bulk actions; since is fixed against now here.
+  const params = jobFilterParams(filter, now);
+  const { from, to } = params;
   let lowest = BigInt(bounds.lo);
   let ceiling = BigInt(bounds.hi) + 1n;
   if (from)
@@ -130,7 +132,7 @@ export async function listJobs(core: EngineCore, filter: JobFilter, now = Date.n
     ceiling = await firstIdCreatedAtOrAfter(core, new Date(to.getTime() + CLOCK_SLACK_MS), lowest, ceiling);
   const range = { lowest, ceiling, window: filter.q !== undefined ? SEARCH_WINDOW : null };
   const read = (walk: Walk, floor: bigint, before: bigint) =>
-    readPage(core, filter, walk, { floor, before, from, to });
+    readPage(core, filter, params, walk, { floor, before });
   return filter.after !== undefined
     ? newerPage(filter.after, range, read)
     : olderPage(filter.before, range, read);
@@ -176,16 +178,15 @@ async function newerPage(cursor: bigint, range: IdRange, read: Read): Promise<Jo
 async function readPage(
   core: EngineCore,
   filter: JobFilter,
+  matching: JobFilterParams,
   walk: Walk,
-  window: { floor: bigint; before: bigint; from: Date | undefined; to: Date | undefined },
+  window: { floor: bigint; before: bigint },
 ): Promise<JobListRow[]> {
   const storage = core.storage;
   const params = {
+    ...matching,
     before: String(window.before),
     floor: String(window.floor),
-    from: window.from ?? null,
-    to: window.to ?? null,
-    pattern: filter.q === undefined ? null : `%${escapeLike(filter.q)}%`,
     limit: PAGE_SIZE + 1,
   };
   if (filter.queue === undefined && filter.status === undefined)
@@ -216,8 +217,4 @@ async function firstIdCreatedAtOrAfter(core: EngineCore, at: Date, lo: bigint, h
     else high = mid;
   }
   return low;
-}
-
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }

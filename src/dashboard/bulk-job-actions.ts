@@ -1,4 +1,5 @@
 import { parseFilter } from '../admin/job-list.js';
+import { BulkSetGrewError } from '../errors.js';
 import type { BulkActionName, BulkJobFilter } from '../jobs/bulk-actions.js';
 import type { ActionResult } from './actions.js';
 import type { DashboardContext } from './context.js';
@@ -7,8 +8,9 @@ import { type BulkRequest, bulkConfirmPage, bulkDonePage } from './pages/bulk.js
 
 /**
  * Retry or cancel jobs in bulk, in two posts from the job list: `preview` counts with a dry
- * run and shows a confirmation form; `confirm` (which must carry confirm=yes) acts through
- * tm.retryJobs / tm.cancelJobs and shows the outcome.
+ * run and shows a confirmation form carrying the filter, the count and the highest id
+ * counted; `confirm` (which must carry confirm=yes and both) acts through tm.retryJobs /
+ * tm.cancelJobs on those jobs only, and is refused with a fresh count when more match now.
  */
 export async function runBulk(
   ctx: DashboardContext,
@@ -16,15 +18,38 @@ export async function runBulk(
   step: 'preview' | 'confirm',
 ): Promise<ActionResult> {
   const request = parseBulk(form);
-  if (typeof request === 'string') {
-    return { status: 400, page: layout(ctx, 'Bulk action', '/jobs', notice('error', request)) };
-  }
+  if (typeof request === 'string') return refused(ctx, request);
   const act = request.action === 'retry' ? ctx.tm.retryJobs.bind(ctx.tm) : ctx.tm.cancelJobs.bind(ctx.tm);
-  if (step === 'preview' || form.get('confirm') !== 'yes') {
-    const preview = await act(request.filter, { dryRun: true });
-    return { status: 200, page: bulkConfirmPage(ctx, request, preview.matched) };
+  const preview = async (status: number, warning?: string) => {
+    const counted = await act(request.filter, { dryRun: true });
+    return { status, page: bulkConfirmPage(ctx, request, counted, warning) };
+  };
+  if (step === 'preview' || form.get('confirm') !== 'yes') return preview(200);
+  const confirmed = parseConfirmed(form);
+  if (typeof confirmed === 'string') return refused(ctx, confirmed);
+  try {
+    return { status: 200, page: bulkDonePage(ctx, request, await act(request.filter, confirmed)) };
+  } catch (error) {
+    if (!(error instanceof BulkSetGrewError)) throw error;
+    return preview(
+      409,
+      `${error.matched} jobs match now, more than the ${error.confirmed} you confirmed: nothing was changed. Check the new count and confirm again.`,
+    );
   }
-  return { status: 200, page: bulkDonePage(ctx, request, await act(request.filter)) };
+}
+
+function refused(ctx: DashboardContext, message: string): ActionResult {
+  return { status: 400, page: layout(ctx, 'Bulk action', '/jobs', notice('error', message)) };
+}
+
+/** The count the preview showed and the highest id it counted, as the confirmation form carries them. */
+function parseConfirmed(form: URLSearchParams): { maxMatched: number; throughId: string } | string {
+  const matched = form.get('matched') ?? '';
+  const through = form.get('through') ?? '';
+  if (!/^\d{1,9}$/.test(matched) || !/^\d{1,19}$/.test(through)) {
+    return 'This confirmation carries no count: start again from the job list, so that what is changed is what was counted.';
+  }
+  return { maxMatched: Number(matched), throughId: through };
 }
 
 function parseBulk(form: URLSearchParams, now = Date.now()): BulkRequest | string {
@@ -36,6 +61,7 @@ function parseBulk(form: URLSearchParams, now = Date.now()): BulkRequest | strin
     if (ids.length === 0) return 'Tick at least one job in the list first.';
     return { action, filter: { ids } };
   }
+  // The job list's own reading of its filter: the action matches what the list showed.
   const { filter, problems } = parseFilter(form);
   if (problems.length > 0) return problems.join('; ');
   const bulk: BulkJobFilter = {};

@@ -119,3 +119,21 @@ export class ScheduleNotFoundError extends TidemarkError {
     super('SCHEDULE_NOT_FOUND', `schedule '${name}' not found`, { name });
   }
 }
+
+/**
+ * A bulk retry or cancel given the count that was confirmed (`maxMatched`) found more jobs
+ * matching now: nothing was changed, and `matched` is the fresh count to confirm again.
+ */
+export class BulkSetGrewError extends TidemarkError {
+  readonly matched: number;
+  readonly confirmed: number;
+  constructor(action: string, matched: number, confirmed: number) {
+    super(
+      'BULK_SET_GREW',
+      `${matched} jobs match the filter now, more than the ${confirmed} confirmed: nothing was changed (${action}); count and confirm again`,
+      { action, matched, confirmed },
+    );
+    this.matched = matched;
+    this.confirmed = confirmed;
+  }
+}

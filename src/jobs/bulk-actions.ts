@@ -1,7 +1,13 @@
 import type { EngineCore } from '../engine-core.js';
-import { InvalidJobStateError, JobNotFoundError, UniqueKeyConflictError } from '../errors.js';
+import {
+  BulkSetGrewError,
+  InvalidJobStateError,
+  JobNotFoundError,
+  UniqueKeyConflictError,
+} from '../errors.js';
 import { bulkBatchByIds, bulkBatchByStatus, bulkCeiling } from '../storage/sql/bulk.js';
 import {
+  ACTIONABLE,
   type BulkActionName,
   type BulkActionOptions,
   type BulkJobFilter,
@@ -11,11 +17,15 @@ import {
 
 export type { BulkActionName, BulkActionOptions, BulkJobFilter } from './bulk-filter.js';
 
-import { cancelJobTree } from './job-actions.js';
-import { retryJobTree } from './retry-job.js';
+import { reopenSubtree } from './retry-job.js';
 
 /** Why a bulk action left a matching job as it was. */
-export type BulkRefusalReason = 'not-retryable' | 'unique-key-conflict' | 'not-in-flight' | 'not-found';
+export type BulkRefusalReason =
+  | 'changed'
+  | 'not-retryable'
+  | 'unique-key-conflict'
+  | 'not-in-flight'
+  | 'not-found';
 
 /** One job a bulk action left as it was, with the engine's message. */
 export interface BulkRefusal {
@@ -38,6 +48,8 @@ export interface BulkOutcome {
   refusals: BulkRefusal[];
   /** Selection statements run, each choosing at most `batchSize` jobs. */
   batches: number;
+  /** The highest id the action considered: pass it back as `throughId` to act on the same jobs. */
+  throughId: string;
 }
 
 const MAX_LISTED_REFUSALS = 20;
@@ -45,9 +57,12 @@ const MAX_LISTED_REFUSALS = 20;
 /**
  * Retry or cancel every job matching a filter. Jobs are chosen in bounded batches by keyset
  * (oldest id first, so a workflow's parent comes before its children) and each goes
- * through the same use case as `tm.retryJob` / `tm.cancelJob`, so every rule of those
- * holds unchanged. A job the engine refuses is counted by reason and the rest go on; any
- * other error stops the action, keeping what earlier jobs had done.
+ * through the same statement as `tm.retryJob` / `tm.cancelJob`, so every rule of those
+ * holds unchanged; that statement checks the filter again on the locked row, so a job that
+ * changed after it was chosen (finished, started, retried by someone else) is reported as
+ * `changed` and left alone. A job the engine refuses is counted by reason and the rest go
+ * on; any other error stops the action, keeping what earlier jobs had done. Given
+ * `maxMatched`, the jobs are counted first and the action is refused whole when more match.
  */
 export async function bulkAction(
   core: EngineCore,
@@ -57,6 +72,25 @@ export async function bulkAction(
 ): Promise<BulkOutcome> {
   const request = checkBulkRequest(action, filter, options);
   if (request.batchWarning) core.once.warn(request.batchWarning, request.batchWarning);
+  if (request.queue !== null) request.match.queue = (await core.registry.get(request.queue)).name;
+  const queues = request.queue !== null ? [request.match.queue!] : null;
+  const throughId = request.throughId ?? (await core.storage.run(bulkCeiling, {}))[0].ceiling;
+  if (request.maxMatched !== null && !request.dryRun) {
+    const counted = await walk(core, action, { ...request, dryRun: true }, throughId, queues);
+    if (counted.matched > request.maxMatched) {
+      throw new BulkSetGrewError(action, counted.matched, request.maxMatched);
+    }
+  }
+  return walk(core, action, request, throughId, queues);
+}
+
+async function walk(
+  core: EngineCore,
+  action: BulkActionName,
+  request: CheckedBulkRequest,
+  throughId: string,
+  queues: string[] | null,
+): Promise<BulkOutcome> {
   const outcome: BulkOutcome = {
     action,
     dryRun: request.dryRun,
@@ -65,18 +99,20 @@ export async function bulkAction(
     refused: {},
     refusals: [],
     batches: 0,
+    throughId,
   };
-  const queues = request.queue !== null ? [(await core.registry.get(request.queue)).name] : null;
-  const [{ ceiling }] = await core.storage.run(bulkCeiling, {});
-  const next = batchReader(core, request, ceiling, queues);
+  const next = batchReader(core, request, throughId, queues);
+  const cap = request.dryRun ? null : request.maxMatched;
   let after = '0';
   for (;;) {
-    const ids = await next(after);
+    const read = await next(after);
+    // Never act on more jobs than were confirmed, even when more came to match meanwhile.
+    const ids = cap === null ? read : read.slice(0, cap - outcome.matched);
     outcome.batches++;
     outcome.matched += ids.length;
-    if (!request.dryRun) await applyToBatch(core, action, ids, outcome);
-    if (ids.length < request.batchSize) return outcome;
-    after = ids[ids.length - 1];
+    if (!request.dryRun) await applyToBatch(core, action, request, ids, outcome);
+    if (read.length < request.batchSize || (cap !== null && outcome.matched >= cap)) return outcome;
+    after = read[read.length - 1];
   }
 }
 
@@ -86,23 +122,11 @@ function batchReader(
   ceiling: string,
   queues: string[] | null,
 ): (after: string) => Promise<string[]> {
-  const window = {
-    ceiling,
-    from: request.from,
-    to: request.to,
-    pattern: request.pattern,
-    limit: request.batchSize,
-  };
+  const window = { ...request.match, ceiling, limit: request.batchSize };
   return async (after) => {
     const rows =
       request.ids !== null
-        ? await core.storage.run(bulkBatchByIds, {
-            ...window,
-            after,
-            ids: request.ids,
-            queue: request.queue,
-            status: request.status,
-          })
+        ? await core.storage.run(bulkBatchByIds, { ...window, after, ids: request.ids })
         : await core.storage.run(bulkBatchByStatus, {
             ...window,
             after,
@@ -116,6 +140,7 @@ function batchReader(
 async function applyToBatch(
   core: EngineCore,
   action: BulkActionName,
+  request: CheckedBulkRequest,
   ids: string[],
   outcome: BulkOutcome,
 ): Promise<void> {
@@ -129,9 +154,13 @@ async function applyToBatch(
       continue;
     }
     try {
-      const changed = await applyToJob(core, action, id);
-      if (changed === null) {
-        refuse(outcome, id, 'not-in-flight', `job ${id} had already finished`);
+      const changed =
+        action === 'retry'
+          ? await reopenSubtree(core, id, request.match)
+          : await core.storage.cancelSubtree(id, request.match);
+      if (!changed.includes(id)) {
+        const [reason, message] = await whyLeft(core, action, request, id);
+        refuse(outcome, id, reason, message);
         continue;
       }
       outcome.done++;
@@ -144,11 +173,24 @@ async function applyToBatch(
   }
 }
 
-/** The ids the action changed (the job and descendants), or null when the job was left as it was. */
-async function applyToJob(core: EngineCore, action: BulkActionName, id: string): Promise<string[] | null> {
-  if (action === 'retry') return (await retryJobTree(core, id)).reopened;
-  const { cancelled } = await cancelJobTree(core, id);
-  return cancelled.includes(id) ? cancelled : null;
+/** Why the statement left a chosen job alone: gone, no longer matching, or in a state the action refuses. */
+async function whyLeft(
+  core: EngineCore,
+  action: BulkActionName,
+  request: CheckedBulkRequest,
+  id: string,
+): Promise<[BulkRefusalReason, string]> {
+  const job = await core.storage.getJob(id);
+  if (!job) return ['not-found', `job ${id} was deleted meanwhile`];
+  if (request.status === null && !ACTIONABLE[action].includes(job.status)) {
+    return action === 'cancel'
+      ? ['not-in-flight', `job ${id} had already finished`]
+      : ['not-retryable', `job ${id} is ${job.status}; only finished or retry-waiting jobs can be retried`];
+  }
+  return [
+    'changed',
+    `job ${id} changed after it was chosen (it is ${job.status} now) and no longer matches the filter`,
+  ];
 }
 
 function refusalReason(error: unknown): BulkRefusalReason | null {

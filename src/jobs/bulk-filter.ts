@@ -10,6 +10,7 @@ import {
   checkSeconds,
   checkString,
 } from '../options/check.js';
+import { type JobFilterParams, jobFilterParams } from '../storage/sql/job-filter.js';
 
 /** What `tm.retryJobs` / `tm.cancelJobs` act on: every job matching all the given fields. */
 export interface BulkJobFilter {
@@ -22,7 +23,7 @@ export interface BulkJobFilter {
   from?: Date | string;
   /** Created before this time. */
   to?: Date | string;
-  /** Text searched, case-insensitively, in the job's data as JSON text. */
+  /** Text searched, case-insensitively, in the job's data as JSON text and its error's message and name. */
   q?: string;
   /** Only these jobs (at most 1000), still subject to the other fields. */
   ids?: string[];
@@ -34,6 +35,13 @@ export interface BulkActionOptions {
   dryRun?: boolean;
   /** Jobs chosen per batch, 1..10000 (larger values are clamped). Default 500. */
   batchSize?: number;
+  /** Only jobs with ids up to this one (a dry run's `throughId`); default the highest id when the call begins. */
+  throughId?: string;
+  /**
+   * The count confirmed: when more jobs match, refuse with BulkSetGrewError (with the fresh
+   * count) and change nothing; never act on more than this many.
+   */
+  maxMatched?: number;
 }
 
 export type BulkActionName = 'retry' | 'cancel';
@@ -42,13 +50,14 @@ export type BulkActionName = 'retry' | 'cancel';
 export interface CheckedBulkRequest {
   queue: string | null;
   status: JobStatus | null;
-  from: Date | null;
-  to: Date | null;
-  pattern: string | null;
+  /** The filter's conditions (the job list's own), checked again on each row it writes. */
+  match: JobFilterParams;
   ids: string[] | null;
   dryRun: boolean;
   batchSize: number;
   batchWarning?: string;
+  throughId: string | null;
+  maxMatched: number | null;
 }
 
 export const DEFAULT_BULK_BATCH_SIZE = 500;
@@ -70,7 +79,7 @@ export function checkBulkRequest(
   const filter = checkObject(filterInput, 'filter');
   checkKnownKeys(filter, 'filter', ['queue', 'status', 'since', 'from', 'to', 'q', 'ids']);
   const options = checkObject(optionsInput ?? {}, 'options');
-  checkKnownKeys(options, 'options', ['dryRun', 'batchSize']);
+  checkKnownKeys(options, 'options', ['dryRun', 'batchSize', 'throughId', 'maxMatched']);
   const ids = filter.ids === undefined ? null : checkIds(filter.ids);
   const status = checkStatus(action, filter.status, ids !== null);
   if (filter.since !== undefined && (filter.from !== undefined || filter.to !== undefined)) {
@@ -84,23 +93,42 @@ export function checkBulkRequest(
     options.batchSize === undefined
       ? { batchSize: DEFAULT_BULK_BATCH_SIZE }
       : checkBatchSize(options.batchSize, 'options.batchSize');
-  const q = filter.q === undefined ? null : checkString(filter.q, 'filter.q');
+  const queue = filter.queue === undefined ? null : checkString(filter.queue, 'filter.queue');
+  const match = jobFilterParams(
+    {
+      queue,
+      status,
+      since,
+      from: filter.from === undefined ? null : checkDate(filter.from, 'filter.from'),
+      to: filter.to === undefined ? null : checkDate(filter.to, 'filter.to'),
+      q: filter.q === undefined ? null : checkString(filter.q, 'filter.q'),
+    },
+    now,
+  );
   return {
-    queue: filter.queue === undefined ? null : checkString(filter.queue, 'filter.queue'),
+    queue,
     status,
-    from:
-      since !== null
-        ? new Date(now - since * 1000)
-        : filter.from === undefined
-          ? null
-          : checkDate(filter.from, 'filter.from'),
-    to: filter.to === undefined ? null : checkDate(filter.to, 'filter.to'),
-    pattern: q === null ? null : `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
+    match,
     ids,
     dryRun: options.dryRun === undefined ? false : checkBoolean(options.dryRun, 'options.dryRun'),
     batchSize: batch.batchSize,
     batchWarning: batch.warning,
+    throughId:
+      options.throughId === undefined
+        ? null
+        : options.throughId === '0' || options.throughId === 0
+          ? '0'
+          : checkId(options.throughId, 'options.throughId'),
+    maxMatched:
+      options.maxMatched === undefined ? null : checkCount(options.maxMatched, 'options.maxMatched'),
   };
+}
+
+function checkCount(value: unknown, field: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new InvalidOptionError(field, 'a whole number of jobs, 0 or more', value);
+  }
+  return value;
 }
 
 function checkStatus(action: BulkActionName, value: unknown, hasIds: boolean): JobStatus | null {

@@ -2,6 +2,7 @@ import type { EngineCore } from '../engine-core.js';
 import { InvalidJobStateError, JobNotFoundError, UniqueKeyConflictError } from '../errors.js';
 import type { Job } from '../storage/rows.js';
 import { uniqueKeyConflict } from '../storage/sql/job-actions.js';
+import { ANY_JOB, type JobFilterParams } from '../storage/sql/job-filter.js';
 
 /** SQLSTATE unique_violation, and the index that keeps one in-flight job per `unique` key. */
 const UNIQUE_VIOLATION = '23505';
@@ -21,10 +22,28 @@ export async function retryJobTree(
   core: EngineCore,
   jobId: string,
 ): Promise<{ job: Job; reopened: string[] }> {
+  const reopened = await reopenSubtree(core, jobId);
+  const job = await core.storage.getJob(jobId);
+  if (!job) throw new JobNotFoundError(jobId);
+  if (!reopened.includes(jobId)) {
+    throw new InvalidJobStateError(jobId, job.status, 'only finished or retry-waiting jobs can be retried');
+  }
+  return { job, reopened };
+}
+
+/**
+ * Reopen the job's tree in one statement, only while the job still matches `match` (every
+ * job for a single retry); the ids reopened, none when it was left as it was.
+ */
+export async function reopenSubtree(
+  core: EngineCore,
+  jobId: string,
+  match: JobFilterParams = ANY_JOB,
+): Promise<string[]> {
   let reopened: string[] | undefined;
   for (let attempt = 1; reopened === undefined; attempt++) {
     try {
-      reopened = await core.storage.retrySubtree(jobId);
+      reopened = await core.storage.retrySubtree(jobId, match);
     } catch (error) {
       if (!isUniqueKeyViolation(error)) throw error;
       const [conflict] = await core.storage.run(uniqueKeyConflict, { id: jobId });
@@ -40,12 +59,7 @@ export async function retryJobTree(
       );
     }
   }
-  const job = await core.storage.getJob(jobId);
-  if (!job) throw new JobNotFoundError(jobId);
-  if (!reopened.includes(jobId)) {
-    throw new InvalidJobStateError(jobId, job.status, 'only finished or retry-waiting jobs can be retried');
-  }
-  return { job, reopened };
+  return reopened;
 }
 
 function isUniqueKeyViolation(error: unknown): boolean {

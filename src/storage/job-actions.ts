@@ -1,14 +1,29 @@
 import { retryOnDeadlock } from './retry-deadlock.js';
 import type { Runner } from './runner.js';
 import * as actions from './sql/job-actions.js';
+import { ANY_JOB, type JobFilterParams } from './sql/job-filter.js';
 
-export async function cancelSubtree(db: Runner, id: string): Promise<string[]> {
-  const rows = await retryOnDeadlock(() => db.run(actions.cancelSubtree, { id, channel: db.channel }));
+/** Cancel the job's tree; with a filter, only while the job still matches it (nothing otherwise). */
+export async function cancelSubtree(
+  db: Runner,
+  id: string,
+  match: JobFilterParams = ANY_JOB,
+): Promise<string[]> {
+  const rows = await retryOnDeadlock(() =>
+    db.run(actions.cancelSubtree, { ...match, id, channel: db.channel }),
+  );
   return rows.map((r) => String(r.id));
 }
 
-export async function retrySubtree(db: Runner, id: string): Promise<string[]> {
-  const rows = await retryOnDeadlock(() => db.run(actions.retrySubtree, { id, channel: db.channel }));
+/** Reopen the job's tree; with a filter, only while the job still matches it (nothing otherwise). */
+export async function retrySubtree(
+  db: Runner,
+  id: string,
+  match: JobFilterParams = ANY_JOB,
+): Promise<string[]> {
+  const rows = await retryOnDeadlock(() =>
+    db.run(actions.retrySubtree, { ...match, id, channel: db.channel }),
+  );
   return rows.map((r) => String(r.id));
 }
 

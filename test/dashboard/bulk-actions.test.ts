@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { csrfIn, get, post } from '../support/dashboard.js';
+import { confirmForm, csrfIn, get, post } from '../support/dashboard.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { finishedJobs, statusesOf, updateJob } from '../support/jobs.js';
 
@@ -30,7 +30,7 @@ describeEachDriver('dashboard bulk actions', ({ open }) => {
     assert.match(preview.body, /id="bulk-confirm"/);
     assert.deepEqual(await statusesOf(tm, failed), Array(4).fill('failed'), 'the preview changes nothing');
 
-    const done = await post(`${url}jobs/bulk/confirm`, { ...request, confirm: 'yes' });
+    const done = await post(`${url}jobs/bulk/confirm`, confirmForm(preview.body));
     assert.equal(done.status, 200, done.body);
     assert.match(done.body, /Retried <strong id="bulk-done">4<\/strong> of 5 matching jobs/);
     assert.match(done.body, /id="bulk-refused"/);
@@ -55,7 +55,7 @@ describeEachDriver('dashboard bulk actions', ({ open }) => {
     const chosen = { csrf, do: 'cancel-selected', id: [added[0], added[2]] };
     const preview = await post(`${url}jobs/bulk/preview`, chosen);
     assert.match(preview.body, /<strong id="bulk-count">2<\/strong> jobs match \(2 chosen jobs/);
-    const done = await post(`${url}jobs/bulk/confirm`, { ...chosen, confirm: 'yes' });
+    const done = await post(`${url}jobs/bulk/confirm`, confirmForm(preview.body));
     assert.match(done.body, /Cancelled <strong id="bulk-done">2<\/strong> of 2/);
     assert.deepEqual(await statusesOf(tm, added), ['cancelled', 'pending', 'cancelled']);
 

@@ -241,6 +241,8 @@ describeEachDriver('dashboard job list', ({ open }) => {
     const common = {
       before: '9223372036854775807',
       floor: '1',
+      queue: null,
+      status: null,
       from: null,
       to: null,
       pattern: null,

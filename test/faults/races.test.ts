@@ -11,6 +11,7 @@ import {
   Tidemark,
 } from '../../src/index.js';
 import { retrySubtree } from '../../src/storage/sql/job-actions.js';
+import { ANY_JOB } from '../../src/storage/sql/job-filter.js';
 import { openOn, rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { insertJob, insertTree } from '../support/factory.js';
@@ -420,7 +421,10 @@ describePg('races: a retry committing while a delete waits on the row', () => {
           retention: { failed: 10 },
         });
         await admin.query('begin');
-        await admin.query(retrySubtree.text(tm.schema), retrySubtree.values({ id, channel: 'unused' }));
+        await admin.query(
+          retrySubtree.text(tm.schema),
+          retrySubtree.values({ ...ANY_JOB, id, channel: 'unused' }),
+        );
         let settled = false;
         const outcome = act(tm, id).then(
           (value) => ({ value }),

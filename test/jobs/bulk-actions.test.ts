@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { InvalidOptionError, QueueNotFoundError } from '../../src/index.js';
+import { BulkSetGrewError, InvalidOptionError, QueueNotFoundError } from '../../src/index.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { finishedJobs, statusesOf, updateJob } from '../support/jobs.js';
 
@@ -89,6 +89,49 @@ describeEachDriver('bulk retry and cancel by filter', ({ open }) => {
     assert.equal(await count({ q: '%' }), 0, 'LIKE wildcards are matched literally');
   });
 
+  test('given the count confirmed, an action is refused whole when more match, and acts on no job above throughId', async () => {
+    const tm = await open();
+    tm.createQueue({ name: 'q' });
+    const counted = await finishedJobs(tm, 'q', 2);
+    const pending = (await tm.addJob({ queue: 'q', data: {} })).id;
+    const dry = await tm.retryJobs({ queue: 'q', status: 'failed' }, { dryRun: true });
+    assert.deepEqual({ matched: dry.matched, throughId: dry.throughId }, { matched: 2, throughId: pending });
+    await updateJob(tm, pending, `status = 'failed', attempts = 1, finished_at = now()`);
+    const [later] = await finishedJobs(tm, 'q', 1);
+    const confirmed = { maxMatched: dry.matched, throughId: dry.throughId };
+    await assert.rejects(
+      tm.retryJobs({ queue: 'q', status: 'failed' }, confirmed),
+      (error: unknown) =>
+        error instanceof BulkSetGrewError && error.matched === 3 && error.code === 'BULK_SET_GREW',
+    );
+    assert.deepEqual(
+      await statusesOf(tm, [...counted, pending, later]),
+      Array(4).fill('failed'),
+      'nothing changed',
+    );
+    const done = await tm.retryJobs({ queue: 'q', status: 'failed' }, { ...confirmed, maxMatched: 3 });
+    assert.deepEqual({ matched: done.matched, done: done.done }, { matched: 3, done: 3 });
+    assert.equal((await tm.getJob(later))?.status, 'failed', 'a job above throughId is not touched');
+  });
+
+  test('the text filter matches the data and the error message and name, as the job list does', async () => {
+    const tm = await open();
+    tm.createQueue({ name: 'q' });
+    const [inData, inMessage, inName, neither] = await finishedJobs(tm, 'q', 4);
+    await updateJob(tm, inData, `data = '{"note": "Needle"}'`);
+    await updateJob(tm, inMessage, `error = '{"name": "Error", "message": "a needle"}'`);
+    await updateJob(tm, inName, `error = '{"name": "NeedleError", "message": "x"}'`);
+    await updateJob(tm, neither, `error = '{"name": "Error", "message": "hay"}'`);
+    const outcome = await tm.retryJobs({ queue: 'q', status: 'failed', q: 'needle' });
+    assert.equal(outcome.done, 3);
+    assert.deepEqual(await statusesOf(tm, [inData, inMessage, inName, neither]), [
+      'pending',
+      'pending',
+      'pending',
+      'failed',
+    ]);
+  });
+
   test('a bad filter is refused naming the field, before anything changes', async () => {
     const tm = await open();
     tm.createQueue({ name: 'q' });
@@ -107,6 +150,11 @@ describeEachDriver('bulk retry and cancel by filter', ({ open }) => {
     await assert.rejects(tm.retryJobs({ status: 'failed', from: 'soon' }), field('filter.from'));
     await assert.rejects(tm.retryJobs({ status: 'failed', nope: 1 } as never), field('filter.nope'));
     await assert.rejects(tm.retryJobs({ status: 'failed' }, { batchSize: 0 }), field('options.batchSize'));
+    await assert.rejects(tm.retryJobs({ status: 'failed' }, { maxMatched: -1 }), field('options.maxMatched'));
+    await assert.rejects(
+      tm.retryJobs({ status: 'failed' }, { throughId: 'top' }),
+      field('options.throughId'),
+    );
     await assert.rejects(
       tm.retryJobs({ status: 'failed', queue: 'missing' }),
       (error: unknown) => error instanceof QueueNotFoundError,

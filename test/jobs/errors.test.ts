@@ -4,6 +4,7 @@ import { describe, test } from 'node:test';
 import * as api from '../../src/index.js';
 import {
   AncestorInFlightError,
+  BulkSetGrewError,
   ChildJobFailedError,
   DatabaseConflictError,
   DatabaseFolderError,
@@ -87,6 +88,7 @@ const CASES: [string, TidemarkError, string][] = [
   ['JobFailedError', new JobFailedError('7', 'failed', null), 'JOB_FAILED'],
   ['ResultTimeoutError', new ResultTimeoutError('7', 'active', 1), 'RESULT_TIMEOUT'],
   ['ScheduleNotFoundError', new ScheduleNotFoundError('s'), 'SCHEDULE_NOT_FOUND'],
+  ['BulkSetGrewError', new BulkSetGrewError('retry', 5, 3), 'BULK_SET_GREW'],
   ['InsecureDashboardError', new InsecureDashboardError('0.0.0.0'), 'INSECURE_DASHBOARD'],
 ];
 

@@ -124,3 +124,23 @@ export async function post(
   });
   return { status: res.status, body: await res.text(), res };
 }
+
+/** The fields the confirmation form posts (its hidden inputs), as a browser would send them. */
+export function confirmForm(page: string): Record<string, string[]> {
+  const form = page.match(
+    /<form method="post" action="[^"]*\/jobs\/bulk\/confirm" id="bulk-confirm">([\s\S]*?)<\/form>/,
+  );
+  assert.ok(form, 'the page has a confirmation form');
+  const fields: Record<string, string[]> = {};
+  for (const [, name, value] of form[1].matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
+    const text = value
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&#96;/g, '`')
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&');
+    fields[name] = [...(fields[name] ?? []), text];
+  }
+  return fields;
+}

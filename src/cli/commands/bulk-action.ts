@@ -38,7 +38,7 @@ export function bulkHelp(name: BulkActionName): string {
   --queue Q             only this queue (default all)
   --since SECONDS       only jobs created in the last SECONDS
   --from DATE, --to DATE  only jobs created in [from, to) (ISO 8601)
-  --text TEXT           only jobs whose data contains TEXT (case-insensitive)
+  --text TEXT           only jobs whose data or error contains TEXT (case-insensitive)
   --dry-run             count the matching jobs; change nothing
   --batch-size N        jobs chosen per batch, 1-10000 (default 500)
   --json                print the outcome as JSON`;

@@ -24,6 +24,7 @@ const VERB: Record<BulkActionName, { label: string; past: string }> = {
 };
 
 const REASONS: Record<BulkRefusalReason, string> = {
+  changed: 'changed after it was chosen and no longer matched (finished, started or retried meanwhile)',
   'not-retryable': 'not in a state that can be retried',
   'unique-key-conflict': 'its unique key is held by another job in flight',
   'not-in-flight': 'had already finished',
@@ -51,10 +52,19 @@ export function bulkControls(ctx: DashboardContext, filter: JobFilter, hasRows: 
 ${status === undefined ? html`<span class="small muted">Filter by a status to act on every matching job.</span>` : ''}</div>`;
 }
 
-/** Step 2: the dry-run count, and a form that repeats the request with confirm=yes. */
-export function bulkConfirmPage(ctx: DashboardContext, request: BulkRequest, matched: number): Html {
+/**
+ * Step 2: the dry-run count, and a form that repeats the request with confirm=yes, the count
+ * and the highest id counted, so the confirmation acts on the jobs counted and no others.
+ */
+export function bulkConfirmPage(
+  ctx: DashboardContext,
+  request: BulkRequest,
+  counted: BulkOutcome,
+  warning?: string,
+): Html {
   const verb = VERB[request.action];
   const what = describe(request.filter);
+  const matched = counted.matched;
   const body =
     matched === 0
       ? html`${notice('info', html`No job matches (${what}): nothing to ${request.action}.`)}<a href="${href(ctx, '/jobs')}">Back to jobs</a>`
@@ -65,9 +75,17 @@ ${verb.label} them? Each goes through the same checks as on its own page; a job 
         )}
 <form method="post" action="${href(ctx, '/jobs/bulk/confirm')}" id="bulk-confirm">${csrfField(ctx)}
 <input type="hidden" name="do" value="${request.action}-${request.filter.ids ? 'selected' : 'matching'}">
-${filterFields(request.filter)}<input type="hidden" name="confirm" value="yes">
+${filterFields(request.filter)}<input type="hidden" name="matched" value="${String(matched)}">
+<input type="hidden" name="through" value="${counted.throughId}"><input type="hidden" name="confirm" value="yes">
 <button type="submit" class="danger">${verb.label} ${formatCount(matched)} jobs</button> <a href="${href(ctx, '/jobs')}">Back</a></form>`;
-  return layout(ctx, `${verb.label} jobs: confirm`, '/jobs', body);
+  return layout(
+    ctx,
+    `${verb.label} jobs: confirm`,
+    '/jobs',
+    warning === undefined
+      ? body
+      : html`${notice('warn', html`<span id="bulk-grew">${warning}</span>`)}${body}`,
+  );
 }
 
 /** Step 3: what was done, and what was refused and why. */
@@ -122,6 +140,6 @@ function describe(filter: BulkJobFilter): string {
   parts.push(filter.queue ? `queue ${filter.queue}` : 'all queues');
   if (filter.from) parts.push(`created from ${formatTime(new Date(filter.from))}`);
   if (filter.to) parts.push(`created before ${formatTime(new Date(filter.to))}`);
-  if (filter.q) parts.push(`data containing “${filter.q}”`);
+  if (filter.q) parts.push(`“${filter.q}” in the data or the error`);
   return parts.join(', ');
 }

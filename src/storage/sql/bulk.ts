@@ -1,10 +1,12 @@
 import { defineQuery } from './define-query.js';
+import { JOB_FILTER, type JobFilterParams } from './job-filter.js';
 
 /**
  * Statements of the bulk actions (retry or cancel every job matching a filter). The jobs
  * are chosen in batches by keyset: ids above @after and at most @ceiling, the highest id
  * when the action began, so jobs added meanwhile are never touched and a job changed by
- * an earlier batch is not chosen again.
+ * an earlier batch is not chosen again. The filter is the job list's own (JOB_FILTER), and
+ * the statement that changes a chosen job checks it again on the locked row.
  */
 
 /** Where a bulk action's walk stops: the highest job id now (0 with no jobs). */
@@ -13,21 +15,12 @@ export const bulkCeiling = defineQuery<Record<string, never>, { ceiling: string 
   /* sql */ `select coalesce(max(id), 0)::text as ceiling from /*schema*/jobs`,
 );
 
-/** The filter fields every bulk selection applies besides queue, status and ids. */
-type BulkWindow = {
+/** The filter and the keyset of one bulk selection. */
+type BulkWindow = JobFilterParams & {
   after: string;
   ceiling: string;
-  from: Date | null;
-  to: Date | null;
-  /** An ILIKE pattern over the data as JSON text, or null. */
-  pattern: string | null;
   limit: number;
 };
-
-const WINDOW = /* sql */ `
-      and (@from::timestamptz is null or j.created_at >= @from::timestamptz)
-      and (@to::timestamptz is null or j.created_at < @to::timestamptz)
-      and (@pattern::text is null or j.data::text ilike @pattern::text)`;
 
 /**
  * The next batch of jobs of one status in the given queues, oldest id first: a forward walk
@@ -46,7 +39,8 @@ export const bulkBatchByStatus = defineQuery<
      select j.id from /*schema*/jobs j
       where j.queue = q.name
         and (j.status, j.id) > (@status::text, @after::bigint)
-        and (j.status, j.id) <= (@status::text, @ceiling::bigint)${WINDOW}
+        and (j.status, j.id) <= (@status::text, @ceiling::bigint)
+        and ${JOB_FILTER}
       order by j.status, j.id
       limit @limit
    ) m
@@ -55,17 +49,13 @@ export const bulkBatchByStatus = defineQuery<
 );
 
 /** The next batch of the chosen jobs (ids given by hand) that also match the other fields. */
-export const bulkBatchByIds = defineQuery<
-  BulkWindow & { ids: string[]; queue: string | null; status: string | null },
-  { id: string }
->(
+export const bulkBatchByIds = defineQuery<BulkWindow & { ids: string[] }, { id: string }>(
   'bulkBatchByIds',
   /* sql */ `
   select j.id::text as id from /*schema*/jobs j
    where j.id = any(@ids::bigint[])
      and j.id > @after::bigint and j.id <= @ceiling::bigint
-     and (@queue::text is null or j.queue = @queue::text)
-     and (@status::text is null or j.status = @status::text)${WINDOW}
+     and ${JOB_FILTER}
    order by j.id
    limit @limit`,
 );

@@ -1,4 +1,5 @@
 import { defineQuery } from './define-query.js';
+import { JOB_FILTER, type JobFilterParams } from './job-filter.js';
 import type { IdRow } from './jobs.js';
 
 const SUBTREE = /* sql */ `
@@ -9,13 +10,26 @@ const SUBTREE = /* sql */ `
   )`;
 
 /**
- * Cancel a job and every in-flight job below it. Workers running one of them are told at
- * once (NOTIFY 'c:<id>') so the handler's AbortSignal fires; their late completions match
- * no lock token and change nothing.
+ * The job itself, locked, only while it still matches the filter (JOB_FILTER): FOR UPDATE
+ * re-reads a row changed since the statement began and checks the conditions on what is
+ * there now, so a bulk action never writes a job that stopped matching after it was chosen.
  */
-export const cancelSubtree = defineQuery<{ id: string; channel: string }, IdRow>(
+const TARGET = /* sql */ `
+  target as (
+    select j.id from /*schema*/jobs j
+     where j.id = @id::bigint and ${JOB_FILTER}
+     for update
+  )`;
+
+/**
+ * Cancel a job and every in-flight job below it, when the job still matches the filter
+ * (ANY_JOB for a single cancel). Workers running one of them are told at once (NOTIFY
+ * 'c:<id>') so the handler's AbortSignal fires; their late completions match no lock token
+ * and change nothing.
+ */
+export const cancelSubtree = defineQuery<JobFilterParams & { id: string; channel: string }, IdRow>(
   'cancelSubtree',
-  /* sql */ `${SUBTREE},
+  /* sql */ `${SUBTREE},${TARGET},
   cancelled as (
     update /*schema*/jobs j
        set status = 'cancelled', finished_at = now(),
@@ -23,6 +37,7 @@ export const cancelSubtree = defineQuery<{ id: string; channel: string }, IdRow>
            lock_token = null, locked_by = null, locked_until = null, paused_from = null
       from subtree s
      where j.id = s.id and j.status in ('pending', 'active', 'retry', 'waiting', 'paused')
+       and exists (select 1 from target)
     returning j.id
   ),
   told as (select count(pg_notify(@channel, 'c:' || id)) as n from cancelled)
@@ -30,10 +45,11 @@ export const cancelSubtree = defineQuery<{ id: string; channel: string }, IdRow>
 );
 
 /**
- * Run a finished job again, with at least one attempt left. Its cancelled, failed or
- * expired descendants are reopened with it; completed ones keep their output and are reused.
+ * Run a finished job again, with at least one attempt left, when it still matches the
+ * filter (ANY_JOB for a single retry). Its cancelled, failed or expired descendants are
+ * reopened with it; completed ones keep their output and are reused.
  */
-export const retrySubtree = defineQuery<{ id: string; channel: string }, IdRow>(
+export const retrySubtree = defineQuery<JobFilterParams & { id: string; channel: string }, IdRow>(
   'retrySubtree',
   /* sql */ `${SUBTREE},
   -- The tree's top row lock orders this against a retention sweep deleting the same tree.
@@ -41,14 +57,14 @@ export const retrySubtree = defineQuery<{ id: string; channel: string }, IdRow>(
     select r.id from /*schema*/jobs r
      where r.id = (select coalesce(root_id, id) from /*schema*/jobs where id = @id::bigint)
      for update
-  ),
+  ),${TARGET},
   reopened as (
     update /*schema*/jobs j
        set status = 'pending', run_at = now(), finished_at = null, purge_after = null,
            max_attempts = greatest(j.max_attempts, j.attempts + 1), wait = null, expire_at = null
       from subtree s
      where j.id = s.id
-       and exists (select 1 from root_lock)
+       and exists (select 1 from root_lock) and exists (select 1 from target)
        and (s.depth = 0 and j.status in ('failed', 'cancelled', 'expired', 'completed', 'retry')
             or s.depth > 0 and j.status in ('failed', 'cancelled', 'expired'))
     returning j.id, j.queue

@@ -1,4 +1,5 @@
 import { defineQuery } from './define-query.js';
+import { JOB_FILTER, type JobFilterParams } from './job-filter.js';
 
 // The dashboard's job list: keyset pages by id, both ways, with filters; and the probes that
 // turn a time range into an id range.
@@ -20,13 +21,10 @@ export interface JobListRow {
   error_message: string | null;
 }
 
-/** The ids a page may hold, @floor ≤ id < @before, and the filters that narrow it. */
-type ListWindow = {
+/** The ids a page may hold, @floor ≤ id < @before, and the filter that narrows it. */
+type ListWindow = JobFilterParams & {
   before: string;
   floor: string;
-  from: Date | null;
-  to: Date | null;
-  pattern: string | null;
   limit: number;
 };
 
@@ -36,14 +34,6 @@ const LIST_COLUMNS = `j.id::text as id, j.queue, j.status, j.attempts, j.max_att
   j.created_at, j.run_at, j.started_at, j.finished_at, j.parent_id::text as parent_id,
   left(j.data::text, 160) as data_preview, j.error ->> 'message' as error_message`;
 
-/** The time range and the text search: in the data as JSON text, or in the error's message or name. */
-const LIST_FILTERS = `(@from::timestamptz is null or j.created_at >= @from::timestamptz)
-     and (@to::timestamptz is null or j.created_at < @to::timestamptz)
-     and (@pattern::text is null
-          or j.data::text ilike @pattern::text
-          or j.error ->> 'message' ilike @pattern::text
-          or j.error ->> 'name' ilike @pattern::text)`;
-
 /** `desc` walks from @before down (older pages), `asc` from @floor up (newer pages). */
 type Walk = 'desc' | 'asc';
 
@@ -51,13 +41,13 @@ const listAll = (walk: Walk) => /* sql */ `
   select ${LIST_COLUMNS}
     from /*schema*/jobs j
    where j.id < @before::bigint and j.id >= @floor::bigint
-     and ${LIST_FILTERS}
+     and ${JOB_FILTER}
    order by j.id ${walk}
    limit @limit`;
 
 /**
  * One page of jobs with no queue or status filter, newest first: a walk down the primary
- * key between @floor and @before. Time and text filters only narrow what the walk returns.
+ * key between @floor and @before. The filter (JOB_FILTER) only narrows what the walk returns.
  */
 export const listJobsAll = defineQuery<ListWindow, JobListRow>('dashListJobsAll', listAll('desc'));
 
@@ -73,7 +63,7 @@ const listByQueueStatus = (walk: Walk) => /* sql */ `
       where j.queue = q.name
         and (j.status, j.id) < (s.status, @before::bigint)
         and (j.status, j.id) >= (s.status, @floor::bigint)
-        and ${LIST_FILTERS}
+        and ${JOB_FILTER}
       order by j.status ${walk}, j.id ${walk}
       limit @limit
    ) page

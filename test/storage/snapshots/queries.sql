@@ -166,9 +166,12 @@ select j.id::text as id from "tidemark".jobs j
      and j.id > $2::bigint and j.id <= $3::bigint
      and ($4::text is null or j.queue = $4::text)
      and ($5::text is null or j.status = $5::text)
-      and ($6::timestamptz is null or j.created_at >= $6::timestamptz)
-      and ($7::timestamptz is null or j.created_at < $7::timestamptz)
-      and ($8::text is null or j.data::text ilike $8::text)
+     and ($6::timestamptz is null or j.created_at >= $6::timestamptz)
+     and ($7::timestamptz is null or j.created_at < $7::timestamptz)
+     and ($8::text is null
+          or j.data::text ilike $8::text
+          or j.error ->> 'message' ilike $8::text
+          or j.error ->> 'name' ilike $8::text)
    order by j.id
    limit $9
 
@@ -179,14 +182,19 @@ select m.id::text as id from unnest($1::text[]) as q(name)
       where j.queue = q.name
         and (j.status, j.id) > ($2::text, $3::bigint)
         and (j.status, j.id) <= ($2::text, $4::bigint)
-      and ($5::timestamptz is null or j.created_at >= $5::timestamptz)
-      and ($6::timestamptz is null or j.created_at < $6::timestamptz)
-      and ($7::text is null or j.data::text ilike $7::text)
+        and ($5::text is null or j.queue = $5::text)
+     and ($2::text is null or j.status = $2::text)
+     and ($6::timestamptz is null or j.created_at >= $6::timestamptz)
+     and ($7::timestamptz is null or j.created_at < $7::timestamptz)
+     and ($8::text is null
+          or j.data::text ilike $8::text
+          or j.error ->> 'message' ilike $8::text
+          or j.error ->> 'name' ilike $8::text)
       order by j.status, j.id
-      limit $8
+      limit $9
    ) m
    order by m.id
-   limit $8
+   limit $9
 
 -- bulk.ts#bulkCeiling
 select coalesce(max(id), 0)::text as ceiling from "tidemark".jobs
@@ -218,6 +226,18 @@ with recursive subtree as (
     union all
     select c.id, s.depth + 1 from "tidemark".jobs c join subtree s on c.parent_id = s.id
   ),
+  target as (
+    select j.id from "tidemark".jobs j
+     where j.id = $1::bigint and ($2::text is null or j.queue = $2::text)
+     and ($3::text is null or j.status = $3::text)
+     and ($4::timestamptz is null or j.created_at >= $4::timestamptz)
+     and ($5::timestamptz is null or j.created_at < $5::timestamptz)
+     and ($6::text is null
+          or j.data::text ilike $6::text
+          or j.error ->> 'message' ilike $6::text
+          or j.error ->> 'name' ilike $6::text)
+     for update
+  ),
   cancelled as (
     update "tidemark".jobs j
        set status = 'cancelled', finished_at = now(),
@@ -225,9 +245,10 @@ with recursive subtree as (
            lock_token = null, locked_by = null, locked_until = null, paused_from = null
       from subtree s
      where j.id = s.id and j.status in ('pending', 'active', 'retry', 'waiting', 'paused')
+       and exists (select 1 from target)
     returning j.id
   ),
-  told as (select count(pg_notify($2, 'c:' || id)) as n from cancelled)
+  told as (select count(pg_notify($7, 'c:' || id)) as n from cancelled)
   select cancelled.id::text as id from cancelled cross join told
 
 -- job-actions.ts#pauseJob
@@ -257,18 +278,30 @@ with recursive subtree as (
      where r.id = (select coalesce(root_id, id) from "tidemark".jobs where id = $1::bigint)
      for update
   ),
+  target as (
+    select j.id from "tidemark".jobs j
+     where j.id = $1::bigint and ($2::text is null or j.queue = $2::text)
+     and ($3::text is null or j.status = $3::text)
+     and ($4::timestamptz is null or j.created_at >= $4::timestamptz)
+     and ($5::timestamptz is null or j.created_at < $5::timestamptz)
+     and ($6::text is null
+          or j.data::text ilike $6::text
+          or j.error ->> 'message' ilike $6::text
+          or j.error ->> 'name' ilike $6::text)
+     for update
+  ),
   reopened as (
     update "tidemark".jobs j
        set status = 'pending', run_at = now(), finished_at = null, purge_after = null,
            max_attempts = greatest(j.max_attempts, j.attempts + 1), wait = null, expire_at = null
       from subtree s
      where j.id = s.id
-       and exists (select 1 from root_lock)
+       and exists (select 1 from root_lock) and exists (select 1 from target)
        and (s.depth = 0 and j.status in ('failed', 'cancelled', 'expired', 'completed', 'retry')
             or s.depth > 0 and j.status in ('failed', 'cancelled', 'expired'))
     returning j.id, j.queue
   ),
-  nudged as (select count(pg_notify($2, 'j:' || queue)) as n from (select distinct queue from reopened) q)
+  nudged as (select count(pg_notify($7, 'j:' || queue)) as n from (select distinct queue from reopened) q)
   select reopened.id::text as id from reopened cross join nudged
 
 -- job-actions.ts#uniqueKeyConflict
@@ -303,14 +336,16 @@ select j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priori
   left(j.data::text, 160) as data_preview, j.error ->> 'message' as error_message
     from "tidemark".jobs j
    where j.id < $1::bigint and j.id >= $2::bigint
-     and ($3::timestamptz is null or j.created_at >= $3::timestamptz)
-     and ($4::timestamptz is null or j.created_at < $4::timestamptz)
-     and ($5::text is null
-          or j.data::text ilike $5::text
-          or j.error ->> 'message' ilike $5::text
-          or j.error ->> 'name' ilike $5::text)
+     and ($3::text is null or j.queue = $3::text)
+     and ($4::text is null or j.status = $4::text)
+     and ($5::timestamptz is null or j.created_at >= $5::timestamptz)
+     and ($6::timestamptz is null or j.created_at < $6::timestamptz)
+     and ($7::text is null
+          or j.data::text ilike $7::text
+          or j.error ->> 'message' ilike $7::text
+          or j.error ->> 'name' ilike $7::text)
    order by j.id desc
-   limit $6
+   limit $8
 
 -- job-list.ts#listJobsAllNewer
 select j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priority,
@@ -318,14 +353,16 @@ select j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priori
   left(j.data::text, 160) as data_preview, j.error ->> 'message' as error_message
     from "tidemark".jobs j
    where j.id < $1::bigint and j.id >= $2::bigint
-     and ($3::timestamptz is null or j.created_at >= $3::timestamptz)
-     and ($4::timestamptz is null or j.created_at < $4::timestamptz)
-     and ($5::text is null
-          or j.data::text ilike $5::text
-          or j.error ->> 'message' ilike $5::text
-          or j.error ->> 'name' ilike $5::text)
+     and ($3::text is null or j.queue = $3::text)
+     and ($4::text is null or j.status = $4::text)
+     and ($5::timestamptz is null or j.created_at >= $5::timestamptz)
+     and ($6::timestamptz is null or j.created_at < $6::timestamptz)
+     and ($7::text is null
+          or j.data::text ilike $7::text
+          or j.error ->> 'message' ilike $7::text
+          or j.error ->> 'name' ilike $7::text)
    order by j.id asc
-   limit $6
+   limit $8
 
 -- job-list.ts#listJobsByQueueStatus
 select page.* from unnest($1::text[]) as q(name)
@@ -338,17 +375,19 @@ select page.* from unnest($1::text[]) as q(name)
       where j.queue = q.name
         and (j.status, j.id) < (s.status, $3::bigint)
         and (j.status, j.id) >= (s.status, $4::bigint)
-        and ($5::timestamptz is null or j.created_at >= $5::timestamptz)
-     and ($6::timestamptz is null or j.created_at < $6::timestamptz)
-     and ($7::text is null
-          or j.data::text ilike $7::text
-          or j.error ->> 'message' ilike $7::text
-          or j.error ->> 'name' ilike $7::text)
+        and ($5::text is null or j.queue = $5::text)
+     and ($6::text is null or j.status = $6::text)
+     and ($7::timestamptz is null or j.created_at >= $7::timestamptz)
+     and ($8::timestamptz is null or j.created_at < $8::timestamptz)
+     and ($9::text is null
+          or j.data::text ilike $9::text
+          or j.error ->> 'message' ilike $9::text
+          or j.error ->> 'name' ilike $9::text)
       order by j.status desc, j.id desc
-      limit $8
+      limit $10
    ) page
    order by page.id::bigint desc
-   limit $8
+   limit $10
 
 -- job-list.ts#listJobsByQueueStatusNewer
 select page.* from unnest($1::text[]) as q(name)
@@ -361,17 +400,19 @@ select page.* from unnest($1::text[]) as q(name)
       where j.queue = q.name
         and (j.status, j.id) < (s.status, $3::bigint)
         and (j.status, j.id) >= (s.status, $4::bigint)
-        and ($5::timestamptz is null or j.created_at >= $5::timestamptz)
-     and ($6::timestamptz is null or j.created_at < $6::timestamptz)
-     and ($7::text is null
-          or j.data::text ilike $7::text
-          or j.error ->> 'message' ilike $7::text
-          or j.error ->> 'name' ilike $7::text)
+        and ($5::text is null or j.queue = $5::text)
+     and ($6::text is null or j.status = $6::text)
+     and ($7::timestamptz is null or j.created_at >= $7::timestamptz)
+     and ($8::timestamptz is null or j.created_at < $8::timestamptz)
+     and ($9::text is null
+          or j.data::text ilike $9::text
+          or j.error ->> 'message' ilike $9::text
+          or j.error ->> 'name' ilike $9::text)
       order by j.status asc, j.id asc
-      limit $8
+      limit $10
    ) page
    order by page.id::bigint asc
-   limit $8
+   limit $10
 
 -- jobs.ts#findLockHolder
 select job_id::text as id from "tidemark".unique_locks where scope = $1 and expires_at > now()

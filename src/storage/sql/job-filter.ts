@@ -1,0 +1,54 @@
+/**
+ * The job filter, one implementation for the job list and the bulk actions: what a filter
+ * means (queue, status, creation time, text in the data or in the error's message or name)
+ * is written once here, as SQL conditions on the row `j` and the function that gives them
+ * their parameters. The list and the bulk walks choose rows by index (queue, status, id);
+ * these conditions then decide which rows match, and the bulk actions check them again on
+ * the locked row in the statement that writes it.
+ */
+
+/** What a filter asks, as the callers give it. `since` (seconds) is read against `now`. */
+export interface JobFilterFields {
+  queue?: string | null;
+  status?: string | null;
+  since?: number | null;
+  from?: Date | null;
+  to?: Date | null;
+  /** Text searched case-insensitively in the data as JSON text and the error's message and name. */
+  q?: string | null;
+}
+
+/** The parameters of JOB_FILTER; null leaves a field out. */
+export type JobFilterParams = {
+  queue: string | null;
+  status: string | null;
+  from: Date | null;
+  to: Date | null;
+  /** An ILIKE pattern (the text with its wildcards escaped), or null. */
+  pattern: string | null;
+};
+
+/** A filter that matches every job: the per-job actions pass it. */
+export const ANY_JOB: JobFilterParams = { queue: null, status: null, from: null, to: null, pattern: null };
+
+/** The conditions of a filter on the row `j`, with the parameters of jobFilterParams. */
+export const JOB_FILTER = /* sql */ `(@queue::text is null or j.queue = @queue::text)
+     and (@status::text is null or j.status = @status::text)
+     and (@from::timestamptz is null or j.created_at >= @from::timestamptz)
+     and (@to::timestamptz is null or j.created_at < @to::timestamptz)
+     and (@pattern::text is null
+          or j.data::text ilike @pattern::text
+          or j.error ->> 'message' ilike @pattern::text
+          or j.error ->> 'name' ilike @pattern::text)`;
+
+/** Turn a filter into the parameters of JOB_FILTER. */
+export function jobFilterParams(filter: JobFilterFields, now = Date.now()): JobFilterParams {
+  const since = filter.since ?? null;
+  return {
+    queue: filter.queue ?? null,
+    status: filter.status ?? null,
+    from: since !== null ? new Date(now - since * 1000) : (filter.from ?? null),
+    to: since !== null ? null : (filter.to ?? null),
+    pattern: filter.q == null ? null : `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
+  };
+}
