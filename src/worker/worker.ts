@@ -188,9 +188,11 @@ export class Worker {
   private onProbe(delivers: boolean): void {
     const pollSeconds = pollSecondsFor(delivers, this.options.pollIntervalSeconds);
     this.claims.pollSeconds = pollSeconds;
-    if (!delivers)
+    if (!delivers) {
       this.core.once.warn('listen-lost', LOST_LISTEN_WARNING, { pollIntervalSeconds: pollSeconds });
-    else this.wakeup.nudge();
+    }
+    // End a sleep begun at the old interval: the next one takes the new.
+    this.wakeup.nudge();
   }
 
   private onNotification(payload: string): void {

@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { engineOf } from '../../src/engine-handle.js';
+import type { Logger } from '../../src/index.js';
+import { NodePostgresDriver } from '../../src/storage/driver/node-postgres.js';
+import { PG_URL } from '../support/databases.js';
+import { describeEachDriver } from '../support/each-driver.js';
+import { waitFor } from '../support/wait-for.js';
+
+/**
+ * A connection string for LISTEN that cannot hear what the pool sends: the same server's other
+ * database (notifications stay within a database), as a pooler in transaction mode is to a
+ * client's LISTEN. The real pooler runs in its own lane: test/pooler/pgbouncer.test.ts.
+ */
+function deafListenUrl(): string {
+  const url = new URL(PG_URL);
+  url.pathname = url.pathname === '/postgres' ? '/template1' : '/postgres';
+  return url.toString();
+}
+
+/** The probe's outcome for the first subscription of a driver. */
+function firstProbe(driver: NodePostgresDriver): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    driver.listen('tidemark_probe_test', () => {}, undefined, resolve).catch(reject);
+  });
+}
+
+interface Said {
+  level: string;
+  message: string;
+  fields?: Record<string, unknown>;
+}
+
+function recordingLogger(said: Said[]): Logger {
+  const at =
+    (level: string) =>
+    (message: string, fields?: Record<string, unknown>): void => {
+      said.push({ level, message, fields });
+    };
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+describeEachDriver('the LISTEN probe', ({ kind, open }) => {
+  test('a notification sent through the pool reaches the listening connection', async () => {
+    const tm = await open();
+    const { driver } = engineOf(tm).storage;
+    const delivers = await new Promise<boolean>((resolve, reject) => {
+      driver.listen('tidemark_probe_test', () => {}, undefined, resolve).catch(reject);
+    });
+    assert.equal(delivers, true);
+  });
+
+  if (kind !== 'pg') return;
+
+  test('a listening connection that hears nothing is reported, on the first connect', async () => {
+    const driver = NodePostgresDriver.fromUrl(PG_URL, { listenUrl: deafListenUrl(), listenProbeMs: 300 });
+    try {
+      assert.equal(await firstProbe(driver), false);
+    } finally {
+      await driver.close();
+    }
+  });
+
+  test('listenDatabase: the LISTEN connection is the one named, and it hears the pool', async () => {
+    const driver = NodePostgresDriver.fromUrl(PG_URL, { listenUrl: PG_URL });
+    try {
+      assert.equal(await firstProbe(driver), true);
+    } finally {
+      await driver.close();
+    }
+  });
+
+  test('lost notifications: one warning that says what to do, and the worker polls at 0.25 s', async () => {
+    const said: Said[] = [];
+    const tm = await open({ listenDatabase: deafListenUrl(), logger: recordingLogger(said) });
+    tm.createQueue({ name: 'q', handler: async () => 'done' });
+    // A poll of an hour: only the fallback's can pick the job up before the result times out.
+    const workers = [tm.worker({ pollIntervalSeconds: 3_600 }), tm.worker({ pollIntervalSeconds: 3_600 })];
+    await Promise.all(workers.map((worker) => worker.start()));
+    try {
+      const warned = () =>
+        said.filter((s) => s.level === 'warn' && s.message.includes('LISTEN does not work'));
+      await waitFor('the warning', () => warned().length > 0);
+      const { id } = await tm.addJob({ queue: 'q', data: null });
+      assert.equal(await tm.result(id, { timeoutSeconds: 60 }), 'done');
+      const [warning, ...again] = warned();
+      assert.equal(again.length, 0, 'said once per engine, not once per worker');
+      assert.match(warning.message, /listenDatabase/);
+      assert.match(warning.message, /session pooling/);
+      assert.deepEqual(warning.fields, { pollIntervalSeconds: 0.25 });
+    } finally {
+      await Promise.all(workers.map((worker) => worker.stop()));
+    }
+  });
+});
