@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import pg from 'pg';
 import { engineOf } from '../../src/engine-handle.js';
 import type { Logger } from '../../src/index.js';
 import type { Driver } from '../../src/storage/driver/driver.js';
@@ -60,6 +61,33 @@ describeEachDriver('the LISTEN probe', ({ kind, open }) => {
     try {
       assert.equal(await firstProbe(driver), false);
     } finally {
+      await driver.close();
+    }
+  });
+
+  test('the probe runs again after the listening connection is lost and comes back', async () => {
+    const deaf = deafListenUrl();
+    const driver = NodePostgresDriver.fromUrl(PG_URL, { listenUrl: deaf, listenProbeMs: 300 });
+    const outcomes: boolean[] = [];
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    try {
+      await driver.listen(
+        'tidemark_probe_again',
+        () => {},
+        undefined,
+        (delivers) => outcomes.push(delivers),
+      );
+      await waitFor('the first probe', () => outcomes.length === 1);
+      await admin.query(
+        `select pg_terminate_backend(pid) from pg_stat_activity
+          where datname = $1 and query like '%tidemark_probe_%' and pid <> pg_backend_pid()`,
+        [new URL(deaf).pathname.slice(1)],
+      );
+      await waitFor('the probe after the reconnect', () => outcomes.length >= 2);
+      assert.deepEqual(outcomes.slice(0, 2), [false, false]);
+    } finally {
+      await admin.end();
       await driver.close();
     }
   });
