@@ -178,3 +178,44 @@ describe('through PgBouncer with listenDatabase: a direct connection for LISTEN'
     }
   });
 });
+
+describe('through PgBouncer in transaction mode with prepared statements (the default)', () => {
+  // What a transaction-mode pooler does to named statements: the name is missing on the next
+  // server connection (26000) or another client prepared it there (42P05). The calls fail,
+  // each as a rejected promise of its own; nothing escapes to crash the process.
+  const POOLER_ERRORS = ['42P05', '26000'];
+  const codeOf = (error: unknown) => (error as { code?: string } | null)?.code;
+
+  test('calls reject with the database error, one by one, and the process goes on', async () => {
+    const schema = freshSchema();
+    const opened = await Tidemark.open({ database: pooler, schema, logger: recordingLogger([]) }).then(
+      (tm) => ({ tm }),
+      (error: unknown) => ({ error }),
+    );
+    try {
+      if ('error' in opened) {
+        assert.ok(POOLER_ERRORS.includes(codeOf(opened.error) ?? ''), String(opened.error));
+        return;
+      }
+      const { tm } = opened;
+      tm.createQueue({ name: 'q' });
+      const refused: unknown[] = [];
+      // Calls at once, so that the pool's connections and PgBouncer's server connections mix.
+      await Promise.all(
+        Array.from({ length: 40 }, async (_, i) => {
+          try {
+            const { id } = await tm.addJob({ queue: 'q', data: { i } });
+            await tm.result(id, { timeoutSeconds: 0.05 });
+          } catch (error) {
+            refused.push(error);
+          }
+        }),
+      );
+      const fromPooler = refused.filter((error) => POOLER_ERRORS.includes(codeOf(error) ?? ''));
+      assert.ok(fromPooler.length > 0, `errors seen: ${refused.slice(0, 3).map(String).join('; ')}`);
+      await tm.close();
+    } finally {
+      await dropSchema('pg', schema);
+    }
+  });
+});
