@@ -14,6 +14,11 @@ import { startEmbeddedPostgres } from './embedded-postgres.mjs';
 
 const DEFAULT_URL = 'postgres://postgres@127.0.0.1:5432/test';
 
+// Not collected from a folder: helpers, and test/pooler, which needs a PgBouncer in front of
+// the server and runs in its own lane (scripts/pgbouncer-lane.sh). Named as a file or as the
+// folder itself, it runs; without the PgBouncer its file fails, it is never skipped.
+const SKIPPED_FOLDERS = ['support', 'fixtures', 'pooler'];
+
 const args = process.argv.slice(2);
 const roots = args.length > 0 ? args : ['test'];
 const files = roots.flatMap((root) => collect(root)).sort();
@@ -156,7 +161,7 @@ function collect(path) {
   if (stat.isFile()) return [path];
   return readdirSync(path).flatMap((entry) => {
     const full = join(path, entry);
-    if (statSync(full).isDirectory()) return entry === 'support' || entry === 'fixtures' ? [] : collect(full);
+    if (statSync(full).isDirectory()) return SKIPPED_FOLDERS.includes(entry) ? [] : collect(full);
     return entry.endsWith('.test.ts') ? [full] : [];
   });
 }

@@ -40,6 +40,8 @@ export async function openEngine(input: OpenOptions): Promise<OpenedEngine> {
     'migrate',
     'poolSize',
     'capabilities',
+    'preparedStatements',
+    'listenDatabase',
   ]);
   checkOpenScalars(options as Record<string, unknown>);
   const schema = checkSchemaName(options.schema ?? 'tidemark');
@@ -57,6 +59,8 @@ export async function openEngine(input: OpenOptions): Promise<OpenedEngine> {
   const driver = await createDriver(options.database ?? './.tidemark', {
     strictDurability: options.strictDurability,
     poolSize: options.poolSize,
+    preparedStatements: options.preparedStatements,
+    listenDatabase: options.listenDatabase,
     onError: (error) => {
       events.emit('error', { scope: 'database', error });
       logger.warn('database connection error', { error: String(error) });

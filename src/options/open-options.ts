@@ -3,7 +3,8 @@ import type { Logger } from '../log/logger.js';
 import type { ArchiveHook } from '../retention/archive.js';
 import type { RetentionPolicy } from '../retention/policy.js';
 import type { DatabaseOption } from '../storage/driver/create-driver.js';
-import { checkBoolean, checkInteger, checkKnownKeys, checkObject } from './check.js';
+import { isPostgresUrl } from '../storage/driver/create-driver.js';
+import { checkBoolean, checkInteger, checkKnownKeys, checkObject, isStorableText } from './check.js';
 
 /** Options of `Tidemark.open`. */
 export interface OpenOptions {
@@ -25,6 +26,18 @@ export interface OpenOptions {
   migrate?: boolean;
   /** Connections in the pool Tidemark creates from a URL. Default 10. */
   poolSize?: number;
+  /**
+   * PostgreSQL only: false runs every statement unnamed, never prepared on its connection, for a
+   * pooler in transaction mode (PgBouncer), whose server connections change under each client
+   * between transactions. Default true. See docs/configuration.md, "Connection poolers".
+   */
+  preparedStatements?: boolean;
+  /**
+   * PostgreSQL only: a `postgres://` URL of a direct connection (not through a pooler in
+   * transaction mode) used for LISTEN alone, so that workers wake on notifications. Default:
+   * the `database` connection.
+   */
+  listenDatabase?: string;
   /** Capabilities of the storage; `{ retention: false }` models a storage that cannot delete. */
   capabilities?: { retention?: boolean };
 }
@@ -41,11 +54,25 @@ export function checkOpenScalars(options: Record<string, unknown>): void {
   if (options.poolSize !== undefined) checkInteger(options.poolSize, 'poolSize', 1, 1_000);
   if (options.strictDurability !== undefined) checkBoolean(options.strictDurability, 'strictDurability');
   if (options.migrate !== undefined) checkBoolean(options.migrate, 'migrate');
+  if (options.preparedStatements !== undefined)
+    checkBoolean(options.preparedStatements, 'preparedStatements');
+  if (options.listenDatabase !== undefined) checkListenDatabase(options.listenDatabase);
   if (options.capabilities !== undefined) {
     const capabilities = checkObject(options.capabilities, 'capabilities');
     checkKnownKeys(capabilities, 'capabilities', ['retention']);
     if (capabilities.retention !== undefined) checkBoolean(capabilities.retention, 'capabilities.retention');
   }
+}
+
+function checkListenDatabase(value: unknown): void {
+  if (typeof value !== 'string' || !isPostgresUrl(value) || !isStorableText(value) || value.length > 2_000) {
+    throw new InvalidOptionError('listenDatabase', 'a postgres:// connection string', redact(value));
+  }
+}
+
+/** A connection string's password is not repeated in an error message. */
+function redact(value: unknown): unknown {
+  return typeof value === 'string' ? value.replace(/(:\/\/[^:/@]*:)[^@]*@/, '$1***@') : value;
 }
 
 function checkLogger(value: unknown, field: string): void {

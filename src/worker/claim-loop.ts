@@ -16,6 +16,8 @@ export class ClaimLoop {
   private lastClaimFull = false;
   /** Settles once the loop has ended, after the worker stops running. */
   done: Promise<void> = Promise.resolve();
+  /** Seconds between polls: the worker's interval, shorter while notifications are lost. */
+  pollSeconds: number;
 
   constructor(
     private readonly core: EngineCore,
@@ -26,7 +28,9 @@ export class ClaimLoop {
     private readonly worker: { readonly isRunning: boolean },
     private readonly slots: Slots,
     private readonly wakeup: Wakeup,
-  ) {}
+  ) {
+    this.pollSeconds = options.pollIntervalSeconds;
+  }
 
   start(): void {
     this.done = this.loop();
@@ -70,7 +74,7 @@ export class ClaimLoop {
       if (!this.worker.isRunning) break;
       this.lastClaimFull = requested > 0 && claimed.length >= requested;
       if (this.lastClaimFull || this.wakeup.nudged) continue;
-      await this.wakeup.sleep(this.options.pollIntervalSeconds * 1000);
+      await this.wakeup.sleep(this.pollSeconds * 1000);
     }
   }
 

@@ -12,6 +12,7 @@ import { ClaimLoop } from './claim-loop.js';
 import { isConnectionError } from './database-errors.js';
 import { FinishBuffer } from './finish-buffer.js';
 import { Heartbeat } from './heartbeat.js';
+import { LOST_LISTEN_WARNING, pollSecondsFor } from './listen-fallback.js';
 import { WorkerPresence } from './presence.js';
 import { RetryWindow } from './retry-window.js';
 import { createWorkerServices, type WorkerService } from './services.js';
@@ -123,6 +124,7 @@ export class Worker {
       this.core.storage.channel,
       (payload) => this.onNotification(payload),
       () => this.wakeup.nudge(),
+      (delivers) => this.onProbe(delivers),
     );
     for (const service of this.services) service.start();
     this.heartbeat.start();
@@ -223,6 +225,20 @@ export class Worker {
   /** Services of this worker (for `tm.sweep()` and tests). */
   service(name: string): WorkerService | undefined {
     return this.services.find((s) => s.name === name);
+  }
+
+  /**
+   * Notifications that never arrive (a pooler in transaction mode) leave only the poll to wake
+   * the claim loop: poll faster then, and say once per engine what happened and what to do.
+   */
+  private onProbe(delivers: boolean): void {
+    const pollSeconds = pollSecondsFor(delivers, this.options.pollIntervalSeconds);
+    this.claims.pollSeconds = pollSeconds;
+    if (!delivers) {
+      this.core.once.warn('listen-lost', LOST_LISTEN_WARNING, { pollIntervalSeconds: pollSeconds });
+    }
+    // End a sleep begun at the old interval: the next one takes the new.
+    this.wakeup.nudge();
   }
 
   private onNotification(payload: string): void {

@@ -23,6 +23,14 @@ describe('Tidemark.open options', () => {
     ['a fractional pool size', { poolSize: 2.5 }, 'poolSize'],
     ['a strictDurability that is not a boolean', { strictDurability: 'yes' }, 'strictDurability'],
     ['a migrate that is not a boolean', { migrate: 1 }, 'migrate'],
+    ['a preparedStatements that is not a boolean', { preparedStatements: 'no' }, 'preparedStatements'],
+    ['a listenDatabase that is not a URL', { listenDatabase: 'db.internal' }, 'listenDatabase'],
+    ['a listenDatabase of another kind', { listenDatabase: 'mysql://db/x' }, 'listenDatabase'],
+    [
+      'a listenDatabase beside an embedded database',
+      { database: 'memory://', listenDatabase: 'postgres://postgres@127.0.0.1:1/none' },
+      'listenDatabase',
+    ],
     ['an archive that is not a function', { archive: {} }, 'archive'],
   ];
   // Where a case names no database, one that cannot be reached: a case that slipped through

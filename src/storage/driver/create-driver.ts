@@ -31,6 +31,10 @@ export interface CreateDriverOptions {
   onError?: (error: unknown) => void;
   /** Pool size when Tidemark creates the node-postgres pool from a URL. */
   poolSize?: number;
+  /** False: node-postgres runs every statement unnamed (for a pooler in transaction mode). */
+  preparedStatements?: boolean;
+  /** node-postgres only: a direct connection string for LISTEN. */
+  listenDatabase?: string;
 }
 
 /** `'memory://'`, a folder path, a `postgres://` URL, a `pg.Pool` or a PGlite instance → a Driver. */
@@ -40,14 +44,18 @@ export async function createDriver(
 ): Promise<Driver> {
   if (typeof database === 'string') {
     if (database.length === 0) throw new InvalidOptionError('database', 'a non-empty string', database);
-    if (/^postgres(ql)?:\/\//i.test(database)) {
-      return NodePostgresDriver.fromUrl(database, { onError: options.onError, max: options.poolSize });
+    if (isPostgresUrl(database)) {
+      return NodePostgresDriver.fromUrl(database, { ...pgOptions(options), max: options.poolSize });
     }
+    refuseListenDatabase(options);
     return PgliteDriver.open(database, { strictDurability: options.strictDurability });
   }
   if (database instanceof pg.Pool || isPool(database))
-    return new NodePostgresDriver(database, false, { onError: options.onError });
-  if (isPglite(database)) return PgliteDriver.wrap(database as unknown as PGlite);
+    return new NodePostgresDriver(database, false, pgOptions(options));
+  if (isPglite(database)) {
+    refuseListenDatabase(options);
+    return PgliteDriver.wrap(database as unknown as PGlite);
+  }
   throw new InvalidOptionError(
     'database',
     "a folder path, 'memory://', a postgres:// URL, a pg.Pool or a PGlite",
@@ -77,4 +85,28 @@ function isPool(value: unknown): value is pg.Pool {
     typeof candidate.query === 'function' &&
     typeof (candidate as { totalCount?: unknown }).totalCount === 'number'
   );
+}
+
+/** A `postgres://` or `postgresql://` connection string. */
+export function isPostgresUrl(value: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(value);
+}
+
+function pgOptions(options: CreateDriverOptions) {
+  return {
+    onError: options.onError,
+    preparedStatements: options.preparedStatements,
+    listenUrl: options.listenDatabase,
+  };
+}
+
+/** The embedded database is one session, whose notifications always reach it: nothing to listen on apart. */
+function refuseListenDatabase(options: CreateDriverOptions): void {
+  if (options.listenDatabase !== undefined) {
+    throw new InvalidOptionError(
+      'listenDatabase',
+      'left out with an embedded database (it is for a PostgreSQL server behind a pooler)',
+      options.listenDatabase,
+    );
+  }
 }

@@ -39,8 +39,15 @@ export interface Driver extends Queryable {
   transaction<T>(fn: (tx: TransactionHandle) => Promise<T>): Promise<T>;
   /**
    * Deliver NOTIFYs on `channel` (lowercase). `onReady` runs after every (re)subscription so the
-   * caller can poll for anything it missed while disconnected.
+   * caller can poll for anything it missed while disconnected. `onProbe` gets, after each
+   * (re)subscription, whether a notification sent through the driver's pool reached the
+   * listening connection (false behind a pooler in transaction mode, which drops them).
    */
-  listen(channel: string, onMessage: (payload: string) => void, onReady?: () => void): Promise<Subscription>;
+  listen(
+    channel: string,
+    onMessage: (payload: string) => void,
+    onReady?: () => void,
+    onProbe?: (delivers: boolean) => void,
+  ): Promise<Subscription>;
   close(): Promise<void>;
 }

@@ -1,9 +1,19 @@
 import pg from 'pg';
 import type { Driver, QueryResult, Statement, Subscription, TransactionHandle } from './driver.js';
+import { LISTEN_PROBE_MS, probeDelivery } from './listen-probe.js';
 
 export interface NodePostgresDriverOptions {
   /** Called when a background connection fails (idle pool client, LISTEN client). */
   onError?: (error: unknown) => void;
+  /**
+   * False: every statement runs unnamed, never prepared on the connection. For a pooler in
+   * transaction mode, which hands each transaction a different server connection. Default true.
+   */
+  preparedStatements?: boolean;
+  /** A direct connection string for the LISTEN connection alone; default the pool's own settings. */
+  listenUrl?: string;
+  /** How long the self-notification probe waits; default 2 s. */
+  listenProbeMs?: number;
 }
 
 /**
@@ -17,6 +27,9 @@ export class NodePostgresDriver implements Driver {
   private connecting: Promise<void> | null = null;
   private closed = false;
   private reconnectDelayMs = 100;
+  /** What the last probe of the listening connection found; null before one finished. */
+  private delivers: boolean | null = null;
+  private readonly named: boolean;
   private readonly onPoolError = (error: unknown) => {
     if (!this.closed) this.options.onError?.(error);
   };
@@ -27,6 +40,7 @@ export class NodePostgresDriver implements Driver {
     private readonly options: NodePostgresDriverOptions = {},
   ) {
     pool.on('error', this.onPoolError);
+    this.named = options.preparedStatements !== false;
   }
 
   static fromUrl(
@@ -41,7 +55,7 @@ export class NodePostgresDriver implements Driver {
     statement: string | Statement,
     params: readonly unknown[] = [],
   ): Promise<QueryResult<Row>> {
-    const result = await this.pool.query(toConfig(statement, params));
+    const result = await this.pool.query(toConfig(statement, params, this.named));
     return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
   }
 
@@ -60,9 +74,10 @@ export class NodePostgresDriver implements Driver {
     const client = await this.checkOut(onError);
     try {
       await client.query('begin');
+      const named = this.named;
       const handle: TransactionHandle = {
         async query<Row>(statement: string | Statement, params: readonly unknown[] = []) {
-          const result = await client.query(toConfig(statement, params));
+          const result = await client.query(toConfig(statement, params, named));
           return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
         },
         async exec(script: string) {
@@ -109,8 +124,9 @@ export class NodePostgresDriver implements Driver {
     channel: string,
     onMessage: (payload: string) => void,
     onReady?: () => void,
+    onProbe?: (delivers: boolean) => void,
   ): Promise<Subscription> {
-    const listener: Listener = { onMessage, onReady };
+    const listener: Listener = { onMessage, onReady, onProbe };
     let set = this.channels.get(channel);
     const fresh = !set;
     if (!set) {
@@ -122,6 +138,7 @@ export class NodePostgresDriver implements Driver {
       await this.listenClient.query(`listen ${quoteIdent(channel)}`);
     }
     if (!this.listenClient) await this.connectListener();
+    else if (this.delivers !== null) onProbe?.(this.delivers);
     onReady?.();
     return {
       close: async () => {
@@ -137,7 +154,9 @@ export class NodePostgresDriver implements Driver {
   private connectListener(): Promise<void> {
     if (this.connecting) return this.connecting;
     this.connecting = (async () => {
-      const client = new pg.Client(this.pool.options);
+      const client = new pg.Client(
+        this.options.listenUrl ? { connectionString: this.options.listenUrl } : this.pool.options,
+      );
       client.on('notification', (message) => {
         for (const listener of this.channels.get(message.channel) ?? [])
           listener.onMessage(message.payload ?? '');
@@ -151,10 +170,27 @@ export class NodePostgresDriver implements Driver {
       for (const channel of this.channels.keys()) await client.query(`listen ${quoteIdent(channel)}`);
       this.listenClient = client;
       this.reconnectDelayMs = 100;
+      this.delivers = null;
+      void this.probe(client);
     })().finally(() => {
       this.connecting = null;
     });
     return this.connecting;
+  }
+
+  /**
+   * Send a notification through the pool and wait for it on the listening connection; tell
+   * every listener what came of it (after each connect, so after every reconnect too).
+   */
+  private async probe(client: pg.Client): Promise<void> {
+    const delivers = await probeDelivery(
+      client,
+      (channel, payload) => this.pool.query('select pg_notify($1, $2)', [channel, payload]),
+      this.options.listenProbeMs ?? LISTEN_PROBE_MS,
+    );
+    if (delivers === null || this.listenClient !== client || this.closed) return;
+    this.delivers = delivers;
+    for (const set of this.channels.values()) for (const listener of set) listener.onProbe?.(delivers);
   }
 
   private dropListener(client: pg.Client): void {
@@ -202,10 +238,14 @@ export class NodePostgresDriver implements Driver {
 interface Listener {
   onMessage: (payload: string) => void;
   onReady?: () => void;
+  onProbe?: (delivers: boolean) => void;
 }
 
-function toConfig(statement: string | Statement, params: readonly unknown[]): pg.QueryConfig {
-  if (typeof statement === 'string') return { text: statement, values: params as unknown[] };
+/** A statement for pg: named (prepared once per connection) only when `named`. */
+function toConfig(statement: string | Statement, params: readonly unknown[], named: boolean): pg.QueryConfig {
+  if (typeof statement === 'string' || !named) {
+    return { text: typeof statement === 'string' ? statement : statement.text, values: params as unknown[] };
+  }
   return { text: statement.text, name: statement.name, values: params as unknown[] };
 }
 

@@ -149,6 +149,7 @@ export class PgliteDriver implements Driver {
     channel: string,
     onMessage: (payload: string) => void,
     onReady?: () => void,
+    onProbe?: (delivers: boolean) => void,
   ): Promise<Subscription> {
     this.refuseInsideTransaction();
     this.refuseIfStopped();
@@ -159,6 +160,8 @@ export class PgliteDriver implements Driver {
       throw this.translate(error);
     }
     onReady?.();
+    // One session: its own notifications always reach it.
+    onProbe?.(true);
     return {
       close: async () => {
         if (!this.db.closed && !this.outOfSpace.stopped) await unlisten();
