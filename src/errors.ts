@@ -12,6 +12,7 @@ export {
   DriverClosedError,
   SchemaNotFoundError,
   SchemaTooNewError,
+  TransactionClosedError,
   TransactionMisuseError,
 } from './errors/database.js';
 export {

@@ -27,6 +27,7 @@ export {
   SchemaNotFoundError,
   SchemaTooNewError,
   TidemarkError,
+  TransactionClosedError,
   TransactionMisuseError,
   UniqueKeyConflictError,
   UnknownSignalError,

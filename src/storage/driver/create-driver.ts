@@ -47,7 +47,7 @@ export async function createDriver(
   }
   if (database instanceof pg.Pool || isPool(database))
     return new NodePostgresDriver(database, false, { onError: options.onError });
-  if (isPglite(database)) return PgliteDriver.wrap(database as unknown as PGlite);
+  if (isPglite(database)) return await PgliteDriver.wrap(database as unknown as PGlite);
   throw new InvalidOptionError(
     'database',
     "a folder path, 'memory://', a postgres:// URL, a pg.Pool or a PGlite",
