@@ -14,6 +14,7 @@ export {
   SchemaConflictError,
   SchemaNotFoundError,
   SchemaTooNewError,
+  TransactionClosedError,
   TransactionMisuseError,
 } from './errors/database.js';
 export {

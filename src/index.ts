@@ -31,6 +31,7 @@ export {
   SchemaNotFoundError,
   SchemaTooNewError,
   TidemarkError,
+  TransactionClosedError,
   TransactionMisuseError,
   UniqueKeyConflictError,
   UnknownSignalError,

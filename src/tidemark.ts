@@ -24,7 +24,8 @@ import { type RemoveJobsOptions, removeJobs } from './retention/remove-jobs.js';
 import { checkSweepRequest, sweepNow } from './retention/sweep-now.js';
 import type { SweepOutcome, SweepPreview, SweepRecord } from './retention/sweep-types.js';
 import * as schedules from './schedule/schedules.js';
-import type { Driver } from './storage/driver/driver.js';
+import type { Driver, Queryable } from './storage/driver/driver.js';
+import { checkTransactionCallback, runOwnTransaction } from './storage/driver/own-transaction.js';
 import { listSweepRecords } from './storage/retention-storage.js';
 import type { Job } from './storage/rows.js';
 import { type StopOnSignalsOptions, stopOnSignals } from './worker/stop-on-signals.js';
@@ -104,6 +105,17 @@ export class Tidemark extends EngineHandle {
     if (request.on) this.assertOpen();
     else await this.ready();
     return addCheckedJobs(this.core, request);
+  }
+
+  /**
+   * Run `fn` in one transaction of this engine's database, committed when it resolves (with its
+   * value) and rolled back when it throws. Pass `tx` as `{ tx }` to addJob/addJobs, and run your
+   * own statements with `tx.query`; on the embedded database, nothing else may be called inside.
+   */
+  async transaction<T>(fn: (tx: Queryable) => Promise<T> | T): Promise<T> {
+    checkTransactionCallback(fn);
+    await this.ready();
+    return runOwnTransaction(this.driver, fn);
   }
 
   async getJob(id: string): Promise<Job | null> {

@@ -153,3 +153,13 @@ export class DatabaseConflictError extends TidemarkError {
     );
   }
 }
+
+/** A transaction handle of `tm.transaction` was used after its callback ended (committed or rolled back). */
+export class TransactionClosedError extends TidemarkError {
+  constructor() {
+    super(
+      'TRANSACTION_CLOSED',
+      'this transaction has ended (committed or rolled back): use its tx only inside the callback, and await every call made with it',
+    );
+  }
+}

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -26,6 +27,18 @@ function deadPid(): number {
 function leaveStaleOwner(folder: string, pid: number): void {
   const detail = { pid, host: hostname(), started: new Date(0).toISOString(), processStart: '1' };
   writeFileSync(join(folder, 'tidemark.lock'), `${pid}\n${JSON.stringify(detail)}\n`);
+}
+
+/**
+ * The socket file a process killed while holding the folder leaves behind: a socket nobody
+ * listens on any more (bound aside, linked in, and its listener closed).
+ */
+async function leaveStaleSocket(folder: string): Promise<void> {
+  const aside = join(folder, 'stale.sock');
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(aside, resolve));
+  linkSync(aside, join(folder, 'tidemark.sock'));
+  await new Promise<void>((resolve) => server.close(() => resolve()));
 }
 
 /** Send `command` to every racer in the same tick, and wait for every reply. */
@@ -91,6 +104,8 @@ if (TEST_DRIVERS.includes('pglite')) {
           // Odd trials: a dead owner's file. Even ones: a file naming a live process that is not
           // the owner (the test runner, with another start time), as a reused pid would.
           leaveStaleOwner(folder, trial % 2 === 1 ? dead : process.ppid);
+          // Every third trial, the platform lock's socket file of a killed owner too.
+          if (lock === undefined && trial % 3 === 0) await leaveStaleSocket(folder);
           const replies = await race(group, 'lock', `t${trial}`);
           trials.push(replies);
           await Promise.all(

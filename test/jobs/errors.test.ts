@@ -35,6 +35,7 @@ import {
   SchemaNotFoundError,
   SchemaTooNewError,
   TidemarkError,
+  TransactionClosedError,
   TransactionMisuseError,
   UniqueKeyConflictError,
   UnknownSignalError,
@@ -73,6 +74,7 @@ const CASES: [string, TidemarkError, string][] = [
   ['DatabaseFolderError', new DatabaseFolderError('/tmp/x', 'EACCES'), 'DATABASE_FOLDER_UNUSABLE'],
   ['DatabaseFullError', new DatabaseFullError('/tmp/x', 'stopped'), 'DATABASE_FULL'],
   ['TransactionMisuseError', new TransactionMisuseError(), 'TRANSACTION_MISUSE'],
+  ['TransactionClosedError', new TransactionClosedError(), 'TRANSACTION_CLOSED'],
   ['JobTimeoutError', new JobTimeoutError(5), 'JOB_TIMEOUT'],
   [
     'OutcomeRefusedError',

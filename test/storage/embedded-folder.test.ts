@@ -69,6 +69,8 @@ if (TEST_DRIVERS.includes('pglite')) {
         } finally {
           await release();
         }
+        // Released, the folder holds nothing of the lock's: no owner file, no socket file.
+        assert.deepEqual(readdirSync(folder), []);
       }
     });
 

@@ -54,7 +54,7 @@ export async function createDriver(
     return new NodePostgresDriver(database, false, pgOptions(options));
   if (isPglite(database)) {
     refuseListenDatabase(options);
-    return PgliteDriver.wrap(database as unknown as PGlite);
+    return await PgliteDriver.wrap(database as unknown as PGlite);
   }
   throw new InvalidOptionError(
     'database',

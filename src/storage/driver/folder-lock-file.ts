@@ -44,7 +44,20 @@ export async function holdOwnerFile(
 }
 
 async function replaceStale(lock: string, mine: string, seen: string): Promise<boolean> {
-  const mutex = `${lock}.takeover`;
+  return underTakeoverMutex(`${lock}.takeover`, () => {
+    // Someone took it over, or it was released, since it was judged: judge again.
+    if (readOwnerText(lock) !== seen) return false;
+    renameSync(mine, lock);
+    return true;
+  });
+}
+
+/**
+ * Run `fn` alone among the processes that take over a stale lock of this folder: `mutex` is a
+ * folder made with mkdir(), which fails while it exists, and removed afterwards. One left by an
+ * opener that died inside it is cleared once it is old.
+ */
+export async function underTakeoverMutex<T>(mutex: string, fn: () => T | Promise<T>): Promise<T> {
   for (;;) {
     try {
       mkdirSync(mutex);
@@ -56,10 +69,7 @@ async function replaceStale(lock: string, mine: string, seen: string): Promise<b
     }
   }
   try {
-    // Someone took it over, or it was released, since it was judged: judge again.
-    if (readOwnerText(lock) !== seen) return false;
-    renameSync(mine, lock);
-    return true;
+    return await fn();
   } finally {
     try {
       rmdirSync(mutex);

@@ -5,7 +5,9 @@ import { createServer, type Server } from 'node:net';
  * Hold an embedded folder by listening on a name derived from it: an abstract Unix socket on
  * Linux, a named pipe on Windows. Binding is atomic, so of any number of openers exactly one
  * wins, and the kernel frees the name the moment its process dies, however it dies. There is no
- * file to go stale and no pid to be reused by another process.
+ * file to go stale and no pid to be reused by another process. An abstract name is seen only in
+ * its network namespace: on Linux the socket file in the folder (folder-lock-path-socket.ts) is
+ * the lock across namespaces, and this name is taken beside it (what earlier versions hold).
  *
  * Resolves with the held server, or null when another process (or this one) holds the name.
  */

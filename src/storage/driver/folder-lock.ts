@@ -3,6 +3,7 @@ import { mkdirSync, realpathSync, renameSync, rmSync, statSync, unlinkSync, writ
 import { join, resolve } from 'node:path';
 import { DatabaseFolderError, DatabaseLockedError } from '../../errors.js';
 import { holdOwnerFile } from './folder-lock-file.js';
+import { holdSocketFile } from './folder-lock-path-socket.js';
 import { holdName, releaseName } from './folder-lock-socket.js';
 import {
   OWNER_FILE,
@@ -14,8 +15,9 @@ import {
 } from './folder-owner.js';
 
 /**
- * How a folder is held: `name`, a socket name the kernel frees when the process dies (Linux,
- * Windows); `file`, the owner file itself (other systems).
+ * How a folder is held: `name`, by listening sockets that stop listening when the process dies
+ * (Linux: a socket file in the folder and an abstract socket; Windows: a named pipe); `file`, the
+ * owner file itself (other systems).
  */
 export type FolderLockStrategy = 'name' | 'file';
 
@@ -43,6 +45,8 @@ export interface HeldLock {
 interface HeldFolder {
   ownerPath: string;
   ownerText: string;
+  /** Removes the folder's socket file, when it is held by one. */
+  leave?: () => void;
 }
 
 /**
@@ -73,7 +77,9 @@ export async function lockFolder(dir: string): Promise<HeldLock> {
   let letGo: () => Promise<void>;
   try {
     letGo =
-      strategy === 'name' ? await holdByName(folder, identity, entry) : await holdByFile(folder, real, entry);
+      strategy === 'name'
+        ? await holdByName(folder, real, identity, entry)
+        : await holdByFile(folder, real, entry);
   } catch (error) {
     held.delete(identity);
     throw error;
@@ -107,9 +113,37 @@ function prepareFolder(folder: string): { real: string; identity: string } {
   }
 }
 
-async function holdByName(folder: string, identity: string, entry: HeldFolder): Promise<() => Promise<void>> {
-  const server = await holdName(identity);
-  if (!server) throw new DatabaseLockedError(folder, runningOwner(entry.ownerPath));
+/**
+ * The socket file in the folder is the lock across network namespaces (containers that share the
+ * volume). The abstract name, which Tidemark held alone before, is taken too, so that a process
+ * of an earlier version on this machine and this one keep each other out.
+ */
+async function holdByName(
+  folder: string,
+  real: string,
+  identity: string,
+  entry: HeldFolder,
+): Promise<() => Promise<void>> {
+  let socketFile: Awaited<ReturnType<typeof holdSocketFile>>;
+  try {
+    socketFile = process.platform === 'win32' ? 'unsupported' : await holdSocketFile(real);
+  } catch (error) {
+    throw folderError(folder, error);
+  }
+  if (socketFile === 'held') throw new DatabaseLockedError(folder, runningOwner(entry.ownerPath));
+  const file = socketFile === 'unsupported' ? null : socketFile;
+  let server: Awaited<ReturnType<typeof holdName>>;
+  try {
+    server = await holdName(identity);
+  } catch (error) {
+    await file?.release();
+    throw error;
+  }
+  if (!server) {
+    await file?.release();
+    throw new DatabaseLockedError(folder, runningOwner(entry.ownerPath));
+  }
+  entry.leave = file?.leave;
   try {
     // Written aside and renamed, so a refused opener never reads half a record.
     const aside = `${entry.ownerPath}.${process.pid}.${randomBytes(6).toString('hex')}`;
@@ -121,11 +155,13 @@ async function holdByName(folder: string, identity: string, entry: HeldFolder): 
     }
   } catch (error) {
     await releaseName(server);
+    await file?.release();
     throw folderError(folder, error);
   }
   return async () => {
     removeOwnerFile(entry);
     await releaseName(server);
+    await file?.release();
   };
 }
 
@@ -169,7 +205,10 @@ function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.on('exit', () => {
-    for (const entry of held.values()) removeOwnerFile(entry);
+    for (const entry of held.values()) {
+      removeOwnerFile(entry);
+      entry.leave?.();
+    }
   });
 }
 

@@ -1,9 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { PGlite, PGliteOptions, Transaction } from '@electric-sql/pglite';
 import { DatabaseFullError, TidemarkError, TransactionMisuseError } from '../../errors.js';
+import { holdCallerFolder, pgliteFolder } from './caller-pglite.js';
 import { isOutOfSpace, OutOfSpaceStop } from './disk-full.js';
 import type { Driver, QueryResult, Statement, Subscription, TransactionHandle } from './driver.js';
 import { lockFolder } from './folder-lock.js';
+import { leaveLockFilesOutOfDumps } from './pglite-dump.js';
 
 /** The OID of int8; ids come back as strings on both drivers. */
 const INT8_OID = 20;
@@ -81,6 +83,7 @@ export class PgliteDriver implements Driver {
       }
       pgliteOptions.startParams = startParams;
       const db = lock ? await PGlite.create(lock.path, pgliteOptions) : await PGlite.create(pgliteOptions);
+      if (lock) leaveLockFilesOutOfDumps(db);
       return new PgliteDriver(db, true, release, path, outOfSpace);
     } catch (error) {
       await release();
@@ -91,12 +94,16 @@ export class PgliteDriver implements Driver {
   }
 
   /**
-   * Wrap an instance the caller owns; `close()` leaves it open. Once the database has stopped
-   * for lack of space the instance refuses statements, which would spin forever, with
-   * `DatabaseFullError`.
+   * Wrap an instance the caller owns; `close()` leaves it open. An instance on a folder holds
+   * that folder as a path does (`DatabaseLockedError` when another process has it, before any
+   * statement), until the instance is closed. Once the database has stopped for lack of space the
+   * instance refuses statements, which would spin forever, with `DatabaseFullError`.
    */
-  static wrap(db: PGlite): PgliteDriver {
-    return new PgliteDriver(db, false, async () => {}, db.dataDir ?? 'memory://', new OutOfSpaceStop());
+  static async wrap(db: PGlite): Promise<PgliteDriver> {
+    const folder = db.closed ? null : pgliteFolder(db);
+    const path = folder === null ? 'memory://' : await holdCallerFolder(db, folder);
+    if (folder !== null) leaveLockFilesOutOfDumps(db);
+    return new PgliteDriver(db, false, async () => {}, path, new OutOfSpaceStop());
   }
 
   async query<Row>(

@@ -13,7 +13,7 @@ export interface Opener {
   child: ChildProcess;
   replies: Reply[];
   /** Send a command and wait for its reply (`add` replies once per job: the last is awaited). */
-  send(command: 'open' | 'lock' | 'close', tag: string): Promise<Reply>;
+  send(command: 'open' | 'lock' | 'close', tag: string, arg?: string): Promise<Reply>;
   /** Send `add <tag> <n>` and resolve with the ids acknowledged, or reject on a refusal. */
   add(tag: string, n: number): Promise<string[]>;
   /** Resolves with the first reply from index `from` on that matches `test`. */
@@ -26,11 +26,17 @@ export interface Opener {
 
 /**
  * Start `test/faults/fixtures/folder-opener.ts` on `folder`; `lock: 'file'` makes it hold folders
- * with the file lock that systems without the socket lock use.
+ * with the file lock that systems without the socket lock use; `netns` runs it in a network
+ * namespace of its own (`unshare --net`, as root).
  */
-export function startOpener(folder: string, options: { lock?: 'file'; spawn?: SpawnOptions } = {}): Opener {
+export function startOpener(
+  folder: string,
+  options: { lock?: 'file'; netns?: boolean; spawn?: SpawnOptions } = {},
+): Opener {
   const script = fileURLToPath(new URL('../fixtures/folder-opener.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+  const node = [process.execPath, '--import', 'tsx', script];
+  const [command, ...args] = options.netns ? ['unshare', '--net', ...node] : node;
+  const child = spawn(command, args, {
     ...options.spawn,
     env: { ...process.env, TM_FAULTS_FOLDER: folder, TM_FAULTS_LOCK: options.lock ?? '' },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -82,9 +88,9 @@ export function startOpener(folder: string, options: { lock?: 'file'; spawn?: Sp
     next,
     exited,
     stderr: () => errText,
-    send(command, tag) {
+    send(command, tag, arg) {
       const from = replies.length;
-      write(`${command} ${tag}`);
+      write(arg === undefined ? `${command} ${tag}` : `${command} ${tag} ${arg}`);
       return next((r) => r.tag === tag, from);
     },
     async add(tag, n) {
