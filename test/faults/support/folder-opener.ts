@@ -26,13 +26,22 @@ export interface Opener {
 
 /**
  * Start `test/faults/fixtures/folder-opener.ts` on `folder`; `lock: 'file'` makes it hold folders
- * with the file lock that systems without the socket lock use.
+ * with the file lock that systems without the socket lock use; `prefix` is a command that runs
+ * it (as `setpriv ... --`).
  */
-export function startOpener(folder: string, options: { lock?: 'file'; spawn?: SpawnOptions } = {}): Opener {
+export function startOpener(
+  folder: string,
+  options: { lock?: 'file'; prefix?: string[]; spawn?: SpawnOptions } = {},
+): Opener {
   const script = fileURLToPath(new URL('../fixtures/folder-opener.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+  const [command, ...args] = [...(options.prefix ?? []), process.execPath, '--import', 'tsx', script];
+  const child = spawn(command, args, {
     ...options.spawn,
-    env: { ...process.env, TM_FAULTS_FOLDER: folder, TM_FAULTS_LOCK: options.lock ?? '' },
+    env: {
+      ...process.env,
+      TM_FAULTS_FOLDER: folder,
+      TM_FAULTS_LOCK: options.lock ?? '',
+    },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const replies: Reply[] = [];
