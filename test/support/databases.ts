@@ -58,14 +58,19 @@ export async function rawQuery<Row = Record<string, unknown>>(
   return result.rows;
 }
 
-/** Drop a pg test schema (PGlite schemas go with the instance). */
+let dropper: pg.Pool | null = null;
+
+/**
+ * Drop a pg test schema (PGlite schemas go with the instance). One connection per test file
+ * does every drop: a connection of its own per test cost a PostgreSQL backend's start each
+ * time. Idle, it lets the file's process exit.
+ */
 export async function dropSchema(kind: DriverKind, schema: string): Promise<void> {
   if (kind !== 'pg') return;
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  try {
-    await client.query(`drop schema if exists "${schema}" cascade`);
-  } finally {
-    await client.end();
+  if (!dropper) {
+    dropper = new pg.Pool({ connectionString: PG_URL, max: 1, allowExitOnIdle: true });
+    // A connection lost while idle (a server restarted by a fault test) is replaced on next use.
+    dropper.on('error', () => {});
   }
+  await dropper.query(`drop schema if exists "${schema}" cascade`);
 }

@@ -27,18 +27,23 @@ export interface Opener {
 /**
  * Start `test/faults/fixtures/folder-opener.ts` on `folder`; `lock: 'file'` makes it hold folders
  * with the file lock that systems without the socket lock use; `netns` runs it in a network
- * namespace of its own (`unshare --net`, as root).
+ * namespace of its own (`unshare --net`, as root); `prefix` is a command that runs it (as
+ * `setpriv ... --`).
  */
 export function startOpener(
   folder: string,
-  options: { lock?: 'file'; netns?: boolean; spawn?: SpawnOptions } = {},
+  options: { lock?: 'file'; netns?: boolean; prefix?: string[]; spawn?: SpawnOptions } = {},
 ): Opener {
   const script = fileURLToPath(new URL('../fixtures/folder-opener.ts', import.meta.url));
-  const node = [process.execPath, '--import', 'tsx', script];
-  const [command, ...args] = options.netns ? ['unshare', '--net', ...node] : node;
+  const prefix = [...(options.netns ? ['unshare', '--net'] : []), ...(options.prefix ?? [])];
+  const [command, ...args] = [...prefix, process.execPath, '--import', 'tsx', script];
   const child = spawn(command, args, {
     ...options.spawn,
-    env: { ...process.env, TM_FAULTS_FOLDER: folder, TM_FAULTS_LOCK: options.lock ?? '' },
+    env: {
+      ...process.env,
+      TM_FAULTS_FOLDER: folder,
+      TM_FAULTS_LOCK: options.lock ?? '',
+    },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const replies: Reply[] = [];

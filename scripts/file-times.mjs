@@ -1,0 +1,71 @@
+// A test reporter for scripts/run-tests.mjs: node's own output unchanged (spec on a terminal,
+// TAP otherwise, as node chooses when no reporter is named), and one line per test file in the
+// file named by TIDEMARK_TEST_TIMES: its path, wall time in ms and whether it passed, as JSON.
+// node's runner reports each file as a top-level test named by its path once the file's
+// process has exited, so that test's duration is the file's time, boot and teardown included.
+// The closing summary's counts (tests, pass, fail...) go there too, one line per run.
+import { appendFileSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { spec as Spec, tap } from 'node:test/reporters';
+
+/** The counts node's runner closes with, in its order. */
+export const SUMMARY = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo', 'duration_ms'];
+
+export default async function* fileTimes(source) {
+  const out = process.env.TIDEMARK_TEST_TIMES;
+  async function* recorded() {
+    for await (const event of source) {
+      const { data } = event;
+      if (
+        out &&
+        event.type === 'test:complete' &&
+        data.nesting === 0 &&
+        data.file &&
+        data.name === data.file
+      ) {
+        const line = {
+          file: data.file,
+          ms: Math.round(data.details.duration_ms),
+          passed: data.details.passed,
+        };
+        appendFileSync(out, `${JSON.stringify(line)}\n`);
+      }
+      if (out && event.type === 'test:diagnostic' && data.nesting === 0) {
+        const [name, value] = String(data.message).split(' ');
+        if (SUMMARY.includes(name))
+          appendFileSync(out, `${JSON.stringify({ summary: name, value: Number(value) })}\n`);
+      }
+      yield event;
+    }
+  }
+  if (process.stdout.isTTY) yield* Readable.from(recorded()).pipe(new Spec());
+  else yield* tap(recorded());
+}
+
+/** The lines of a table of file times, slowest first, for the files `root` holds. */
+export function timesTable(lines, root) {
+  const rows = lines
+    .map((line) => JSON.parse(line))
+    .filter((row) => row.file)
+    .sort((a, b) => b.ms - a.ms);
+  const total = rows.reduce((sum, row) => sum + row.ms, 0);
+  const seconds = (ms) => (ms / 1000).toFixed(1).padStart(7);
+  return [
+    `test files by time, slowest first (${rows.length} files):`,
+    ...rows.map((row) => `${seconds(row.ms)} s  ${relative(row.file, root)}${row.passed ? '' : '  FAILED'}`),
+    `${seconds(total)} s  total of the files' times (they run side by side: wall time is less)`,
+  ];
+}
+
+function relative(file, root) {
+  return file.startsWith(`${root}/`) ? file.slice(root.length + 1) : file;
+}
+
+/** The closing summary of several runs: each count summed, in node's order and format. */
+export function summaryLines(lines) {
+  const totals = new Map();
+  for (const row of lines.map((line) => JSON.parse(line))) {
+    if (row.summary) totals.set(row.summary, (totals.get(row.summary) ?? 0) + row.value);
+  }
+  return SUMMARY.filter((name) => totals.has(name)).map((name) => `${name} ${totals.get(name)}`);
+}
