@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setImmediate } from 'node:timers/promises';
-import { JobNotFoundError, silentLogger, type Tidemark } from '../../src/index.js';
+import { JobNotFoundError, type SweepOutcome, silentLogger, type Tidemark } from '../../src/index.js';
 import { rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { deferred } from '../support/jobs.js';
@@ -58,7 +58,7 @@ describeEachDriver('deletion under hold churn', ({ open }) => {
     // The loops are running before the deletions start.
     await warmedUp.promise;
 
-    let result: [Awaited<ReturnType<Tidemark['sweep']>>, number];
+    let result: [SweepOutcome, number];
     try {
       result = await Promise.all([
         tm.sweep({ batchSize: 100 }),

@@ -89,8 +89,8 @@ if (TEST_DRIVERS.includes('pg')) {
      * and keep the job (or the child would lose its top).
      */
     for (const [operation, run] of [
-      ['sweep', (tm: Tidemark) => tm.sweep()],
-      ['manual purge', (tm: Tidemark) => tm.removeJobs()],
+      ['sweep', (tm: Tidemark): Promise<unknown> => tm.sweep()],
+      ['manual purge', (tm: Tidemark): Promise<unknown> => tm.removeJobs()],
     ] as const) {
       test(`a ${operation} never deletes a single job finished again, with a child, while it runs (R3)`, async () => {
         const tm = await openOn('pg');
