@@ -8,9 +8,12 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
  */
 export const BATCH_TARGET_MS = 100;
 
+/** Pacing never takes a batch below this (nor below the caller's size, when smaller). */
+export const MIN_PACED_BATCH = 100;
+
 /**
  * The size of the next batch of a sweep or purge loop: the caller's batch size while
- * batches are fast; halved after a batch slower than the target (down to 1), and doubled
+ * batches are fast; halved after a batch slower than the target (down to MIN_PACED_BATCH), and doubled
  * back, never past the caller's size, after one under a quarter of it.
  */
 export class BatchPace {
@@ -38,7 +41,8 @@ export class BatchPace {
     const t0 = performance.now();
     const value = await batch(size);
     const ms = performance.now() - t0;
-    if (ms > this.targetMs) this.current = Math.max(1, Math.floor(size / 2));
+    if (ms > this.targetMs)
+      this.current = Math.max(Math.min(this.max, MIN_PACED_BATCH), Math.floor(size / 2));
     else if (ms < this.targetMs / 4) this.current = Math.min(this.max, size * 2);
     await nextTurn();
     return { value, size };
