@@ -4,6 +4,7 @@ import { FINISHED_STATUSES } from '../job-status.js';
 import { checkBatchSize, DEFAULT_BATCH_SIZE } from '../options/batch-size.js';
 import { checkBoolean, checkKnownKeys, checkObject, checkSeconds, checkString } from '../options/check.js';
 import { FIRST_BATCH } from '../storage/retention-storage.js';
+import { BatchPace } from './batch-pace.js';
 import { reclaim, retentionOf } from './sweeper.js';
 
 /** Options of `tm.removeJobs` (manual purge). */
@@ -69,7 +70,8 @@ export function resolveRemoveJobs(input: unknown): ResolvedRemove & { dryRun: bo
 
 /**
  * Loop bounded deletes, each its own transaction, walking the finished_at index from a
- * cursor until a batch comes back short; returns the total. The call as a whole is not
+ * cursor until a batch comes back short (paced by BatchPace: smaller batches while they
+ * are slow); returns the total. The call as a whole is not
  * atomic: a failure keeps what earlier batches deleted. While retention is paused it is
  * refused with RetentionPausedError (a dry run still counts); a pause placed while it
  * runs stops it before its next batch, with the same error. A batch that keeps meeting
@@ -83,12 +85,13 @@ export async function removeJobs(core: EngineCore, input: RemoveJobsOptions = {}
   if (dryRun) return retention.countPurgeable(filter);
   let total = 0;
   let cursor = FIRST_BATCH;
+  const pace = new BatchPace(batchSize);
   try {
     for (;;) {
-      const batch = await retention.purgeBatch(filter, batchSize, cursor);
+      const { value: batch, size } = await pace.run((n) => retention.purgeBatch(filter, n, cursor));
       total += batch.deleted;
       input.onProgress?.(total);
-      if (batch.scanned < batchSize) return total;
+      if (batch.scanned < size) return total;
       cursor = batch.next;
     }
   } catch (error) {

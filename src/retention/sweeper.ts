@@ -2,6 +2,7 @@ import type { EngineCore } from '../engine-core.js';
 import { RetentionPausedError, RetentionUnsupportedError } from '../errors.js';
 import { type BatchCursor, FIRST_BATCH, type RetentionCapability } from '../storage/retention-storage.js';
 import { archiveDueBatch } from './archive.js';
+import { BatchPace } from './batch-pace.js';
 import type { SweepBreakdown, SweepOutcome, SweepPreview, SweepRecord } from './sweep-types.js';
 
 export interface SweepRunOptions {
@@ -24,8 +25,8 @@ export function retentionOf(core: EngineCore, operation: string): RetentionCapab
 }
 
 /**
- * One full retention pass: due trees in batches (each its own statement, or its own
- * transaction when an archive hook is set) until a batch comes back short, then consumed
+ * One full retention pass: due trees in batches (each its own transaction, paced by
+ * BatchPace: smaller batches while they are slow) until a batch comes back short, then consumed
  * signals past their window, then (optionally) expired unique locks. A failing batch stops
  * the pass: what earlier batches deleted stays deleted, the failing batch is kept whole,
  * and the error is reported in the result, the event, the log and the sweep history.
@@ -44,11 +45,14 @@ export async function sweepRetention(core: EngineCore, options: SweepRunOptions)
   let stop: StopReason = {};
   try {
     let cursor: BatchCursor = FIRST_BATCH;
+    const pace = new BatchPace(options.batchSize);
     for (;;) {
       batches++;
-      const batch = core.archive
-        ? await archiveDueBatch(core.storage.controls, retention, core.archive, options.batchSize, cursor)
-        : await retention.deleteDueBatch(options.batchSize, cursor);
+      const { value: batch, size } = await pace.run((n) =>
+        core.archive
+          ? archiveDueBatch(core.storage.controls, retention, core.archive, n, cursor)
+          : retention.deleteDueBatch(n, cursor),
+      );
       for (const row of batch.deleted) {
         const key = `${row.queue}\u0000${row.status}`;
         const entry = byQueue.get(key) ?? { queue: row.queue, status: row.status, count: 0 };
@@ -56,7 +60,7 @@ export async function sweepRetention(core: EngineCore, options: SweepRunOptions)
         byQueue.set(key, entry);
         jobs += row.count;
       }
-      if (batch.scanned < options.batchSize) break;
+      if (batch.scanned < size) break;
       cursor = batch.next;
     }
     signals = await drain((n) => retention.deleteConsumedSignals(n), options.batchSize);
@@ -196,9 +200,10 @@ async function report(
 
 async function drain(step: (batchSize: number) => Promise<number>, batchSize: number): Promise<number> {
   let total = 0;
+  const pace = new BatchPace(batchSize);
   for (;;) {
-    const n = await step(batchSize);
+    const { value: n, size } = await pace.run(step);
     total += n;
-    if (n < batchSize) return total;
+    if (n < size) return total;
   }
 }

@@ -1,5 +1,8 @@
 import { HoldsChangingError, RetentionPausedError } from '../errors.js';
+import type { Queryable } from './driver/driver.js';
 import { toDate } from './rows.js';
+import type { Runner } from './runner.js';
+import { openDeletionBatch } from './sql/batch-plan.js';
 import type { GateRow } from './sql/gate.js';
 
 export type { GateRow } from './sql/gate.js';
@@ -8,17 +11,30 @@ export type { GateRow } from './sql/gate.js';
 const GATE_ATTEMPTS = 20;
 
 /**
- * Run a statement that carries the retention gate. While retention is paused it deleted
- * nothing: RetentionPausedError. When a hold was placed after its snapshot was taken it
- * deleted nothing either: it runs again, with a new snapshot.
+ * Run a statement that carries the retention gate, in a transaction of its own opened by
+ * openDeletionBatch: the gate is taken before the statement's snapshot, so holds placed in
+ * a tight loop cannot make it stale, and its plan does not depend on statistics. While
+ * retention is paused it deleted nothing: RetentionPausedError. Should it still find a hold
+ * placed after its snapshot it deleted nothing either, and runs again.
  */
-export async function throughGate<Row extends GateRow>(run: () => Promise<Row[]>): Promise<Row> {
+export async function throughGate<Row extends GateRow>(
+  storage: Runner,
+  run: (tx: Queryable) => Promise<Row[]>,
+): Promise<Row> {
   for (let attempt = 1; ; attempt++) {
-    const [row] = await run();
+    const [row] = await inDeletionBatch(storage, run);
     if (row.paused) throw new RetentionPausedError(row.paused_reason, toDate(row.paused_at));
     if (row.fresh) return row;
     if (attempt >= GATE_ATTEMPTS) {
       throw new HoldsChangingError(GATE_ATTEMPTS);
     }
   }
+}
+
+/** Run `fn` in a transaction whose first statement is openDeletionBatch. */
+export function inDeletionBatch<T>(storage: Runner, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  return storage.driver.transaction(async (tx) => {
+    await storage.run(openDeletionBatch, {}, tx);
+    return fn(tx);
+  });
 }

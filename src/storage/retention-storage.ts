@@ -83,7 +83,9 @@ export class PostgresRetention implements RetentionCapability {
   constructor(private readonly storage: Runner) {}
 
   async deleteDueBatch(batchSize: number, from: BatchCursor): Promise<DueBatch> {
-    const row = await throughGate(() => this.storage.run(sql.deleteDueTrees(batchSize), cursorParams(from)));
+    const row = await throughGate(this.storage, (tx) =>
+      this.storage.run(sql.deleteDueTrees(batchSize), cursorParams(from), tx),
+    );
     return { scanned: Number(row.scanned), next: nextCursor(row, from), deleted: toBreakdown(row.counts) };
   }
 
@@ -101,12 +103,16 @@ export class PostgresRetention implements RetentionCapability {
   }
 
   async deleteConsumedSignals(batchSize: number): Promise<number> {
-    const row = await throughGate(() => this.storage.run(sql.deleteConsumedSignals(batchSize), {}));
+    const row = await throughGate(this.storage, (tx) =>
+      this.storage.run(sql.deleteConsumedSignals(batchSize), {}, tx),
+    );
     return Number(row.n);
   }
 
   async deleteExpiredUniqueLocks(batchSize: number): Promise<number> {
-    const row = await throughGate(() => this.storage.run(sql.deleteExpiredUniqueLocks(batchSize), {}));
+    const row = await throughGate(this.storage, (tx) =>
+      this.storage.run(sql.deleteExpiredUniqueLocks(batchSize), {}, tx),
+    );
     return Number(row.n);
   }
 
@@ -118,8 +124,8 @@ export class PostgresRetention implements RetentionCapability {
   }
 
   async purgeBatch(filter: PurgeFilter, batchSize: number, from: BatchCursor) {
-    const row = await throughGate(() =>
-      this.storage.run(purgeFinished(batchSize), { ...purgeParams(filter), ...cursorParams(from) }),
+    const row = await throughGate(this.storage, (tx) =>
+      this.storage.run(purgeFinished(batchSize), { ...purgeParams(filter), ...cursorParams(from) }, tx),
     );
     return { scanned: Number(row.scanned), next: nextCursor(row, from), deleted: Number(row.n) };
   }

@@ -3,7 +3,7 @@ import { afterEach, describe, test } from 'node:test';
 import pg from 'pg';
 import { JobInFlightError, type Tidemark } from '../../src/index.js';
 import { dropSchema, openOn, PG_URL, rawQuery, TEST_DRIVERS } from '../support/databases.js';
-import { insertTree, jobExists } from '../support/factory.js';
+import { insertJob, insertTree, jobExists } from '../support/factory.js';
 
 /**
  * Races that need a second connection, so PostgreSQL only (PGlite is one session: its
@@ -82,6 +82,45 @@ if (TEST_DRIVERS.includes('pg')) {
       assert.equal(await jobExists(tm, child), true, 'the reopened member was deleted');
       assert.equal(await jobExists(tm, root), true, 'its tree lost its top');
     });
+
+    /**
+     * A single job run again and finished again while a batch waits for its row lock, this
+     * time with a child: the batch read it as a tree of one, so it must see the new finish
+     * and keep the job (or the child would lose its top).
+     */
+    for (const [operation, run] of [
+      ['sweep', (tm: Tidemark): Promise<unknown> => tm.sweep()],
+      ['manual purge', (tm: Tidemark): Promise<unknown> => tm.removeJobs()],
+    ] as const) {
+      test(`a ${operation} never deletes a single job finished again, with a child, while it runs (R3)`, async () => {
+        const tm = await openOn('pg');
+        opened.push(tm);
+        const due = { status: 'completed' as const, purgeAfter: -60, finishedAt: -120 };
+        const [single, other] = [await insertJob(tm, due), await insertJob(tm, due)];
+        const client = new pg.Client({ connectionString: PG_URL });
+        clients.push(client);
+        await client.connect();
+        await client.query('begin');
+        const s = `"${tm.schema}"`;
+        await client.query(
+          `update ${s}.jobs set finished_at = now() - interval '2 seconds', purge_after = now() - interval '1 second'
+            where id = $1`,
+          [single],
+        );
+        const [child] = (
+          await client.query<{ id: string }>(
+            `insert into ${s}.jobs (queue, status, data, parent_id, root_id, finished_at, purge_after)
+             values ('default', 'completed', '{}', $1, $1, now() - interval '3 seconds', now() - interval '1 second')
+             returning id::text as id`,
+            [single],
+          )
+        ).rows;
+        await raceWithCommit(tm, client, run(tm));
+        assert.equal(await jobExists(tm, single), true, 'the job finished again was deleted');
+        assert.equal(await jobExists(tm, child.id), true);
+        assert.equal(await jobExists(tm, other), false, 'the batch deleted the other job');
+      });
+    }
 
     test('deleteWorkflowSubtree refuses a subtree whose member is reopened while it runs (R9)', async () => {
       const { tm, root, child, client } = await setUp();

@@ -13,11 +13,15 @@ import { ANY_IN_SPAN, removeJobs } from './job-removal.js';
  *    once per pass even when its row is kept (a tree member, a pinned or held tree).
  * 2. `with_members`: the scanned tops that have tree members (one root_id index probe per
  *    entry). Most jobs are a tree of one and have none.
- * 3. `singles`: the scanned tops without members that qualify, deleted directly. The
- *    delete's own row lock and recheck keep a row someone changed meanwhile: a retry sets
- *    its status and clears its purge time, a new finish writes a new one, so the recheck of
- *    "still finished, same key as scanned" fails and the row stays. Another sweeper's
- *    delete makes it wait, then skip the row.
+ * 3. `singles`: the scanned tops without members that qualify, deleted directly, found by
+ *    primary key from the array of their ids: a join of the scanned set to `jobs` is planned
+ *    from statistics, and on a table not yet analysed the planner drove it from a scan of
+ *    every due row, once per batch. The delete's own row lock and recheck keep a row someone
+ *    changed meanwhile: a retry sets its status and clears its purge time, a new finish
+ *    writes a new one, so the recheck of "still finished, same key as in the statement's
+ *    snapshot" (a probe by primary key, which reads the snapshot's version while the
+ *    recheck reads the newest) fails and the row stays. Another sweeper's delete makes it
+ *    wait, then skip the row.
  * 4. `candidates`: the tops with members that qualify together with every member, in the
  *    statement's snapshot; locked with SKIP LOCKED, so two sweepers (or a sweeper and a
  *    retryJob, which locks the top first) never wait on each other.
@@ -30,7 +34,9 @@ import { ANY_IN_SPAN, removeJobs } from './job-removal.js';
  *
  * Each deleting statement carries the retention gate (gate.ts): it deletes nothing while
  * retention is paused, or when a hold was placed after its snapshot was taken, and says so
- * in its result; holds cannot change while it runs.
+ * in its result; holds cannot change while it runs. It runs in a transaction opened by
+ * openDeletionBatch (batch-plan.ts), which takes the gate before the statement's snapshot
+ * and fixes the plan to index walks, whatever the statistics say.
  */
 
 export const FINISHED = `('completed', 'failed', 'cancelled', 'expired')`;
@@ -53,6 +59,14 @@ export const NOT_DUE = (m: string) =>
 /** Top `r` is neither pinned nor held itself (its members are checked by NOT_DUE). */
 export const TOP_FREE = (r: string) =>
   `not ${PINNED(r)} and not ${TREE_LINKED(`${r}.id`)} and not ${QUEUE_HELD(r)}`;
+
+/**
+ * `condition` as a filter that no index can serve. The tops a batch deletes or locks are
+ * found by id; their range condition on the batch's key (`purge_after <= now()`) would
+ * otherwise let PostgreSQL 17 (PGlite) serve `key <= now() and id = any(…)` from the
+ * (key, id) index, reading the whole due range for every batch.
+ */
+export const FILTER_ONLY = (condition: string) => `(${condition}) is true`;
 
 /** What a batch statement deletes by: see the shape above. */
 export interface BatchRules {
@@ -116,9 +130,8 @@ export const BATCH = (rules: BatchRules) => /* sql */ `
   ${removeJobs([
     {
       name: 'singles',
-      clause: `using scanned s
-     where j.id = s.id and j.${rules.keyColumn} = s.key
-       and not exists (select 1 from with_members w where w.id = j.id)
+      clause: `where j.id = any(array(select id from scanned except select id from with_members))
+       and j.${rules.keyColumn} = (select k.${rules.keyColumn} from /*schema*/jobs k where k.id = j.id)
        and ${rules.top('j')}
        and ${GATE_OPEN}`,
     },

@@ -7,6 +7,7 @@ import {
   type BatchRules,
   CURSOR,
   type CursorRow,
+  FILTER_ONLY,
   FROM_LAST,
   PINNED,
   TOP_FREE,
@@ -30,7 +31,7 @@ const PURGE: BatchRules = {
   )`,
   keyColumn: 'finished_at',
   top: (r) => `${r}.root_id is null
-     and ${r}.finished_at <= ${CUTOFF}
+     and ${FILTER_ONLY(`${r}.finished_at <= ${CUTOFF}`)}
      and ${r}.status = any(@statuses::text[])
      and (@queue::text is null or ${r}.queue = @queue::text)
      and ${TOP_FREE(r)}`,
@@ -42,8 +43,8 @@ const PURGE: BatchRules = {
   memberStill: (m) => `${m}.status = any(@statuses::text[]) and ${m}.finished_at <= ${CUTOFF}`,
 };
 
-/** A top that the purge removes with its whole tree, for counting. */
-const PURGE_FILTER = /* sql */ `${PURGE.top('r')}
+/** A top that the purge removes with its whole tree, for counting (read from the finished_at index). */
+const PURGE_FILTER = /* sql */ `r.finished_at <= ${CUTOFF} and ${PURGE.top('r')}
      and not exists (select 1 from /*schema*/jobs m where m.root_id = r.id and ${PURGE.memberKeeps('m')})`;
 
 export interface PurgeParams extends Record<string, unknown> {

@@ -8,6 +8,7 @@ import {
   type BatchRules,
   CURSOR,
   type CursorRow,
+  FILTER_ONLY,
   FINISHED,
   FROM_LAST,
   LOCKED_TREES,
@@ -56,7 +57,8 @@ const DUE: BatchRules = {
   )`,
   keyColumn: 'purge_after',
   top: (r) =>
-    `${r}.root_id is null and ${r}.status in ${FINISHED} and ${r}.purge_after <= now() and ${TOP_FREE(r)}`,
+    `${r}.root_id is null and ${r}.status in ${FINISHED} and ${FILTER_ONLY(`${r}.purge_after <= now()`)}
+     and ${TOP_FREE(r)}`,
   memberKeeps: NOT_DUE,
   memberStill: (m) => `${m}.status in ${FINISHED} and ${m}.purge_after <= now()`,
 };

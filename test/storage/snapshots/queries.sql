@@ -160,6 +160,12 @@ with fixed as (
 select count(*)::int as n from "tidemark".jobs
    where queue = $1 and retention is distinct from $2::jsonb
 
+-- batch-plan.ts#openDeletionBatch
+with gate as materialized (select id from "tidemark".retention_control where id = 1 for share)
+  select (select count(*) from gate)::int as locked,
+         set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true),
+         set_config('enable_sort', 'off', true), set_config('jit', 'off', true)
+
 -- bulk.ts#bulkBatchByIds
 select j.id::text as id from "tidemark".jobs j
    where j.id = any($1::bigint[])
@@ -823,8 +829,8 @@ update "tidemark".retention_control
 select paused, reason, paused_at, paused_by from "tidemark".retention_control where id = 1 for share
 
 -- retention-purge.ts#countPurgeable
-with tops as (select r.id from "tidemark".jobs r where r.root_id is null
-     and r.finished_at <= now() - $1 * interval '1 second'
+with tops as (select r.id from "tidemark".jobs r where r.finished_at <= now() - $1 * interval '1 second' and r.root_id is null
+     and (r.finished_at <= now() - $1 * interval '1 second') is true
      and r.status = any($2::text[])
      and ($3::text is null or r.queue = $3::text)
      and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = r.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = r.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = r.queue limit 1) is not null))
@@ -864,7 +870,7 @@ with
     select r.id from "tidemark".jobs r
      where r.id = any(case when coalesce((select not g.paused and g.fresh from gate g), false) then array(select id from with_members) end)
        and r.root_id is null
-     and r.finished_at <= now() - $1 * interval '1 second'
+     and (r.finished_at <= now() - $1 * interval '1 second') is true
      and r.status = any($4::text[])
      and ($5::text is null or r.queue = $5::text)
      and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = r.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = r.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = r.queue limit 1) is not null))
@@ -900,11 +906,10 @@ with
     select m.id from members m join trees t on t.id = m.root_id
   ),
   singles as (
-    delete from "tidemark".jobs j using scanned s
-     where j.id = s.id and j.finished_at = s.key
-       and not exists (select 1 from with_members w where w.id = j.id)
+    delete from "tidemark".jobs j where j.id = any(array(select id from scanned except select id from with_members))
+       and j.finished_at = (select k.finished_at from "tidemark".jobs k where k.id = j.id)
        and j.root_id is null
-     and j.finished_at <= now() - $1 * interval '1 second'
+     and (j.finished_at <= now() - $1 * interval '1 second') is true
      and j.status = any($4::text[])
      and ($5::text is null or j.queue = $5::text)
      and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = j.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = j.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = j.queue limit 1) is not null))
@@ -1054,7 +1059,8 @@ with
   candidates as materialized (
     select r.id from "tidemark".jobs r
      where r.id = any(case when coalesce((select not g.paused and g.fresh from gate g), false) then array(select id from with_members) end)
-       and r.root_id is null and r.status in ('completed', 'failed', 'cancelled', 'expired') and r.purge_after <= now() and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = r.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = r.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = r.queue limit 1) is not null))
+       and r.root_id is null and r.status in ('completed', 'failed', 'cancelled', 'expired') and (r.purge_after <= now()) is true
+     and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = r.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = r.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = r.queue limit 1) is not null))
        and not exists (select 1 from "tidemark".jobs m where m.root_id = r.id and (m.status not in ('completed', 'failed', 'cancelled', 'expired') or m.purge_after is null or m.purge_after > now() or (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = m.id and u.expires_at > now() limit 1) is not null))
     or (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = m.queue limit 1) is not null))))
        for update of r skip locked
@@ -1084,10 +1090,10 @@ with
     select m.id from members m join trees t on t.id = m.root_id
   ),
   singles as (
-    delete from "tidemark".jobs j using scanned s
-     where j.id = s.id and j.purge_after = s.key
-       and not exists (select 1 from with_members w where w.id = j.id)
-       and j.root_id is null and j.status in ('completed', 'failed', 'cancelled', 'expired') and j.purge_after <= now() and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = j.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = j.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = j.queue limit 1) is not null))
+    delete from "tidemark".jobs j where j.id = any(array(select id from scanned except select id from with_members))
+       and j.purge_after = (select k.purge_after from "tidemark".jobs k where k.id = j.id)
+       and j.root_id is null and j.status in ('completed', 'failed', 'cancelled', 'expired') and (j.purge_after <= now()) is true
+     and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = j.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = j.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = j.queue limit 1) is not null))
        and coalesce((select not g.paused and g.fresh from gate g), false)
     returning j.id, j.queue, j.status
   ),
@@ -1214,7 +1220,8 @@ with scanned as materialized (
   candidates as materialized (
     select r.id from "tidemark".jobs r
      where r.id = any(array(select id from scanned))
-       and r.root_id is null and r.status in ('completed', 'failed', 'cancelled', 'expired') and r.purge_after <= now() and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = r.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = r.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = r.queue limit 1) is not null))
+       and r.root_id is null and r.status in ('completed', 'failed', 'cancelled', 'expired') and (r.purge_after <= now()) is true
+     and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = r.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = r.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = r.queue limit 1) is not null))
        and not exists (select 1 from "tidemark".jobs m where m.root_id = r.id and (m.status not in ('completed', 'failed', 'cancelled', 'expired') or m.purge_after is null or m.purge_after > now() or (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = m.id and u.expires_at > now() limit 1) is not null))
     or (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = m.queue limit 1) is not null))))
        for update of r skip locked
