@@ -6,8 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type Logger, ResultTimeoutError, Tidemark, type Worker } from '../../src/index.js';
+import { ResultTimeoutError, Tidemark, type Worker } from '../../src/index.js';
 import { dropSchema, freshSchema, PG_URL } from '../support/databases.js';
+import { recordingLogger, type Said } from '../support/recording-logger.js';
 import { waitFor } from '../support/wait-for.js';
 
 const POOLER_URL = process.env.TIDEMARK_TEST_PGBOUNCER_URL;
@@ -18,21 +19,6 @@ if (!POOLER_URL) {
   );
 }
 const pooler: string = POOLER_URL;
-
-interface Said {
-  level: string;
-  message: string;
-  fields?: Record<string, unknown>;
-}
-
-function recordingLogger(said: Said[]): Logger {
-  const at =
-    (level: string) =>
-    (message: string, fields?: Record<string, unknown>): void => {
-      said.push({ level, message, fields });
-    };
-  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
-}
 
 const lostListen = (said: Said[]) =>
   said.filter((s) => s.level === 'warn' && s.message.includes('LISTEN does not work'));

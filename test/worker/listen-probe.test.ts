@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pg from 'pg';
 import { engineOf } from '../../src/engine-handle.js';
-import type { Logger } from '../../src/index.js';
 import type { Driver } from '../../src/storage/driver/driver.js';
 import { NodePostgresDriver } from '../../src/storage/driver/node-postgres.js';
 import { PG_URL } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
+import { recordingLogger, type Said } from '../support/recording-logger.js';
 import { waitFor } from '../support/wait-for.js';
 
 /**
@@ -30,21 +30,6 @@ function firstProbe(driver: Driver): Promise<boolean> {
     };
     driver.listen('tidemark_probe_test', () => {}, undefined, settle).catch(reject);
   });
-}
-
-interface Said {
-  level: string;
-  message: string;
-  fields?: Record<string, unknown>;
-}
-
-function recordingLogger(said: Said[]): Logger {
-  const at =
-    (level: string) =>
-    (message: string, fields?: Record<string, unknown>): void => {
-      said.push({ level, message, fields });
-    };
-  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
 describeEachDriver('the LISTEN probe', ({ kind, open }) => {
