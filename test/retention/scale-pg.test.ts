@@ -235,6 +235,9 @@ describePostgresOnly('retention at scale', ({ open }) => {
     );
     assert.equal(left.n, 0);
     const [record] = await tm.listSweeps(1);
-    assert.equal(record.batches, 101);
+    // 100 full batches and a short last one at the most; a slow batch halves the next (the
+    // pacing that keeps a busy process's event loop turning), which only adds batches.
+    assert.ok(record.batches >= 101, `${record.batches} batches for 100,000 rows of batch size 1,000`);
+    assert.equal(record.jobs, 100_000);
   });
 });
