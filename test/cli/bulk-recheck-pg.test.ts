@@ -7,6 +7,23 @@ import { describePostgresOnly } from '../support/each-driver.js';
 import { finishedJobs, statusesOf } from '../support/jobs.js';
 import { waitFor } from '../support/wait-for.js';
 
+/** `tidemark <verb> --status <status> --queue q` on the test server; what it printed. */
+async function bulkCommand(verb: string, status: string, schema: string): Promise<string> {
+  const { code, io } = await runCli([
+    verb,
+    '--status',
+    status,
+    '--queue',
+    'q',
+    '--database',
+    PG_URL,
+    '--schema',
+    schema,
+  ]);
+  assert.equal(code, 0, io.err());
+  return io.out();
+}
+
 /**
  * Another session changes a job the bulk command has chosen and holds its row until the
  * command's write waits for it; the write must then see the row as it is after that change.
@@ -42,19 +59,7 @@ describePostgresOnly('bulk commands check the filter again under the row lock', 
     const [first, second] = await finishedJobs(tm, 'q', 2);
     let out = '';
     await whileRowChanges(tm.schema, `status = 'completed'`, second, async () => {
-      const { code, io } = await runCli([
-        'retry',
-        '--status',
-        'failed',
-        '--queue',
-        'q',
-        '--database',
-        PG_URL,
-        '--schema',
-        tm.schema,
-      ]);
-      assert.equal(code, 0, io.err());
-      out = io.out();
+      out = await bulkCommand('retry', 'failed', tm.schema);
     });
     assert.match(out, /Retried 1 of 2 matching failed jobs of queue q\./);
     assert.match(out, /refused: 1 changed/);
@@ -74,19 +79,7 @@ describePostgresOnly('bulk commands check the filter again under the row lock', 
     let out = '';
     const claim = `status = 'active', attempts = 1, started_at = now(), locked_by = 'w', lock_token = gen_random_uuid(), locked_until = now() + interval '1 minute'`;
     await whileRowChanges(tm.schema, claim, second, async () => {
-      const { code, io } = await runCli([
-        'cancel',
-        '--status',
-        'pending',
-        '--queue',
-        'q',
-        '--database',
-        PG_URL,
-        '--schema',
-        tm.schema,
-      ]);
-      assert.equal(code, 0, io.err());
-      out = io.out();
+      out = await bulkCommand('cancel', 'pending', tm.schema);
     });
     assert.match(out, /Cancelled 1 of 2 matching pending jobs of queue q\./);
     assert.match(out, /refused: 1 changed/);
