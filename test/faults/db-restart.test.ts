@@ -145,8 +145,10 @@ describePg('database restart: every connection of a running worker terminated', 
     await waitFor(
       'the worker to LISTEN again on a new connection',
       async () => {
+        // The listening connection's last statement is its own LISTEN, or the UNLISTEN that
+        // ends the self-notification probe run after every reconnect.
         const rows = await q<{ pid: number }>(
-          `select pid from pg_stat_activity where application_name = $1 and query ilike 'listen %'`,
+          `select pid from pg_stat_activity where application_name = $1 and query ~* '^\\s*(un)?listen '`,
           [workerApp],
         );
         return rows.length > 0 && rows.every((r) => !before.some((b) => b.pid === r.pid));
