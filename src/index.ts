@@ -8,6 +8,8 @@ export {
   DatabaseLockedError,
   DriverClosedError,
   DuplicateStepError,
+  ERROR_CODES,
+  type ErrorCode,
   HoldNotFoundError,
   HoldsChangingError,
   InsecureDashboardError,

@@ -13,13 +13,16 @@ export const JobStatus = {
 
 export type JobStatus = (typeof JobStatus)[keyof typeof JobStatus];
 
+/** A terminal status, and the name of its retention window. */
+export type FinishedStatus = 'completed' | 'failed' | 'cancelled' | 'expired';
+
 /** Terminal statuses: the job will not run again unless retried by hand. */
-export const FINISHED_STATUSES: readonly JobStatus[] = ['completed', 'failed', 'cancelled', 'expired'];
+export const FINISHED_STATUSES: readonly FinishedStatus[] = ['completed', 'failed', 'cancelled', 'expired'];
 /** Statuses of jobs that may still run: never deleted by retention or purge (R1). */
 export const IN_FLIGHT_STATUSES: readonly JobStatus[] = ['pending', 'active', 'retry', 'waiting', 'paused'];
 export const ALL_STATUSES: readonly JobStatus[] = [...IN_FLIGHT_STATUSES, ...FINISHED_STATUSES];
 
-export function isFinished(status: string): boolean {
+export function isFinished(status: string): status is FinishedStatus {
   return (FINISHED_STATUSES as readonly string[]).includes(status);
 }
 

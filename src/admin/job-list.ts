@@ -1,5 +1,6 @@
 import type { EngineCore } from '../engine-core.js';
 import { ALL_STATUSES, isJobStatus } from '../job-status.js';
+import { MAX_ID } from '../model/job-rules.js';
 import { type JobFilterParams, jobFilterParams } from '../storage/sql/job-filter.js';
 import {
   type JobListRow,
@@ -18,7 +19,6 @@ export const PAGE_SIZE = 50;
 export const SEARCH_WINDOW = 20_000n;
 /** Rows whose transaction started this long before the range may still carry a later id. */
 const CLOCK_SLACK_MS = 60_000;
-const MAX_BIGINT = 9_223_372_036_854_775_807n;
 /** The longest 'created within' window, as for a purge's age: about a century. */
 export const MAX_SINCE_SECONDS = 3_200_000_000;
 /** Dates a range may name: every job was created in between, and both ends stay valid timestamps. */
@@ -98,12 +98,10 @@ export function parseFilter(params: URLSearchParams): { filter: JobFilter; probl
   ] as const) {
     const value = text(name);
     if (value === undefined) continue;
-    if (/^\d{1,19}$/.test(value) && BigInt(value) >= least && BigInt(value) <= MAX_BIGINT)
+    if (/^\d{1,19}$/.test(value) && BigInt(value) >= least && BigInt(value) <= MAX_ID)
       filter[name] = BigInt(value);
     else
-      problems.push(
-        `'${name}' must be a page cursor (a job id from ${least} to ${MAX_BIGINT}), got '${value}'`,
-      );
+      problems.push(`'${name}' must be a page cursor (a job id from ${least} to ${MAX_ID}), got '${value}'`);
   }
   if (filter.before !== undefined && filter.after !== undefined) {
     problems.push(`'before' and 'after' page in opposite directions: give one of them`);

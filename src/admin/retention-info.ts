@@ -1,5 +1,6 @@
 import type { EngineCore } from '../engine-core.js';
 import { ALL_STATUSES } from '../job-status.js';
+import { WINDOW_KEYS } from '../model/job.js';
 import type { SweepRecord } from '../model/sweep.js';
 import type { HoldRecord } from '../retention/holds.js';
 import { RETENTION_TURN } from '../retention/sweep-turns.js';
@@ -98,8 +99,7 @@ export async function loadRetentionInfo(core: EngineCore): Promise<RetentionInfo
 
 /** Equal windows: an absent window and 0 both mean "kept forever". */
 function sameWindows(a: FrozenRetention, b: FrozenRetention): boolean {
-  const keys = ['completed', 'failed', 'cancelled', 'expired', 'consumedSignals'] as const;
-  return keys.every((k) => (a[k] || 0) === (b[k] || 0));
+  return WINDOW_KEYS.every((k) => (a[k] || 0) === (b[k] || 0));
 }
 
 /** A sweep record as the retention page shows it. */

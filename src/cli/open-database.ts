@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { isId } from '../model/job-rules.js';
 import type { OpenOptions } from '../options/open-options.js';
 import { Tidemark } from '../tidemark.js';
 import { type CliIo, UsageError } from './cli-io.js';
@@ -57,7 +58,7 @@ export function commandTarget(
 export function jobIdArgument(positionals: string[], usage: string): string {
   if (positionals.length !== 1) throw new UsageError(`expected one job id\n\n${usage}`);
   const [id] = positionals;
-  if (!/^[1-9][0-9]{0,18}$/.test(id) || BigInt(id) > 9_223_372_036_854_775_807n) {
+  if (!isId(id)) {
     throw new UsageError(`'${id}' is not a job id (a positive whole number)`);
   }
   return id;

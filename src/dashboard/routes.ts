@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../errors.js';
+import { ID_DIGITS, isId } from '../model/job-rules.js';
 import { type ActionResult, runJobAction, runPurge, runQueueAction } from './actions.js';
 import { runBulk } from './bulk-job-actions.js';
 import type { DashboardContext } from './context.js';
@@ -18,12 +19,11 @@ import { runApplyRetention, runPlaceHold, runReleaseHold, runRetentionSwitch } f
 import { runUnschedule } from './schedule-actions.js';
 import { runSendSignal } from './signal-action.js';
 
-const ID = '([1-9][0-9]{0,18})';
-const MAX_BIGINT = 9_223_372_036_854_775_807n;
+const ID = `(${ID_DIGITS})`;
 
 /** Nineteen digits can still pass the largest bigint; refuse those before any query. */
 function jobId(match: RegExpMatchArray): string {
-  if (BigInt(match[1]) > MAX_BIGINT) throw new InvalidOptionError('id', 'a job id', match[1]);
+  if (!isId(match[1])) throw new InvalidOptionError('id', 'a job id', match[1]);
   return match[1];
 }
 

@@ -1,15 +1,17 @@
+import type { ErrorCode } from './codes.js';
+
 /**
  * Every error Tidemark throws on purpose is a `TidemarkError` with a stable `code`.
  * Match on the class or on `code`, never on the message text.
  */
 export class TidemarkError extends Error {
-  /** Stable machine-readable code, e.g. `'JOB_NOT_FOUND'`. */
-  readonly code: string;
+  /** Stable machine-readable code, e.g. `'JOB_NOT_FOUND'`: one of ERROR_CODES. */
+  readonly code: ErrorCode;
   /** Structured details about what went wrong. */
   readonly details: Record<string, unknown>;
 
   constructor(
-    code: string,
+    code: ErrorCode,
     message: string,
     details: Record<string, unknown> = {},
     options?: { cause?: unknown },
@@ -18,6 +20,11 @@ export class TidemarkError extends Error {
     this.name = new.target.name;
     this.code = code;
     this.details = details;
+  }
+
+  /** A subclass that narrows its parent's meaning carries a code of its own. */
+  protected recode(code: ErrorCode): void {
+    (this as { code: ErrorCode }).code = code;
   }
 }
 

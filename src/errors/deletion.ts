@@ -10,7 +10,7 @@ export class AncestorInFlightError extends JobInFlightError {
   readonly ancestorId: string;
   constructor(jobId: string, ancestorId: string, ancestorStatus: string) {
     super(jobId, ancestorStatus);
-    (this as { code: string }).code = 'ANCESTOR_IN_FLIGHT';
+    this.recode('ANCESTOR_IN_FLIGHT');
     this.message = `job ${jobId} cannot be deleted while its ancestor ${ancestorId} is ${ancestorStatus}: the ancestor's replay would create it again; cancel or finish job ${ancestorId} first`;
     Object.assign(this.details, { ancestorId, ancestorStatus });
     this.ancestorId = ancestorId;

@@ -29,6 +29,6 @@ function describeCause(cause: unknown): string {
 export class InvalidRetentionPolicyError extends InvalidOptionError {
   constructor(field: string, expected: string, got?: unknown) {
     super(field, expected, got);
-    (this as { code: string }).code = 'INVALID_RETENTION_POLICY';
+    this.recode('INVALID_RETENTION_POLICY');
   }
 }

@@ -33,7 +33,7 @@ export class InvalidJobStateError extends TidemarkError {
 export class JobInFlightError extends InvalidJobStateError {
   constructor(jobId: string, status: string) {
     super(jobId, status, 'in-flight jobs are never deleted: cancel it first');
-    (this as { code: string }).code = 'JOB_IN_FLIGHT';
+    this.recode('JOB_IN_FLIGHT');
   }
 }
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { InvalidOptionError } from '../errors.js';
+import { MAX_ATTEMPTS, PRIORITY } from '../model/job-rules.js';
 import {
   checkDate,
   checkInteger,
@@ -98,8 +99,8 @@ export function resolveAddJob(input: unknown, field = ''): ResolvedAdd {
     dataText,
     priority:
       options.priority === undefined
-        ? 0
-        : checkInteger(options.priority, at('priority'), -1_000_000, 1_000_000),
+        ? PRIORITY.default
+        : checkInteger(options.priority, at('priority'), PRIORITY.min, PRIORITY.max),
   };
   if (options.retention !== undefined)
     resolved.jobRetention = freezeRetention(options.retention, at('retention'));
@@ -108,7 +109,12 @@ export function resolveAddJob(input: unknown, field = ''): ResolvedAdd {
     resolved.delaySeconds = checkSeconds(options.delaySeconds, at('delaySeconds'), { max: 3_153_600_000 });
   }
   if (options.maxAttempts !== undefined)
-    resolved.maxAttempts = checkInteger(options.maxAttempts, at('maxAttempts'), 1, 1_000);
+    resolved.maxAttempts = checkInteger(
+      options.maxAttempts,
+      at('maxAttempts'),
+      MAX_ATTEMPTS.min,
+      MAX_ATTEMPTS.max,
+    );
   if (options.expireInSeconds !== undefined) {
     resolved.expireInSeconds = checkSeconds(options.expireInSeconds, at('expireInSeconds'), {
       exclusiveMin: true,

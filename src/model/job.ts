@@ -1,13 +1,10 @@
-import type { JobStatus } from '../job-status.js';
+import { FINISHED_STATUSES, type FinishedStatus, type JobStatus } from '../job-status.js';
 
 /** Retention windows frozen onto a job when it was added (seconds; absent = kept forever). */
-export interface FrozenRetention {
-  completed?: number;
-  failed?: number;
-  cancelled?: number;
-  expired?: number;
-  consumedSignals?: number;
-}
+export type FrozenRetention = { [status in FinishedStatus]?: number } & { consumedSignals?: number };
+
+/** The windows a frozen policy can hold: one per finished status, and consumed signals'. */
+export const WINDOW_KEYS: readonly (keyof FrozenRetention)[] = [...FINISHED_STATUSES, 'consumedSignals'];
 
 /** A job as Tidemark returns it. Ids are strings; times are `Date`s, on both drivers. */
 export interface Job<Data = unknown, Output = unknown> {

@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../errors.js';
+import { isId } from '../model/job-rules.js';
 
 /** Small field checkers: each returns the value typed, or throws InvalidOptionError naming the field. */
 
@@ -93,15 +94,6 @@ export function checkDate(value: unknown, field: string): Date {
 
 export function optional<T>(value: unknown, check: (v: unknown) => T): T | undefined {
   return value === undefined ? undefined : check(value);
-}
-
-/** The largest bigint: a longer-looking id would reach the database as an out-of-range error. */
-const MAX_ID = 9_223_372_036_854_775_807n;
-const ID_PATTERN = /^[1-9][0-9]{0,18}$/;
-
-/** Whether `text` is an id the database can hold (a positive bigint, in decimal). */
-export function isId(text: string): boolean {
-  return ID_PATTERN.test(text) && BigInt(text) <= MAX_ID;
 }
 
 /** A job id (or another bigint id, such as a hold's): its decimal string, or a safe integer. */

@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../errors.js';
+import { MAX_ATTEMPTS } from '../model/job-rules.js';
 import type { BackoffOptions, StoredQueueOptions } from '../model/queue.js';
 import {
   checkBoolean,
@@ -45,7 +46,7 @@ export interface ResolvedQueue extends StoredQueueOptions {
   handler?: Handler;
 }
 
-export const DEFAULT_MAX_ATTEMPTS = 3;
+export const DEFAULT_MAX_ATTEMPTS = MAX_ATTEMPTS.default;
 export const DEFAULT_BACKOFF: Required<BackoffOptions> = Object.freeze({
   delaySeconds: 1,
   factor: 2,
@@ -83,7 +84,7 @@ export function resolveQueueOptions(input: unknown): ResolvedQueue {
     maxAttempts:
       options.maxAttempts === undefined
         ? DEFAULT_MAX_ATTEMPTS
-        : checkInteger(options.maxAttempts, 'maxAttempts', 1, 1_000),
+        : checkInteger(options.maxAttempts, 'maxAttempts', MAX_ATTEMPTS.min, MAX_ATTEMPTS.max),
     timeoutSeconds:
       options.timeoutSeconds === undefined
         ? undefined

@@ -1,6 +1,7 @@
 import type { EngineCore } from '../engine-core.js';
 import type { Logger } from '../log/logger.js';
 import { messages } from '../log/messages.js';
+import { WINDOW_KEYS } from '../model/job.js';
 import type { StoredQueue } from '../storage/queues.js';
 import type { FrozenRetention } from '../storage/rows.js';
 import type { ResolvedSweep } from '../worker/worker-options.js';
@@ -100,8 +101,6 @@ function queuesWithOwnPolicy(queues: StoredQueue[], engine: FrozenRetention): Re
   };
 }
 
-const KEYS = ['completed', 'failed', 'cancelled', 'expired', 'consumedSignals'] as const;
-
 function sameWindows(a: FrozenRetention, b: FrozenRetention): boolean {
-  return KEYS.every((key) => (a[key] ?? null) === (b[key] ?? null));
+  return WINDOW_KEYS.every((key) => (a[key] ?? null) === (b[key] ?? null));
 }

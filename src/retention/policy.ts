@@ -1,5 +1,6 @@
 import { InvalidRetentionPolicyError } from '../errors.js';
 import { FINISHED_STATUSES, type JobStatus } from '../job-status.js';
+import { WINDOW_KEYS } from '../model/job.js';
 import type { FrozenRetention } from '../storage/rows.js';
 
 /**
@@ -48,7 +49,6 @@ export const Retention = Object.freeze({
   }) as Readonly<WindowRetentionPolicy>,
 });
 
-const WINDOW_KEYS = ['completed', 'failed', 'cancelled', 'expired', 'consumedSignals'] as const;
 /** The largest window accepted: about 100 years. */
 const MAX_WINDOW = 3_200_000_000;
 

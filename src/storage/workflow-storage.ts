@@ -1,3 +1,4 @@
+import { isFinished } from '../job-status.js';
 import type { CheckpointRow, SignalRow } from '../model/workflow.js';
 import type { Queryable } from './driver/driver.js';
 import {
@@ -96,7 +97,7 @@ export class WorkflowStorage {
     return this.storage.driver.transaction(async (tx) => {
       const [job] = await this.storage.run(wf.lockJobForSignal, { id: jobId }, tx);
       if (!job) return { delivered: false, reason: 'job-not-found' as const };
-      if (['completed', 'failed', 'cancelled', 'expired'].includes(job.status)) {
+      if (isFinished(job.status)) {
         return { delivered: false, reason: 'job-finished' as const };
       }
       const size = job.signals?.[name];

@@ -1,5 +1,7 @@
 import { ChildJobFailedError, InvalidOptionError } from '../errors.js';
+import { isFinished } from '../job-status.js';
 import type { OnceLogger } from '../log/once.js';
+import { MAX_ATTEMPTS, PRIORITY } from '../model/job-rules.js';
 import { checkInteger, checkKnownKeys, checkObject, checkSeconds } from '../options/check.js';
 import { toJsonText } from '../options/json.js';
 import type { ResolvedQueue } from '../queues/queue-options.js';
@@ -150,12 +152,12 @@ export class WorkflowContext implements JobContext {
           dataText,
           priority:
             options.priority === undefined
-              ? 0
-              : checkInteger(options.priority, 'options.priority', -1e6, 1e6),
+              ? PRIORITY.default
+              : checkInteger(options.priority, 'options.priority', PRIORITY.min, PRIORITY.max),
           max_attempts:
             options.maxAttempts === undefined
               ? queue.maxAttempts
-              : checkInteger(options.maxAttempts, 'options.maxAttempts', 1, 1000),
+              : checkInteger(options.maxAttempts, 'options.maxAttempts', MAX_ATTEMPTS.min, MAX_ATTEMPTS.max),
           delay_seconds:
             options.delaySeconds === undefined
               ? undefined
@@ -173,7 +175,7 @@ export class WorkflowContext implements JobContext {
     }
     if (!child) throw new LostOwnership(job.id);
     if (child.status === 'completed') return child.output as T;
-    if (['failed', 'cancelled', 'expired'].includes(child.status)) {
+    if (isFinished(child.status)) {
       throw new ChildJobFailedError(child.id, child.status, child.error, child.queue);
     }
     throw this.suspend({ kind: 'child', childId: child.id, key }, null);

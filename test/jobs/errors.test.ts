@@ -111,6 +111,11 @@ describe('typed errors', () => {
     });
   }
 
+  test('ERROR_CODES lists exactly the codes the classes carry, each once', () => {
+    assert.deepEqual([...api.ERROR_CODES].sort(), [...new Set(CASES.map(([, , code]) => code))].sort());
+    assert.equal(new Set(api.ERROR_CODES).size, api.ERROR_CODES.length);
+  });
+
   test('InvalidOptionError names the field and says what was expected', () => {
     const error = new InvalidOptionError('backoff.delaySeconds', 'a number of seconds >= 0', -1);
     assert.equal(error.field, 'backoff.delaySeconds');

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { countJobsExactly } from '../../admin/exact-counts.js';
 import { engineOf } from '../../engine-handle.js';
+import { isFinished } from '../../job-status.js';
 import { consoleLogger } from '../../log/logger.js';
 import { Tidemark } from '../../tidemark.js';
 import type { CliIo } from '../cli-io.js';
@@ -131,9 +132,7 @@ async function runDemo(tm: Tidemark, jobCount: number, io: CliIo): Promise<numbe
   try {
     while (Date.now() < deadline) {
       const rows = await counts(tm, since);
-      finished = rows
-        .filter((r) => ['completed', 'failed', 'cancelled', 'expired'].includes(r.status))
-        .reduce((s, r) => s + r.n, 0);
+      finished = rows.filter((r) => isFinished(r.status)).reduce((s, r) => s + r.n, 0);
       const by = (status: string) => rows.filter((r) => r.status === status).reduce((s, r) => s + r.n, 0);
       const seconds = (performance.now() - started) / 1000;
       const line =

@@ -1,14 +1,13 @@
 import { formatCount, formatWindow } from '../../admin/format.js';
+import { FINISHED_STATUSES } from '../../job-status.js';
 import type { FrozenRetention } from '../../storage/rows.js';
 import { csrfField, type DashboardContext, href } from '../context.js';
 import { type Html, html } from '../html.js';
 import { layout, notice } from '../layout.js';
 
-const STATUSES = ['completed', 'failed', 'cancelled', 'expired'] as const;
-
 /** The windows as one line: "completed 7 d, failed kept forever, …". */
 export function windowsText(windows: FrozenRetention): string {
-  return STATUSES.map((s) => `${s} ${formatWindow(windows[s])}`).join(', ');
+  return FINISHED_STATUSES.map((s) => `${s} ${formatWindow(windows[s])}`).join(', ');
 }
 
 /** Step 1 of applying a queue's stored policy to its history: the dry-run count, and the confirm form. */

@@ -1,5 +1,5 @@
 import { formatTime, formatWindow, relativeTime } from '../../admin/format.js';
-import { isFinished } from '../../job-status.js';
+import { FINISHED_STATUSES, isFinished } from '../../job-status.js';
 import type { HoldRecord } from '../../retention/holds.js';
 import type { Job } from '../../storage/rows.js';
 import type { CheckpointRow, SignalRow } from '../../storage/workflow-storage.js';
@@ -49,7 +49,6 @@ export function heldBy(ctx: DashboardContext, holds: HoldRecord[]): Html | '' {
 
 export function retention(job: Job, inTree: boolean): Html {
   const windows = job.retention;
-  const statuses = ['completed', 'failed', 'cancelled', 'expired'] as const;
   let due: Html;
   if (!isFinished(job.status)) due = html`In flight: never deleted (rule R1).`;
   else if (job.purgeAfter === null) due = html`Kept forever (no window for <em>${job.status}</em>).`;
@@ -59,7 +58,7 @@ export function retention(job: Job, inTree: boolean): Html {
     }.`;
   return html`<p>${due}</p>
 <table><thead><tr><th>frozen window</th><th>kept for</th></tr></thead><tbody>
-${statuses.map((s) => html`<tr><td>${s}</td><td>${formatWindow(windows[s])}</td></tr>`)}
+${FINISHED_STATUSES.map((s) => html`<tr><td>${s}</td><td>${formatWindow(windows[s])}</td></tr>`)}
 <tr><td>consumed signals</td><td>${windows.consumedSignals ? formatWindow(windows.consumedSignals) : 'as long as the job'}</td></tr>
 </tbody></table>
 <p class="small muted">Windows were frozen onto the job when it was added; changing the queue's policy does not change them.</p>`;

@@ -5,13 +5,12 @@ import {
   RECENT_JOBS,
   type RetentionInfo,
 } from '../../admin/retention-info.js';
+import { FINISHED_STATUSES } from '../../job-status.js';
 import { actionButton, type DashboardContext, href } from '../context.js';
 import { type Html, html } from '../html.js';
 import { layout, notice } from '../layout.js';
 import { windowsText } from './apply-retention.js';
 import { holdsCard, pauseCard } from './retention-controls.js';
-
-const STATUSES = ['completed', 'failed', 'cancelled', 'expired'] as const;
 
 const DONE_MESSAGES: Record<string, string> = {
   paused: 'Retention is paused cluster-wide.',
@@ -49,10 +48,10 @@ ${preview.byQueue.length > 0 ? breakdown(preview.byQueue) : ''}</div>`
 <div class="card"><h2>Effective policies</h2>
 <p class="small muted">Engine default of this process: ${info.engineDisabled ? 'retention: false (keep everything)' : windowsText(info.engine)}.
 Jobs keep the windows frozen on them when they were added.</p>
-<div class="scroll"><table><thead><tr><th>queue</th><th>from</th>${STATUSES.map((s) => html`<th>${s}</th>`)}<th>consumed signals</th><th>newest jobs carry</th><th></th></tr></thead><tbody>
+<div class="scroll"><table><thead><tr><th>queue</th><th>from</th>${FINISHED_STATUSES.map((s) => html`<th>${s}</th>`)}<th>consumed signals</th><th>newest jobs carry</th><th></th></tr></thead><tbody>
 ${info.policies.map(
   (p) =>
-    html`<tr><td>${p.queue}</td><td class="small">${p.source}</td>${STATUSES.map(
+    html`<tr><td>${p.queue}</td><td class="small">${p.source}</td>${FINISHED_STATUSES.map(
       (s) => html`<td class="small">${formatWindow(p.windows[s])}</td>`,
     )}<td class="small">${p.windows.consumedSignals ? formatWindow(p.windows.consumedSignals) : 'with the job'}</td>
 <td class="small carried">${carriedCell(p)}</td>

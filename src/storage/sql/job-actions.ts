@@ -1,6 +1,7 @@
 import { defineQuery } from './define-query.js';
 import { JOB_FILTER, type JobFilterParams } from './job-filter.js';
 import type { IdRow } from './jobs.js';
+import { IN_FLIGHT } from './statuses.js';
 
 const SUBTREE = /* sql */ `
   with recursive subtree as (
@@ -36,7 +37,7 @@ export const cancelSubtree = defineQuery<JobFilterParams & { id: string; channel
            purge_after = /*schema*/purge_time(j.retention, 'cancelled', now()),
            lock_token = null, locked_by = null, locked_until = null, paused_from = null
       from subtree s
-     where j.id = s.id and j.status in ('pending', 'active', 'retry', 'waiting', 'paused')
+     where j.id = s.id and j.status in ${IN_FLIGHT}
        and exists (select 1 from target)
     returning j.id
   ),
@@ -115,7 +116,7 @@ export const uniqueKeyConflict = defineQuery<
     left join lateral (
       select h.id from /*schema*/jobs h
        where h.queue = j.queue and h.unique_key = j.unique_key and h.id <> j.id
-         and h.status in ('pending', 'active', 'retry', 'waiting', 'paused')
+         and h.status in ${IN_FLIGHT}
        limit 1
     ) holder on true
    where j.unique_key is not null

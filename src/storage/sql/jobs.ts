@@ -2,6 +2,7 @@ import type { JobStatus } from '../../job-status.js';
 import type { FrozenRetention, JobError } from '../../model/job.js';
 import type { Timestamp } from './columns.js';
 import { defineQuery } from './define-query.js';
+import { IN_FLIGHT } from './statuses.js';
 import { MAX_ATTEMPTS_OF_QUEUE, type QueueDefaultParams, RETENTION_OF_QUEUE } from './stored-queue.js';
 
 /** Columns every job read returns; mapped to `Job` by rows.ts. */
@@ -97,7 +98,7 @@ export const insertJobs = defineQuery<InsertJobsParams, { idx: number; id: strin
       from input
      ${DUE_AT}
     on conflict (queue, unique_key) where unique_key is not null
-      and status in ('pending', 'active', 'retry', 'waiting', 'paused') do nothing
+      and status in ${IN_FLIGHT} do nothing
     returning id, queue, run_at
   ),
   ${NUDGE_READY_QUEUES}
@@ -141,7 +142,7 @@ export const findUniqueHolder = defineQuery<{ queue: string; unique_key: string 
   /* sql */ `
   select id::text as id from /*schema*/jobs
    where queue = @queue and unique_key = @unique_key
-     and status in ('pending', 'active', 'retry', 'waiting', 'paused')`,
+     and status in ${IN_FLIGHT}`,
 );
 
 /**

@@ -1,6 +1,7 @@
 import { GATE, GATE_OPEN } from './gate.js';
 import { PROBE, QUEUE_HELD, TREE_LINKED } from './held.js';
 import { ANY_IN_SPAN, removeJobs } from './job-removal.js';
+import { FINISHED } from './statuses.js';
 
 /**
  * The shape every retention statement that deletes jobs in batches follows (BATCH, below),
@@ -38,8 +39,6 @@ import { ANY_IN_SPAN, removeJobs } from './job-removal.js';
  * openDeletionBatch (batch-plan.ts), which takes the gate before the statement's snapshot
  * and fixes the plan to index walks, whatever the statistics say.
  */
-
-export const FINISHED = `('completed', 'failed', 'cancelled', 'expired')`;
 
 /**
  * Whether any unique lock is live; evaluated once per statement (one entry of the expiry

@@ -1,6 +1,7 @@
 import { defineQuery, type NoParams } from './define-query.js';
 import { removeJobs } from './job-removal.js';
 import type { IdRow } from './jobs.js';
+import { IN_FLIGHT } from './statuses.js';
 
 /**
  * The operator's controls: the cluster-wide pause, holds, re-freezing a queue's history,
@@ -156,8 +157,6 @@ export const lockTreeTop = defineQuery<{ id: string }, IdRow>(
    where r.id = (select coalesce(j.root_id, j.id) from /*schema*/jobs j where j.id = @id::bigint)
      for update of r`,
 );
-
-const IN_FLIGHT = `('pending', 'active', 'retry', 'waiting', 'paused')`;
 
 /**
  * An explicit delete, step two: delete the job and its descendants (with @single, only a

@@ -9,12 +9,12 @@ import {
   CURSOR,
   type CursorRow,
   FILTER_ONLY,
-  FINISHED,
   FROM_LAST,
   LOCKED_TREES,
   NOT_DUE,
   TOP_FREE,
 } from './retention-batch.js';
+import { FINISHED } from './statuses.js';
 import type { StoredCheckpoint, StoredSignal } from './workflow.js';
 
 /** Jobs deleted (or due) in one queue and status. */

@@ -1,0 +1,45 @@
+/**
+ * Every code a TidemarkError can carry: stable across versions, for matching errors in code,
+ * logs and HTTP answers. A code is added here before an error may use it.
+ */
+export const ERROR_CODES = [
+  'ANCESTOR_IN_FLIGHT',
+  'BULK_SET_GREW',
+  'CHILD_JOB_FAILED',
+  'CLOSED',
+  'DATABASE_CONFLICT',
+  'DATABASE_FOLDER_UNUSABLE',
+  'DATABASE_FULL',
+  'DATABASE_LOCKED',
+  'DUPLICATE_STEP',
+  'HOLD_NOT_FOUND',
+  'HOLDS_CHANGING',
+  'INSECURE_DASHBOARD',
+  'INVALID_JOB_STATE',
+  'INVALID_OPTION',
+  'INVALID_RETENTION_POLICY',
+  'JOB_FAILED',
+  'JOB_HAS_CHILDREN',
+  'JOB_HELD',
+  'JOB_IN_FLIGHT',
+  'JOB_NOT_FOUND',
+  'JOB_TIMEOUT',
+  'OUTCOME_REFUSED',
+  'PART_OF_WORKFLOW',
+  'QUEUE_NOT_FOUND',
+  'RESULT_TIMEOUT',
+  'RETENTION_PAUSED',
+  'RETENTION_UNSUPPORTED',
+  'SCHEDULE_NOT_FOUND',
+  'SCHEMA_CONFLICT',
+  'SCHEMA_NOT_FOUND',
+  'SCHEMA_TOO_NEW',
+  'TRANSACTION_CLOSED',
+  'TRANSACTION_MISUSE',
+  'UNIQUE_KEY_CONFLICT',
+  'UNKNOWN_SIGNAL',
+  'WORKER_ID_IN_USE',
+] as const;
+
+/** The code of a TidemarkError: one of ERROR_CODES. */
+export type ErrorCode = (typeof ERROR_CODES)[number];
