@@ -12,13 +12,15 @@ import { loadQueueCharts } from '../src/admin/queue-charts.js';
 import { loadStorageStats } from '../src/admin/storage-stats.js';
 import { engineOf } from '../src/engine-handle.js';
 import { Tidemark } from '../src/index.js';
+import { runnerOf } from '../src/storage/storage-internals.js';
 
 const kind = process.argv[2] ?? 'pg';
 const count = Number(process.argv[3] ?? 1_000_000);
 const url = process.env.TIDEMARK_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `bench_${randomBytes(4).toString('hex')}`;
 const tm = await Tidemark.open({ database: kind === 'pg' ? url : 'memory://', schema });
-const sql = (text: string) => engineOf(tm).storage.driver.query(text.replaceAll('$s', `"${schema}"`));
+const sql = (text: string) =>
+  runnerOf(engineOf(tm).storage).driver.query(text.replaceAll('$s', `"${schema}"`));
 
 try {
   for (const name of ['emails', 'billing', 'reports', 'orders', 'alerts']) tm.createQueue({ name });

@@ -14,8 +14,10 @@
  * Reports rows deleted per second, the median of `runs`, and sweep / raw.
  * Set TIDEMARK_BENCH_DATABASE_URL to use another server.
  */
+
 import { engineOf } from '../dist/engine-handle.js';
 import { Tidemark } from '../dist/index.js';
+import { runnerOf } from '../src/storage/storage-internals.js';
 
 const url =
   process.env.TIDEMARK_BENCH_DATABASE_URL ??
@@ -26,7 +28,7 @@ const runs = Number(process.argv[3] ?? 3);
 const schema = `bench_retention_${process.pid}`;
 
 const tm = await Tidemark.open({ database: url, schema, logger: undefined });
-const driver = engineOf(tm).storage.driver;
+const driver = runnerOf(engineOf(tm).storage).driver;
 const s = `"${schema}"`;
 
 async function fill(): Promise<void> {

@@ -13,8 +13,10 @@
  * `--analyze` runs ANALYZE after the insert, for the comparison. Set
  * TIDEMARK_BENCH_DATABASE_URL to use another server.
  */
+
 import { engineOf } from '../dist/engine-handle.js';
 import { silentLogger, Tidemark } from '../dist/index.js';
+import { runnerOf } from '../src/storage/storage-internals.js';
 
 const url =
   process.env.TIDEMARK_BENCH_DATABASE_URL ??
@@ -49,7 +51,7 @@ async function run(kind: 'pg' | 'pglite', rows: number): Promise<void> {
     schema,
     logger: silentLogger,
   });
-  const driver = engineOf(tm).storage.driver;
+  const driver = runnerOf(engineOf(tm).storage).driver;
   const s = `"${schema}"`;
   try {
     if (kind === 'pg') await driver.query(`alter table ${s}.jobs set (autovacuum_enabled = false)`);

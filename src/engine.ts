@@ -10,25 +10,13 @@ import { DEFAULT_MAX_ATTEMPTS } from './queues/queue-options.js';
 import { QueueRegistry } from './queues/queue-registry.js';
 import { freezeRetention, Retention } from './retention/policy.js';
 import { notePolicy } from './retention/policy-notes.js';
-import { createDriver } from './storage/driver/create-driver.js';
-import type { Driver } from './storage/driver/driver.js';
-import { checkSchema, migrate } from './storage/migrate.js';
-import { checkSchemaName } from './storage/schema-name.js';
-import { Storage } from './storage/storage.js';
-import { WorkflowStorage } from './storage/workflow-storage.js';
-
-/** What an open engine holds: its driver (closed with it) and the parts every use case shares. */
-export interface OpenedEngine {
-  driver: Driver;
-  core: EngineCore;
-}
+import { checkSchemaName, openStorage } from './storage/open-storage.js';
 
 /**
  * `Tidemark.open`: check the options (nothing is opened when one is wrong), connect,
- * migrate or check the schema, and assemble the engine's parts. The driver is closed
- * again when the schema step fails.
+ * migrate or check the schema, and assemble the engine's parts.
  */
-export async function openEngine(input: OpenOptions): Promise<OpenedEngine> {
+export async function openEngine(input: OpenOptions): Promise<EngineCore> {
   const options = checkObject(readOptions(input, 'options'), 'options') as OpenOptions;
   checkKnownKeys(options as Record<string, unknown>, '', [
     'database',
@@ -56,7 +44,10 @@ export async function openEngine(input: OpenOptions): Promise<OpenedEngine> {
   const once = new OnceLogger(logger);
   if (options.retention !== undefined) notePolicy(once, options.retention, 'engine');
   const events = new TypedEmitter();
-  const driver = await createDriver(options.database ?? './.tidemark', {
+  const storage = await openStorage(options.database ?? './.tidemark', {
+    schema,
+    migrate: options.migrate !== false,
+    hasRetention: options.capabilities?.retention !== false,
     strictDurability: options.strictDurability,
     poolSize: options.poolSize,
     preparedStatements: options.preparedStatements,
@@ -66,17 +57,8 @@ export async function openEngine(input: OpenOptions): Promise<OpenedEngine> {
       logger.warn('database connection error', { error: String(error) });
     },
   });
-  try {
-    if (options.migrate === false) await checkSchema(driver, schema);
-    else await migrate(driver, schema);
-  } catch (error) {
-    await driver.close();
-    throw error;
-  }
-  const storage = new Storage(driver, schema, options.capabilities?.retention !== false);
-  const core: EngineCore = {
+  return {
     storage,
-    workflow: new WorkflowStorage(storage),
     registry: new QueueRegistry(storage),
     engineRetention,
     retentionDisabled,
@@ -86,5 +68,4 @@ export async function openEngine(input: OpenOptions): Promise<OpenedEngine> {
     events,
     archive: options.archive,
   };
-  return { driver, core };
 }

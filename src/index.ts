@@ -56,6 +56,7 @@ export { consoleLogger, defaultLogger, type Logger, type LogLevel, silentLogger 
 export { messages } from './log/messages.js';
 export type { InstrumentOptions } from './metrics/instrument.js';
 export type { MeterLike } from './metrics/meter.js';
+export type { FrozenRetention, Job, JobError } from './model/job.js';
 export type { WorkerRecord, WorkerSettings, WorkerSweepSetting } from './model/worker.js';
 export { DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE } from './options/batch-size.js';
 // The dashboard itself is the `tidemark/dashboard` entry; these name `tm.dashboard()`'s types.
@@ -79,11 +80,15 @@ export {
 export type { RemoveJobsOptions } from './retention/remove-jobs.js';
 export type { SweepBreakdown, SweepOutcome, SweepPreview, SweepRecord } from './retention/sweep-types.js';
 export type { ScheduleOptions, ScheduleRecord } from './schedule/schedules.js';
-export type { CallerTransaction } from './storage/driver/caller-transaction.js';
-export type { DatabaseOption, PgliteInstance } from './storage/driver/create-driver.js';
-export type { Queryable } from './storage/driver/driver.js';
-export type { FrozenRetention, Job, JobError } from './storage/rows.js';
-export type { CheckpointRow, SignalRefusal, SignalRow } from './storage/workflow-storage.js';
+export type {
+  CallerTransaction,
+  CheckpointRow,
+  DatabaseOption,
+  PgliteInstance,
+  Queryable,
+  SignalRefusal,
+  SignalRow,
+} from './storage/storage.js';
 export { Tidemark } from './tidemark.js';
 export { NonRetryableError } from './worker/serialize-error.js';
 export type { StopOnSignalsOptions } from './worker/stop-on-signals.js';

@@ -12,6 +12,7 @@ import { checkResultRequest, waitForResult } from './jobs/result.js';
 import { retryJob } from './jobs/retry-job.js';
 import { type InstrumentOptions, instrumentEngine } from './metrics/instrument.js';
 import type { MeterLike } from './metrics/meter.js';
+import type { Job } from './model/job.js';
 import { checkInteger } from './options/check.js';
 import type { DashboardOptions, RunningDashboard } from './options/dashboard-options.js';
 import type { OpenOptions } from './options/open-options.js';
@@ -24,10 +25,7 @@ import { type RemoveJobsOptions, removeJobs } from './retention/remove-jobs.js';
 import { checkSweepRequest, sweepNow } from './retention/sweep-now.js';
 import type { SweepOutcome, SweepPreview, SweepRecord } from './retention/sweep-types.js';
 import * as schedules from './schedule/schedules.js';
-import type { Driver, Queryable } from './storage/driver/driver.js';
-import { checkTransactionCallback, runOwnTransaction } from './storage/driver/own-transaction.js';
-import { listSweepRecords } from './storage/retention-storage.js';
-import type { Job } from './storage/rows.js';
+import { checkTransactionCallback, type DriverKind, type Queryable } from './storage/storage.js';
 import { type StopOnSignalsOptions, stopOnSignals } from './worker/stop-on-signals.js';
 import { Worker, type WorkerRecord } from './worker/worker.js';
 import { resolveWorkerOptions, type WorkerOptions } from './worker/worker-options.js';
@@ -38,22 +36,18 @@ export class Tidemark extends EngineHandle {
   private readonly workers = new Set<Worker>();
   private readonly dashboards = new Set<RunningDashboard>();
 
-  private constructor(
-    private readonly driver: Driver,
-    core: EngineCore,
-  ) {
+  private constructor(core: EngineCore) {
     super(core);
   }
 
   /** Connect, migrate (unless told not to) and return an engine. Starts no timers. */
   static async open(input: OpenOptions = {}): Promise<Tidemark> {
-    const { driver, core } = await openEngine(input);
-    return new Tidemark(driver, core);
+    return new Tidemark(await openEngine(input));
   }
 
   /** Which driver this engine runs on. */
-  get driverKind(): Driver['kind'] {
-    return this.driver.kind;
+  get driverKind(): DriverKind {
+    return this.core.storage.kind;
   }
 
   /** The schema holding Tidemark's tables. */
@@ -83,7 +77,7 @@ export class Tidemark extends EngineHandle {
 
   /** Queues stored in the database, with their options and paused state. */
   async listQueues(): Promise<{ name: string; options: Record<string, unknown>; paused: boolean }[]> {
-    return this.whenReady((core) => core.storage.listQueues());
+    return this.whenReady((core) => core.storage.queues.listQueues());
   }
 
   /** Add a job; with `{ tx }` it is written in your transaction, seen by workers after commit. */
@@ -115,11 +109,11 @@ export class Tidemark extends EngineHandle {
   async transaction<T>(fn: (tx: Queryable) => Promise<T> | T): Promise<T> {
     checkTransactionCallback(fn);
     await this.ready();
-    return runOwnTransaction(this.driver, fn);
+    return this.core.storage.callerTransaction(fn);
   }
 
   async getJob(id: string): Promise<Job | null> {
-    return this.onJob(id, (core, jobId) => core.storage.getJob(jobId));
+    return this.onJob(id, (core, jobId) => core.storage.jobs.getJob(jobId));
   }
 
   /** Wait for a job's output: JobFailedError, JobNotFoundError or ResultTimeoutError otherwise. */
@@ -176,7 +170,7 @@ export class Tidemark extends EngineHandle {
   async signal(jobId: string, name: string, payload?: unknown): Promise<SignalDelivery> {
     const request = checkSignalRequest(jobId, name, payload);
     return this.whenReady((core) =>
-      core.workflow.deliverSignal(request.jobId, request.name, request.payload),
+      core.storage.workflow.deliverSignal(request.jobId, request.name, request.payload),
     );
   }
 
@@ -245,12 +239,12 @@ export class Tidemark extends EngineHandle {
   /** The most recent sweeps (newest first, up to `limit`, default 20) and what they deleted. */
   async listSweeps(limit = 20): Promise<SweepRecord[]> {
     const n = checkInteger(limit, 'limit', 1, 500);
-    return this.whenReady((core) => listSweepRecords(core.storage, n));
+    return this.whenReady((core) => core.storage.reads.listSweepRecords(n));
   }
 
   /** Workers registered in the database, live and gone (no beat for three intervals). */
   async listWorkers(): Promise<WorkerRecord[]> {
-    return this.whenReady((core) => core.storage.listWorkers());
+    return this.whenReady((core) => core.storage.workers.listWorkers());
   }
 
   /** Serve the dashboard on its own HTTP server (loaded on first use); to mount it: `tidemark/dashboard`. */
@@ -286,6 +280,6 @@ export class Tidemark extends EngineHandle {
     await Promise.all([...this.dashboards].map((dashboard) => dashboard.close()));
     await Promise.all([...this.workers].map((worker) => worker.stop()));
     await this.core.registry.flush().catch(() => {});
-    await this.driver.close();
+    await this.core.storage.close();
   }
 }

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import PgBoss from 'pg-boss';
 import { engineOf } from '../../dist/engine-handle.js';
 import type { Tidemark } from '../../dist/index.js';
+import { runnerOf } from '../../src/storage/storage-internals.js';
 import type { Figures } from './figures.js';
 import { BENCH_URL, dropSchema, freshName, withClient } from './postgres.js';
 import { rate, until } from './stats.js';
@@ -206,7 +207,7 @@ export async function tidemarkSweepPglite(): Promise<Figures> {
   try {
     tm.createQueue({ name: 'bench' });
     await tm.listQueues();
-    const driver = engineOf(tm).storage.driver;
+    const driver = runnerOf(engineOf(tm).storage).driver;
     const s = `"${tm.schema}"`;
     await driver.query(
       `insert into ${s}.jobs (queue, status, data, output, retention, attempts, finished_at, purge_after)

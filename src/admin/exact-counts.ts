@@ -1,5 +1,4 @@
 import type { EngineCore } from '../engine-core.js';
-import { countByQueueAndStatus } from '../storage/sql/stats.js';
 
 /** One (queue, status) cell counted exactly. */
 export interface ExactCount {
@@ -10,6 +9,5 @@ export interface ExactCount {
 
 /** Every job counted by queue and status, exactly (a full scan: for `stats --exact` and the demo). */
 export async function countJobsExactly(core: EngineCore, since: Date | null = null): Promise<ExactCount[]> {
-  const rows = await core.storage.run(countByQueueAndStatus, { since });
-  return rows.map((row) => ({ ...row, n: Number(row.n) }));
+  return core.storage.reads.countJobsExactly(since);
 }

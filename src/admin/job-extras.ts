@@ -1,7 +1,7 @@
 import type { EngineCore } from '../engine-core.js';
-import { type AttemptEntry, jobAttemptLog, jobTree, type TreeNode } from '../storage/sql/admin.js';
+import type { AttemptEntry, TreeNode } from '../storage/storage.js';
 
-export type { AttemptEntry, TreeNode } from '../storage/sql/admin.js';
+export type { AttemptEntry, TreeNode } from '../storage/storage.js';
 
 /** Nodes of a tree shown on a job page at most; a larger tree says so. */
 export const TREE_LIMIT = 500;
@@ -11,8 +11,8 @@ export async function loadJobExtras(
   core: EngineCore,
   id: string,
 ): Promise<{ attempts: AttemptEntry[]; tree: TreeNode[] }> {
-  const [[log], tree] = await Promise.all([core.storage.run(jobAttemptLog, { id }), loadTree(core, id)]);
-  return { attempts: Array.isArray(log?.attempt_log) ? log.attempt_log : [], tree };
+  const [attempts, tree] = await Promise.all([core.storage.reads.attemptLog(id), loadTree(core, id)]);
+  return { attempts, tree };
 }
 
 /**
@@ -20,9 +20,5 @@ export async function loadJobExtras(
  * shown, so a caller can tell a tree that was cut.
  */
 export async function loadTree(core: EngineCore, id: string): Promise<TreeNode[]> {
-  const tree = await core.storage.run(jobTree, {
-    id,
-    max_rows: TREE_LIMIT + 1,
-  });
-  return tree.map((n) => ({ ...n, depth: Number(n.depth) }));
+  return core.storage.reads.jobTreeOf(id, TREE_LIMIT + 1);
 }

@@ -1,18 +1,9 @@
 import type { EngineCore } from '../engine-core.js';
 import { ALL_STATUSES, isJobStatus } from '../job-status.js';
 import { MAX_ID } from '../model/job-rules.js';
-import { type JobFilterParams, jobFilterParams } from '../storage/sql/job-filter.js';
-import {
-  type JobListRow,
-  jobAtOrAfter,
-  jobIdBounds,
-  listJobsAll,
-  listJobsAllNewer,
-  listJobsByQueueStatus,
-  listJobsByQueueStatusNewer,
-} from '../storage/sql/job-list.js';
+import { type JobFilterParams, type JobListRow, jobFilterParams } from '../storage/storage.js';
 
-export type { JobListRow } from '../storage/sql/job-list.js';
+export type { JobListRow } from '../storage/storage.js';
 
 export const PAGE_SIZE = 50;
 /** A text search examines at most this many ids per page, so a rare match never scans the table. */
@@ -116,9 +107,8 @@ export function parseFilter(params: URLSearchParams): { filter: JobFilter; probl
  * covers a bounded window of ids per page.
  */
 export async function listJobs(core: EngineCore, filter: JobFilter, now = Date.now()): Promise<JobListPage> {
-  const storage = core.storage;
-  const [bounds] = await storage.run(jobIdBounds, {});
-  if (!bounds?.lo || !bounds.hi) return EMPTY;
+  const bounds = await core.storage.reads.jobIdRange();
+  if (!bounds.lo || !bounds.hi) return EMPTY;
   // The one filter of the list and the bulk actions; since is fixed against now here.
   const params = jobFilterParams(filter, now);
   const { from, to } = params;
@@ -181,18 +171,22 @@ async function readPage(
   window: { floor: bigint; before: bigint },
 ): Promise<JobListRow[]> {
   const storage = core.storage;
-  const params = {
-    ...matching,
+  const pairs =
+    filter.queue === undefined && filter.status === undefined
+      ? null
+      : {
+          queues:
+            filter.queue !== undefined
+              ? [filter.queue]
+              : (await storage.queues.listQueues()).map((q) => q.name),
+          statuses: filter.status !== undefined ? [filter.status] : [...ALL_STATUSES],
+        };
+  return storage.reads.listJobPage(walk, {
+    match: matching,
     before: String(window.before),
     floor: String(window.floor),
     limit: PAGE_SIZE + 1,
-  };
-  if (filter.queue === undefined && filter.status === undefined)
-    return storage.run(walk === 'older' ? listJobsAll : listJobsAllNewer, params);
-  return storage.run(walk === 'older' ? listJobsByQueueStatus : listJobsByQueueStatusNewer, {
-    ...params,
-    queues: filter.queue !== undefined ? [filter.queue] : (await storage.listQueues()).map((q) => q.name),
-    statuses: filter.status !== undefined ? [filter.status] : [...ALL_STATUSES],
+    pairs,
   });
 }
 
@@ -204,14 +198,13 @@ const min = (a: bigint, b: bigint) => (a < b ? a : b);
  * (they are drawn from one sequence at insert). About 2·log2(ids) single-row probes.
  */
 async function firstIdCreatedAtOrAfter(core: EngineCore, at: Date, lo: bigint, hi: bigint): Promise<bigint> {
-  const storage = core.storage;
   let low = lo;
   let high = hi;
   while (low < high) {
     const mid = low + (high - low) / 2n;
-    const [row] = await storage.run(jobAtOrAfter, { id: String(mid) });
+    const row = await core.storage.reads.firstJobFrom(String(mid));
     if (!row || BigInt(row.id) >= high) high = mid;
-    else if (new Date(row.created_at).getTime() < at.getTime()) low = BigInt(row.id) + 1n;
+    else if (row.createdAt.getTime() < at.getTime()) low = BigInt(row.id) + 1n;
     else high = mid;
   }
   return low;

@@ -1,14 +1,6 @@
 import type { EngineCore } from '../engine-core.js';
 import { ALL_STATUSES } from '../job-status.js';
-import type { Queryable } from '../storage/driver/driver.js';
-import {
-  cappedStatusCounts,
-  indexWalksOnly,
-  type JobEstimatesRow,
-  jobEstimates,
-  throughputLastHour,
-} from '../storage/sql/admin.js';
-import type { Storage } from '../storage/storage.js';
+import type { JobEstimatesRow } from '../storage/storage.js';
 import { COUNT_CAP, type StatusCount, statusCount } from './status-count.js';
 
 /** The throughput chart reads at most this many recently finished jobs. */
@@ -39,17 +31,15 @@ export interface Overview {
  */
 export async function loadOverview(core: EngineCore): Promise<Overview> {
   const storage = core.storage;
-  const queueRows = await storage.listQueues();
-  const [counts, [estimates], recent] = await Promise.all([
-    withIndexWalks(storage, (tx) =>
-      storage.run(
-        cappedStatusCounts,
-        { queues: queueRows.map((q) => q.name), statuses: [...ALL_STATUSES], cap: COUNT_CAP + 1 },
-        tx,
-      ),
+  const queueRows = await storage.queues.listQueues();
+  const [counts, estimates, recent] = await Promise.all([
+    storage.reads.countStatusesCapped(
+      queueRows.map((q) => q.name),
+      ALL_STATUSES,
+      COUNT_CAP + 1,
     ),
-    storage.run(jobEstimates, { schema: storage.schema }),
-    storage.run(throughputLastHour, { max_rows: THROUGHPUT_ROWS }),
+    storage.reads.estimateJobs(),
+    storage.reads.finishedLastHour(THROUGHPUT_ROWS),
   ]);
   const estimate = estimator(estimates);
   const queues = new Map<string, QueueOverview>(
@@ -62,19 +52,19 @@ export async function loadOverview(core: EngineCore): Promise<Overview> {
   for (const row of counts) {
     const queue = queues.get(row.queue);
     if (!queue) continue;
-    const n = Number(row.n);
+    const { n } = row;
     counted += n;
     queue.counts[row.status] = statusCount(n, n > COUNT_CAP ? estimate(row.queue, row.status) : null);
   }
   const perMinute = Array.from({ length: 60 }, () => ({ completed: 0, failed: 0, other: 0 }));
   for (const row of recent) {
-    const n = Number(row.n);
+    const { n } = row;
     const queue = queues.get(row.queue);
     if (queue) {
       queue.finishedLastHour += n;
       if (row.status === 'failed') queue.failedLastHour += n;
     }
-    const slot = perMinute[59 - Math.min(Math.max(Number(row.minute_ago), 0), 59)];
+    const slot = perMinute[59 - Math.min(Math.max(row.minuteAgo, 0), 59)];
     if (row.status === 'completed') slot.completed += n;
     else if (row.status === 'failed') slot.failed += n;
     else slot.other += n;
@@ -88,19 +78,11 @@ export async function loadOverview(core: EngineCore): Promise<Overview> {
   };
 }
 
-/** Run `fn` in a transaction planned with ordered index scans only (see `indexWalksOnly`). */
-export function withIndexWalks<T>(storage: Storage, fn: (tx: Queryable) => Promise<T>): Promise<T> {
-  return storage.driver.transaction(async (tx) => {
-    await storage.run(indexWalksOnly, {}, tx);
-    return fn(tx);
-  });
-}
-
 /**
  * reltuples × share of the status × share of the queue, from the most-common-value lists
  * of the last ANALYZE (assumes the two are independent; good enough to say "about 1.2M").
  */
-function estimator(stats: JobEstimatesRow | undefined): (queue: string, status: string) => number | null {
+function estimator(stats: JobEstimatesRow | null): (queue: string, status: string) => number | null {
   return (queue, status) => {
     if (!stats || stats.reltuples === null || stats.reltuples <= 0) return null;
     const share = (vals: string[] | null, freqs: number[] | null, value: string) => {

@@ -1,6 +1,5 @@
 import type { EngineCore } from '../engine-core.js';
 import { InvalidOptionError, QueueNotFoundError } from '../errors.js';
-import { queueChartBuckets } from '../storage/sql/queue-charts.js';
 
 /** The windows the queue page draws: how long, cut into how many buckets. */
 export const CHART_WINDOWS = {
@@ -54,28 +53,28 @@ export async function loadQueueCharts(
   queue: string,
   window: ChartWindow,
 ): Promise<QueueCharts> {
-  const stored = await core.storage.getQueue(queue);
+  const stored = await core.storage.queues.getQueue(queue);
   if (!stored) throw new QueueNotFoundError(queue);
   const shape = CHART_WINDOWS[window];
-  const rows = await core.storage.run(queueChartBuckets, {
+  const rows = await core.storage.reads.queueChart(
     queue,
-    window_seconds: shape.seconds,
-    bucket_seconds: shape.seconds / shape.buckets,
-    max_rows: CHART_MAX_ROWS,
-  });
+    shape.seconds,
+    shape.seconds / shape.buckets,
+    CHART_MAX_ROWS,
+  );
   const buckets = Array.from({ length: shape.buckets }, () => ({ ...EMPTY }));
   let total = { ...EMPTY };
   for (const row of rows) {
     const bucket: ChartBucket = {
-      finished: Number(row.finished),
-      completed: Number(row.completed),
-      failed: Number(row.failed),
-      waitP50Ms: row.wait_p50_ms === null ? null : Number(row.wait_p50_ms),
-      waitP95Ms: row.wait_p95_ms === null ? null : Number(row.wait_p95_ms),
+      finished: row.finished,
+      completed: row.completed,
+      failed: row.failed,
+      waitP50Ms: row.wait_p50_ms,
+      waitP95Ms: row.wait_p95_ms,
     };
     if (row.bucket_ago === null) total = bucket;
     else {
-      const ago = Math.min(Number(row.bucket_ago), shape.buckets - 1);
+      const ago = Math.min(row.bucket_ago, shape.buckets - 1);
       buckets[shape.buckets - 1 - ago] = bucket;
     }
   }

@@ -1,12 +1,10 @@
 import type { EngineCore } from '../engine-core.js';
 import { ALL_STATUSES } from '../job-status.js';
+import type { FrozenRetention } from '../model/job.js';
 import { WINDOW_KEYS } from '../model/job.js';
 import type { SweepRecord } from '../model/sweep.js';
 import type { HoldRecord } from '../retention/holds.js';
 import { RETENTION_TURN } from '../retention/sweep-turns.js';
-import { listSweepRecords } from '../storage/retention-storage.js';
-import type { FrozenRetention } from '../storage/rows.js';
-import { carriedRetention } from '../storage/sql/carried-retention.js';
 import { type LiveSweeps, liveSweeps } from './workers.js';
 
 /** How many of a queue's newest jobs are read for the windows they carry. */
@@ -56,12 +54,12 @@ export interface RetentionInfo {
 /** Effective policies per queue with the windows their jobs carry, the last sweeps and the next. */
 export async function loadRetentionInfo(core: EngineCore): Promise<RetentionInfo> {
   const [queues, sweeps, turn, holds, workers, carried] = await Promise.all([
-    core.storage.listQueues(),
-    listSweepRecords(core.storage, 20),
-    core.storage.readTurn(RETENTION_TURN),
+    core.storage.queues.listQueues(),
+    core.storage.reads.listSweepRecords(20),
+    core.storage.maintenance.readTurn(RETENTION_TURN),
     core.storage.controls.listHolds(),
-    core.storage.summarizeWorkers(),
-    core.storage.run(carriedRetention, { statuses: [...ALL_STATUSES], limit: RECENT_JOBS }),
+    core.storage.workers.summarizeWorkers(),
+    core.storage.reads.retentionCarried(ALL_STATUSES, RECENT_JOBS),
   ]);
   const live = liveSweeps(workers);
   const lastRunAt = turn?.lastRunAt ? new Date(turn.lastRunAt) : null;

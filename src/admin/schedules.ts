@@ -1,7 +1,6 @@
 import type { EngineCore } from '../engine-core.js';
 import { nextFire } from '../schedule/cron.js';
 import type { ScheduleRecord } from '../schedule/schedules.js';
-import { listSchedules, recentScheduleFires } from '../storage/sql/schedules.js';
 
 /** One fire of a schedule: when, the job it created, and that job's status (null once deleted). */
 export interface ScheduleFire {
@@ -26,18 +25,18 @@ export async function loadSchedules(
   firesShown = DEFAULT_FIRES_SHOWN,
 ): Promise<ScheduleView[]> {
   const [schedules, fires] = await Promise.all([
-    core.storage.run(listSchedules, {}),
-    core.storage.run(recentScheduleFires, { per_schedule: firesShown }),
+    core.storage.schedules.listSchedules(),
+    core.storage.schedules.recentFires(firesShown),
   ]);
   const byName = new Map<string, ScheduleFire[]>();
   for (const fire of fires) {
-    const list = byName.get(fire.schedule_name) ?? [];
-    list.push({ fireAt: new Date(fire.fire_at), jobId: fire.job_id, status: fire.status });
-    byName.set(fire.schedule_name, list);
+    const list = byName.get(fire.scheduleName) ?? [];
+    list.push({ fireAt: new Date(fire.fireAt), jobId: fire.jobId, status: fire.status });
+    byName.set(fire.scheduleName, list);
   }
   return schedules.map((s) => {
     const now = new Date(s.now);
-    const last = s.last_fire_at === null ? null : new Date(s.last_fire_at);
+    const last = s.lastFireAt === null ? null : new Date(s.lastFireAt);
     return {
       name: s.name,
       cron: s.cron,

@@ -14,7 +14,10 @@ export interface WorkersView {
 
 /** Every registered worker (the Workers page, `tidemark workers`). */
 export async function loadWorkers(core: EngineCore): Promise<WorkersView> {
-  const [workers, summary] = await Promise.all([core.storage.listWorkers(), core.storage.summarizeWorkers()]);
+  const [workers, summary] = await Promise.all([
+    core.storage.workers.listWorkers(),
+    core.storage.workers.summarizeWorkers(),
+  ]);
   return { workers, live: summary.live, gone: summary.gone, sweeps: liveSweeps(summary) };
 }
 

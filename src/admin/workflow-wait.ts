@@ -1,6 +1,5 @@
 import type { EngineCore } from '../engine-core.js';
-import { toDate } from '../storage/rows.js';
-import { type WorkflowViewRow, workflowView } from '../storage/sql/workflow-view.js';
+import { toDate, type WorkflowViewRow } from '../storage/storage.js';
 
 /**
  * What a parked workflow waits for, read from the wait the runtime recorded when it parked
@@ -31,7 +30,7 @@ export interface WorkflowView {
 
 /** Null when the job does not exist. */
 export async function loadWorkflowView(core: EngineCore, id: string): Promise<WorkflowView | null> {
-  const [row] = await core.storage.run(workflowView, { id });
+  const row = await core.storage.reads.workflowWaitOf(id);
   return row ? toWorkflowView(row) : null;
 }
 

@@ -1,13 +1,13 @@
 import type { EngineHandle } from '../engine-handle.js';
 import type { BulkActionOptions, BulkJobFilter, BulkOutcome } from '../jobs/bulk-actions.js';
 import type { JobDetail } from '../jobs/job-detail.js';
+import type { Job } from '../model/job.js';
 import type { ApplyRetentionOptions, ApplyRetentionResult } from '../retention/apply-retention.js';
 import type { HoldJobsOptions, HoldResult } from '../retention/holds.js';
 import type { PauseRetentionOptions, RetentionStatus } from '../retention/pause.js';
 import type { RemoveJobsOptions } from '../retention/remove-jobs.js';
 import type { SweepPreview } from '../retention/sweep-types.js';
-import type { Driver } from '../storage/driver/driver.js';
-import type { Job } from '../storage/rows.js';
+import type { DriverKind } from '../storage/storage.js';
 import type { SignalDelivery } from '../workflow/signal.js';
 
 /**
@@ -17,7 +17,7 @@ import type { SignalDelivery } from '../workflow/signal.js';
  */
 export interface DashboardEngine extends EngineHandle {
   readonly schema: string;
-  readonly driverKind: Driver['kind'];
+  readonly driverKind: DriverKind;
   listQueues(): Promise<{ name: string; options: Record<string, unknown>; paused: boolean }[]>;
   pauseQueue(name: string): Promise<void>;
   resumeQueue(name: string): Promise<void>;

@@ -1,8 +1,8 @@
 import { formatSeconds, formatTime } from '../admin/format.js';
 import type { AttemptEntry } from '../admin/job-extras.js';
 import { finiteTime } from '../admin/workflow-wait.js';
-import type { Job } from '../storage/rows.js';
-import type { CheckpointRow } from '../storage/workflow-storage.js';
+import type { Job } from '../model/job.js';
+import type { CheckpointRow } from '../storage/storage.js';
 import { type Html, html } from './html.js';
 
 const WIDTH = 960;

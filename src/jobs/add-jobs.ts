@@ -1,6 +1,5 @@
 import type { EngineCore } from '../engine-core.js';
-import type { Queryable } from '../storage/driver/driver.js';
-import type { InsertDefaults, InsertRow, Storage } from '../storage/storage.js';
+import type { InsertDefaults, InsertRow, Queryable, Storage } from '../storage/storage.js';
 import type { AddJobResult, ResolvedAdd } from './job-options.js';
 
 /** Where a job sits in a workflow tree (for children created by `ctx.runChild`). */
@@ -9,8 +8,6 @@ export interface TreePlacement {
   rootId: string;
   parentStep: string;
 }
-
-let savepoints = 0;
 
 /**
  * Insert resolved adds all or nothing. A batch that takes more than one writing statement
@@ -24,19 +21,7 @@ export async function insertJobsAtomically(
   on?: Queryable,
 ): Promise<AddJobResult[]> {
   if (!needsSeveralWrites(adds)) return insertResolvedJobs(core, adds, on);
-  if (!on) return core.storage.driver.transaction((tx) => insertResolvedJobs(core, adds, tx));
-  // A name of its own per call, so a concurrent call on the same transaction cannot release it.
-  const savepoint = `tidemark_add_jobs_${++savepoints}`;
-  await on.query(`savepoint ${savepoint}`);
-  let results: AddJobResult[];
-  try {
-    results = await insertResolvedJobs(core, adds, on);
-  } catch (error) {
-    await on.query(`rollback to savepoint ${savepoint}`).catch(() => {});
-    throw error;
-  }
-  await on.query(`release savepoint ${savepoint}`);
-  return results;
+  return core.storage.atomically((tx) => insertResolvedJobs(core, adds, tx), on);
 }
 
 /**
@@ -91,7 +76,7 @@ export async function insertResolvedJobs(
     results[i] = await insertWithLock(storage, rows[i], lock.scope, lock.ttlSeconds, insertDefaults, on);
   }
   if (batch.length > 0) {
-    const inserted = await storage.insertJobs(
+    const inserted = await storage.jobs.insertJobs(
       batch.map((i) => rows[i]),
       insertDefaults,
       on,
@@ -102,7 +87,7 @@ export async function insertResolvedJobs(
         results[i] = { id: inserted[k].id, deduplicated: false };
         continue;
       }
-      const holder = await storage.findUniqueHolder(rows[i].queue, rows[i].unique_key as string, on);
+      const holder = await storage.jobs.findUniqueHolder(rows[i].queue, rows[i].unique_key as string, on);
       // The holder can finish between the conflict and this read; insert again in that case.
       results[i] = holder
         ? { id: holder, deduplicated: true }
@@ -119,9 +104,9 @@ async function retryOne(
   on?: Queryable,
 ): Promise<AddJobResult> {
   for (let attempt = 0; attempt < 5; attempt++) {
-    const [result] = await storage.insertJobs([row], defaults, on);
+    const [result] = await storage.jobs.insertJobs([row], defaults, on);
     if (result.inserted) return { id: result.id, deduplicated: false };
-    const holder = await storage.findUniqueHolder(row.queue, row.unique_key as string, on);
+    const holder = await storage.jobs.findUniqueHolder(row.queue, row.unique_key as string, on);
     if (holder) return { id: holder, deduplicated: true };
   }
   throw new Error(`could not insert or find the holder of unique key ${row.unique_key}`);
@@ -138,9 +123,9 @@ async function insertWithLock(
   // A live lock wins; an expired one is replaced by the insert. The loop covers a lock
   // that expires or is released between the two statements.
   for (let attempt = 0; attempt < 5; attempt++) {
-    const id = await storage.insertJobWithLock(row, scope, ttlSeconds, defaults, on);
+    const id = await storage.jobs.insertJobWithLock(row, scope, ttlSeconds, defaults, on);
     if (id) return { id, deduplicated: false };
-    const holder = await storage.findLockHolder(scope, on);
+    const holder = await storage.jobs.findLockHolder(scope, on);
     if (holder) return { id: holder, deduplicated: true };
   }
   throw new Error(`could not take or read unique lock ${scope}`);

@@ -5,7 +5,6 @@ import {
   JobNotFoundError,
   UniqueKeyConflictError,
 } from '../errors.js';
-import { bulkBatchByIds, bulkBatchByStatus, bulkCeiling } from '../storage/sql/bulk.js';
 import {
   ACTIONABLE,
   type BulkActionName,
@@ -16,8 +15,6 @@ import {
 } from './bulk-filter.js';
 
 export type { BulkActionName, BulkActionOptions, BulkJobFilter } from './bulk-filter.js';
-
-import { reopenSubtree } from './retry-job.js';
 
 /** Why a bulk action left a matching job as it was. */
 export type BulkRefusalReason =
@@ -74,7 +71,7 @@ export async function bulkAction(
   if (request.batchWarning) core.once.warn(request.batchWarning, request.batchWarning);
   if (request.queue !== null) request.match.queue = (await core.registry.get(request.queue)).name;
   const queues = request.queue !== null ? [request.match.queue!] : null;
-  const throughId = request.throughId ?? (await core.storage.run(bulkCeiling, {}))[0].ceiling;
+  const throughId = request.throughId ?? (await core.storage.bulk.highestJobId());
   if (request.maxMatched !== null && !request.dryRun) {
     const counted = await walk(core, action, { ...request, dryRun: true }, throughId, queues);
     if (counted.matched > request.maxMatched) {
@@ -122,18 +119,11 @@ function batchReader(
   ceiling: string,
   queues: string[] | null,
 ): (after: string) => Promise<string[]> {
-  const window = { ...request.match, ceiling, limit: request.batchSize };
   return async (after) => {
-    const rows =
-      request.ids !== null
-        ? await core.storage.run(bulkBatchByIds, { ...window, after, ids: request.ids })
-        : await core.storage.run(bulkBatchByStatus, {
-            ...window,
-            after,
-            queues: queues ?? (await core.storage.listQueues()).map((q) => q.name),
-            status: request.status!,
-          });
-    return rows.map((r) => r.id);
+    const window = { match: request.match, after, ceiling, limit: request.batchSize };
+    if (request.ids !== null) return core.storage.bulk.nextBatchByIds(window, request.ids);
+    const names = queues ?? (await core.storage.queues.listQueues()).map((q) => q.name);
+    return core.storage.bulk.nextBatchByStatus(window, names, request.status!);
   };
 }
 
@@ -156,8 +146,8 @@ async function applyToBatch(
     try {
       const changed =
         action === 'retry'
-          ? await reopenSubtree(core, id, request.match)
-          : await core.storage.cancelSubtree(id, request.match);
+          ? await core.storage.actions.retrySubtree(id, request.match)
+          : await core.storage.actions.cancelSubtree(id, request.match);
       if (!changed.includes(id)) {
         const [reason, message] = await whyLeft(core, action, request, id);
         refuse(outcome, id, reason, message);
@@ -180,7 +170,7 @@ async function whyLeft(
   request: CheckedBulkRequest,
   id: string,
 ): Promise<[BulkRefusalReason, string]> {
-  const job = await core.storage.getJob(id);
+  const job = await core.storage.jobs.getJob(id);
   if (!job) return ['not-found', `job ${id} was deleted meanwhile`];
   if (request.status === null && !ACTIONABLE[action].includes(job.status)) {
     return action === 'cancel'

@@ -10,7 +10,7 @@ import {
   checkSeconds,
   checkString,
 } from '../options/check.js';
-import { type JobFilterParams, jobFilterParams } from '../storage/sql/job-filter.js';
+import { type JobFilterParams, jobFilterParams } from '../storage/storage.js';
 
 /** What `tm.retryJobs` / `tm.cancelJobs` act on: every job matching all the given fields. */
 export interface BulkJobFilter {

@@ -7,8 +7,7 @@ import {
   JobNotFoundError,
   PartOfWorkflowError,
 } from '../errors.js';
-import type { TreeDeletion } from '../storage/retention-controls.js';
-import { retryOnDeadlock } from '../storage/retry-deadlock.js';
+import type { TreeDeletion } from '../storage/storage.js';
 
 /**
  * Delete a finished job now, with its checkpoints, signals, fires and unique locks (R9).
@@ -18,13 +17,13 @@ import { retryOnDeadlock } from '../storage/retry-deadlock.js';
  * whole, from its top), and a job whose tree a hold keeps. Works while retention is paused: it is not a bulk removal.
  */
 export async function deleteJob(core: EngineCore, id: string): Promise<void> {
-  const outcome = await retryOnDeadlock(() => core.storage.controls.deleteTree(id, true));
+  const outcome = await core.storage.controls.deleteTree(id, true);
   refuseUnlessDeleted(id, outcome, true);
 }
 
 /** Delete a finished job and all its descendants, on the same conditions; returns how many went. */
 export async function deleteWorkflowSubtree(core: EngineCore, id: string): Promise<number> {
-  const outcome = await retryOnDeadlock(() => core.storage.controls.deleteTree(id, false));
+  const outcome = await core.storage.controls.deleteTree(id, false);
   refuseUnlessDeleted(id, outcome, false);
   return outcome.deleted;
 }

@@ -1,8 +1,8 @@
 import type { EngineCore } from '../engine-core.js';
 import { InvalidOptionError } from '../errors.js';
 import { notePolicy } from '../retention/policy-notes.js';
-import { type CallerTransaction, wrapCallerTransaction } from '../storage/driver/caller-transaction.js';
-import type { Queryable } from '../storage/driver/driver.js';
+import type { Queryable } from '../storage/storage.js';
+import { type CallerTransaction, wrapCallerTransaction } from '../storage/storage.js';
 import { insertJobsAtomically } from './add-jobs.js';
 import { type AddJobInput, type AddJobResult, type ResolvedAdd, resolveAddJob } from './job-options.js';
 

@@ -1,10 +1,10 @@
 import type { EngineCore } from '../engine-core.js';
 import { InvalidJobStateError, JobNotFoundError } from '../errors.js';
-import type { Job } from '../storage/rows.js';
+import type { Job } from '../model/job.js';
 
 /** The job as stored now; JobNotFoundError when there is none. */
 export async function existingJob(core: EngineCore, id: string): Promise<Job> {
-  const job = await core.storage.getJob(id);
+  const job = await core.storage.jobs.getJob(id);
   if (!job) throw new JobNotFoundError(id);
   return job;
 }
@@ -19,13 +19,13 @@ export async function cancelJobTree(
   core: EngineCore,
   jobId: string,
 ): Promise<{ job: Job; cancelled: string[] }> {
-  const cancelled = await core.storage.cancelSubtree(jobId);
+  const cancelled = await core.storage.actions.cancelSubtree(jobId);
   return { job: await existingJob(core, jobId), cancelled };
 }
 
 /** Hold a pending, retry-waiting or waiting job; a job already paused stays so. */
 export async function pauseJob(core: EngineCore, jobId: string): Promise<Job> {
-  if (!(await core.storage.pauseJob(jobId))) {
+  if (!(await core.storage.actions.pauseJob(jobId))) {
     const job = await existingJob(core, jobId);
     if (job.status !== 'paused') {
       throw new InvalidJobStateError(jobId, job.status, 'only pending, retry or waiting jobs can be paused');
@@ -36,7 +36,7 @@ export async function pauseJob(core: EngineCore, jobId: string): Promise<Job> {
 
 /** Let a paused job run again; any other state is refused with InvalidJobStateError. */
 export async function resumeJob(core: EngineCore, jobId: string): Promise<Job> {
-  if (!(await core.storage.resumeJob(jobId))) {
+  if (!(await core.storage.actions.resumeJob(jobId))) {
     const job = await existingJob(core, jobId);
     throw new InvalidJobStateError(jobId, job.status, 'only paused jobs can be resumed');
   }

@@ -1,7 +1,7 @@
 import type { EngineCore } from '../engine-core.js';
+import type { Job } from '../model/job.js';
 import type { HoldRecord } from '../retention/holds.js';
-import type { Job } from '../storage/rows.js';
-import type { CheckpointRow, SignalRow } from '../storage/workflow-storage.js';
+import type { CheckpointRow, SignalRow } from '../storage/storage.js';
 
 /** Everything about one job: for dashboards and debugging. */
 export interface JobDetail {
@@ -15,12 +15,12 @@ export interface JobDetail {
 
 /** A job with its checkpoints, signals, children and holds; null when there is no such job. */
 export async function getJobDetail(core: EngineCore, jobId: string): Promise<JobDetail | null> {
-  const job = await core.storage.getJob(jobId);
+  const job = await core.storage.jobs.getJob(jobId);
   if (!job) return null;
   const [checkpoints, signals, children, holds] = await Promise.all([
-    core.workflow.listCheckpoints(jobId),
-    core.workflow.listSignals(jobId),
-    core.storage.listChildren(jobId),
+    core.storage.workflow.listCheckpoints(jobId),
+    core.storage.workflow.listSignals(jobId),
+    core.storage.jobs.listChildren(jobId),
     core.storage.controls.holdsOfJob(jobId),
   ]);
   return { job, checkpoints, signals, children, holds };

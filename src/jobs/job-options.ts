@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { InvalidOptionError } from '../errors.js';
+import type { FrozenRetention } from '../model/job.js';
 import { MAX_ATTEMPTS, PRIORITY } from '../model/job-rules.js';
 import {
   checkDate,
@@ -13,7 +14,6 @@ import {
 import { toJsonText } from '../options/json.js';
 import { readOptions } from '../options/read-options.js';
 import { freezeRetention, type RetentionPolicy } from '../retention/policy.js';
-import type { FrozenRetention } from '../storage/rows.js';
 
 /** What `tm.addJob` takes. */
 export interface AddJobInput<Data = unknown> {

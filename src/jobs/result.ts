@@ -31,7 +31,7 @@ export async function waitForResult<Output>(
   const deadline = timeout === undefined ? Number.POSITIVE_INFINITY : Date.now() + timeout * 1000;
   let delay = 20;
   for (;;) {
-    const job = await core.storage.getJob(jobId);
+    const job = await core.storage.jobs.getJob(jobId);
     if (!job) throw new JobNotFoundError(jobId);
     if (job.status === 'completed') return job.output as Output;
     if (isFinished(job.status)) throw new JobFailedError(jobId, job.status, job.error);

@@ -36,7 +36,7 @@ export async function runTick(
 ): Promise<void> {
   try {
     // A little under the interval, so timer drift on the winning node does not skip a tick.
-    const turn = await core.storage.takeTurn('tick', intervalSeconds * 0.8);
+    const turn = await core.storage.maintenance.takeTurn('tick', intervalSeconds * 0.8);
     hooks.answered?.();
     if (!turn) return;
     const recover = hooks.beforeRecovery ? await hooks.beforeRecovery() : true;
@@ -52,14 +52,14 @@ export async function runTick(
 /** The work of a tick, without the cluster turn (also used by tests and the CLI). */
 export async function tickOnce(core: EngineCore, intervalSeconds = 5, recover = true) {
   const { storage } = core;
-  const stalled = recover ? await drain(() => storage.recoverStalled(BATCH)) : 0;
-  const expired = await drain(() => storage.expireJobs(BATCH));
-  const promoted = await drain(() => storage.promoteRetries(BATCH));
+  const stalled = recover ? await drain(() => storage.maintenance.recoverStalled(BATCH)) : 0;
+  const expired = await drain(() => storage.maintenance.expireJobs(BATCH));
+  const promoted = await drain(() => storage.maintenance.promoteRetries(BATCH));
   const scheduled = await fireDueSchedules(core);
-  await storage.nudgeDueQueues(intervalSeconds * 2);
+  await storage.maintenance.nudgeDueQueues(intervalSeconds * 2);
   // One bounded batch per tick: a thousand workers killed at once go within a few ticks.
-  await storage.deleteGoneWorkers(GONE_WORKER_KEEP_SECONDS, BATCH);
-  await storage.trimGoneWorkers(GONE_WORKER_MAX_ROWS, BATCH);
+  await storage.workers.deleteGoneWorkers(GONE_WORKER_KEEP_SECONDS, BATCH);
+  await storage.workers.trimGoneWorkers(GONE_WORKER_MAX_ROWS, BATCH);
   return { stalled, expired, promoted, scheduled };
 }
 

@@ -1,7 +1,6 @@
 import type { EngineCore } from '../engine-core.js';
 import { InvalidOptionError } from '../errors.js';
 import { checkKnownKeys, checkObject, checkSeconds } from '../options/check.js';
-import { queueDepths } from '../storage/sql/metrics.js';
 import type { MeterLike, ObservableCallbackLike } from './meter.js';
 
 /** Options of `tm.instrument(meter, options)`. */
@@ -88,8 +87,7 @@ export function instrumentEngine(
   let reading: Promise<void> | null = null;
   const refresh = async () => {
     try {
-      const rows = await core.storage.run(queueDepths, {});
-      sample = { at: Date.now(), rows: rows.map((r) => ({ queue: r.queue, depth: Number(r.depth) })) };
+      sample = { at: Date.now(), rows: await core.storage.reads.depthOfQueues() };
     } catch (error) {
       // A failed read (database down, engine closed) reports nothing rather than stale zeros.
       sample = null;

@@ -1,3 +1,6 @@
+import type { JobStatus } from '../job-status.js';
+import type { JobError } from './job.js';
+
 /** A workflow step's stored result. */
 export interface CheckpointRow {
   name: string;
@@ -17,4 +20,13 @@ export interface SignalRow {
   purgeAfter: Date | null;
   /** `pending` until a wait consumes it. */
   state: 'pending' | 'consumed';
+}
+
+/** The child a workflow step started, as the parent reads its outcome. */
+export interface ChildOutcome {
+  id: string;
+  queue: string;
+  status: JobStatus;
+  output: unknown;
+  error: JobError | null;
 }

@@ -2,8 +2,8 @@ import { InvalidOptionError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import type { ArchiveHook } from '../retention/archive.js';
 import type { RetentionPolicy } from '../retention/policy.js';
-import type { DatabaseOption } from '../storage/driver/create-driver.js';
-import { isPostgresUrl } from '../storage/driver/create-driver.js';
+import { isPostgresUrl } from '../storage/open-storage.js';
+import type { DatabaseOption } from '../storage/storage.js';
 import { checkBoolean, checkInteger, checkKnownKeys, checkObject, isStorableText } from './check.js';
 
 /** Options of `Tidemark.open`. */

@@ -20,5 +20,5 @@ export function defineQueue<Data, Output>(
 /** Pause or resume a stored queue; QueueNotFoundError when no queue of that name is stored. */
 export async function setQueuePaused(core: EngineCore, name: string, paused: boolean): Promise<void> {
   checkString(name, 'name');
-  if (!(await core.storage.setQueuePaused(name, paused))) throw new QueueNotFoundError(name);
+  if (!(await core.storage.queues.setQueuePaused(name, paused))) throw new QueueNotFoundError(name);
 }

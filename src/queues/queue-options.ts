@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../errors.js';
+import type { Job } from '../model/job.js';
 import { MAX_ATTEMPTS } from '../model/job-rules.js';
 import type { BackoffOptions, StoredQueueOptions } from '../model/queue.js';
 import {
@@ -10,7 +11,6 @@ import {
   checkString,
 } from '../options/check.js';
 import { freezeRetention, type RetentionPolicy } from '../retention/policy.js';
-import type { Job } from '../storage/rows.js';
 import type { JobContext } from '../workflow/job-context.js';
 
 export type { BackoffOptions, StoredQueueOptions } from '../model/queue.js';

@@ -1,7 +1,6 @@
 import { QueueNotFoundError } from '../errors.js';
-import type { Queryable } from '../storage/driver/driver.js';
-import type { FrozenRetention } from '../storage/rows.js';
-import type { Storage } from '../storage/storage.js';
+import type { FrozenRetention } from '../model/job.js';
+import type { Queryable, Storage } from '../storage/storage.js';
 import { DEFAULT_BACKOFF, DEFAULT_MAX_ATTEMPTS, type ResolvedQueue, storedOptions } from './queue-options.js';
 
 /**
@@ -21,7 +20,7 @@ export class QueueRegistry {
     this.local.set(queue.name, queue);
     this.remote.delete(queue.name);
     this.pending = this.pending.then(() =>
-      this.storage.upsertQueue(queue.name, storedOptions(queue)).catch((error) => {
+      this.storage.queues.upsertQueue(queue.name, storedOptions(queue)).catch((error) => {
         this.failure = error;
       }),
     );
@@ -72,7 +71,7 @@ export class QueueRegistry {
     const known = this.local.get(name) ?? this.remote.get(name);
     if (known) return known;
     if (!on) await this.flush();
-    const row = await this.storage.getQueue(name, on);
+    const row = await this.storage.queues.getQueue(name, on);
     if (!row) throw new QueueNotFoundError(name);
     const { options } = row;
     const queue: ResolvedQueue = {

@@ -1,9 +1,9 @@
 import type { EngineCore } from '../engine-core.js';
 import type { Logger } from '../log/logger.js';
 import { messages } from '../log/messages.js';
+import type { FrozenRetention } from '../model/job.js';
 import { WINDOW_KEYS } from '../model/job.js';
-import type { StoredQueue } from '../storage/queues.js';
-import type { FrozenRetention } from '../storage/rows.js';
+import type { StoredQueue } from '../storage/storage.js';
 import type { ResolvedSweep } from '../worker/worker-options.js';
 
 /** Queues named in the startup line at most; more are counted. */
@@ -26,7 +26,10 @@ export async function announceRetention(
     logger.warn(messages.retentionUnsupported);
     return;
   }
-  const [pause, queues] = await Promise.all([core.storage.controls.status(), core.storage.listQueues()]);
+  const [pause, queues] = await Promise.all([
+    core.storage.controls.status(),
+    core.storage.queues.listQueues(),
+  ]);
   const ownPolicies = queuesWithOwnPolicy(queues, core.engineRetention);
   if (pause.paused) {
     logger.warn(messages.retentionPaused, {

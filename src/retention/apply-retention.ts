@@ -1,9 +1,9 @@
 import type { EngineCore } from '../engine-core.js';
 import { InvalidOptionError, QueueNotFoundError } from '../errors.js';
+import type { FrozenRetention } from '../model/job.js';
 import { checkBatchSize, DEFAULT_BATCH_SIZE } from '../options/batch-size.js';
 import { checkBoolean, checkKnownKeys, checkObject, checkString } from '../options/check.js';
 import { readOptions } from '../options/read-options.js';
-import type { FrozenRetention } from '../storage/rows.js';
 import { freezeRetention, type RetentionPolicy } from './policy.js';
 import { notePolicy } from './policy-notes.js';
 
@@ -53,7 +53,7 @@ export async function applyRetention(
   if (onProgress !== undefined && typeof onProgress !== 'function') {
     throw new InvalidOptionError('onProgress', 'a function', onProgress);
   }
-  const stored = await core.storage.getQueue(queue);
+  const stored = await core.storage.queues.getQueue(queue);
   if (!stored) throw new QueueNotFoundError(queue);
   if (warning) core.once.warn(warning, warning);
   if (options.policy !== undefined) notePolicy(core.once, options.policy, 'applyRetention.policy');

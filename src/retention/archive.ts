@@ -1,7 +1,5 @@
 import type { ArchivedJob } from '../model/archive.js';
-import type { Queryable } from '../storage/driver/driver.js';
-import type { RetentionControls } from '../storage/retention-controls.js';
-import type { BatchCursor, DueBatch, RetentionCapability } from '../storage/retention-storage.js';
+import type { BatchCursor, DueBatch, Queryable, RetentionCapability, Storage } from '../storage/storage.js';
 
 export type { ArchivedJob } from '../model/archive.js';
 
@@ -19,7 +17,7 @@ export type ArchiveHook = (batch: ArchivedJob[], tx: Queryable) => Promise<void>
  * RetentionPausedError, having done nothing, while retention is paused.
  */
 export function archiveDueBatch(
-  controls: RetentionControls,
+  controls: Storage['controls'],
   retention: RetentionCapability,
   hook: ArchiveHook,
   batchSize: number,

@@ -2,7 +2,7 @@ import type { EngineCore } from '../engine-core.js';
 import { HoldNotFoundError, InvalidOptionError, JobNotFoundError } from '../errors.js';
 import { processName } from '../log/process-name.js';
 import { checkId, checkKnownKeys, checkObject, checkString } from '../options/check.js';
-import type { HoldRecord } from '../storage/retention-controls.js';
+import type { HoldRecord } from '../storage/storage.js';
 
 /** Options of `tm.holdJobs`: jobs by id, a queue, or both. */
 export interface HoldJobsOptions {

@@ -3,7 +3,7 @@ import { HoldsChangingError, InvalidOptionError, RetentionPausedError } from '..
 import { FINISHED_STATUSES } from '../job-status.js';
 import { checkBatchSize, DEFAULT_BATCH_SIZE } from '../options/batch-size.js';
 import { checkBoolean, checkKnownKeys, checkObject, checkSeconds, checkString } from '../options/check.js';
-import { FIRST_BATCH } from '../storage/retention-storage.js';
+import { FIRST_BATCH } from '../storage/storage.js';
 import { BatchPace } from './batch-pace.js';
 import { reclaim, retentionOf } from './sweeper.js';
 

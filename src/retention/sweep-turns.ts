@@ -12,16 +12,16 @@ export const UNIQUE_LOCK_TURN = 'unique-lock-sweep';
  */
 export async function retentionTurn(core: EngineCore, sweep: ResolvedSweep): Promise<void> {
   // A little under the interval, so timer drift on the winning node does not skip a turn.
-  if (!(await core.storage.takeTurn(RETENTION_TURN, sweep.intervalSeconds * 0.9))) return;
+  if (!(await core.storage.maintenance.takeTurn(RETENTION_TURN, sweep.intervalSeconds * 0.9))) return;
   const result = await sweepRetention(core, { batchSize: sweep.batchSize });
-  await core.storage.recordTurnResult(RETENTION_TURN, turnResult(result));
+  await core.storage.maintenance.recordTurnResult(RETENTION_TURN, turnResult(result));
 }
 
 /** A worker's unique-lock tick: the same turn-taking, for expired unique locks (R8). */
 export async function uniqueLockTurn(core: EngineCore, sweep: ResolvedSweep): Promise<void> {
-  if (!(await core.storage.takeTurn(UNIQUE_LOCK_TURN, sweep.intervalSeconds * 0.9))) return;
+  if (!(await core.storage.maintenance.takeTurn(UNIQUE_LOCK_TURN, sweep.intervalSeconds * 0.9))) return;
   const result = await sweepUniqueLocks(core, sweep.batchSize);
-  await core.storage.recordTurnResult(UNIQUE_LOCK_TURN, turnResult(result));
+  await core.storage.maintenance.recordTurnResult(UNIQUE_LOCK_TURN, turnResult(result));
 }
 
 function turnResult(result: Awaited<ReturnType<typeof sweepRetention>>) {

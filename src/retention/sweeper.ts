@@ -1,6 +1,6 @@
 import type { EngineCore } from '../engine-core.js';
 import { RetentionPausedError, RetentionUnsupportedError } from '../errors.js';
-import { type BatchCursor, FIRST_BATCH, type RetentionCapability } from '../storage/retention-storage.js';
+import { type BatchCursor, FIRST_BATCH, type RetentionCapability } from '../storage/storage.js';
 import { archiveDueBatch } from './archive.js';
 import { BatchPace } from './batch-pace.js';
 import type { SweepBreakdown, SweepOutcome, SweepPreview, SweepRecord } from './sweep-types.js';

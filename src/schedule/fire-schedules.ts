@@ -1,7 +1,5 @@
 import type { EngineCore } from '../engine-core.js';
 import { QueueNotFoundError } from '../errors.js';
-import { listSchedules, recordScheduleFire } from '../storage/sql/schedules.js';
-import { defaultParams } from '../storage/storage.js';
 import { latestDueFire } from './cron.js';
 
 /**
@@ -11,11 +9,11 @@ import { latestDueFire } from './cron.js';
  */
 export async function fireDueSchedules(core: EngineCore): Promise<number> {
   const { storage } = core;
-  const schedules = await storage.run(listSchedules, {});
+  const schedules = await storage.schedules.listSchedules();
   let created = 0;
   for (const schedule of schedules) {
     const { name, now } = schedule;
-    const after = schedule.last_fire_at ?? now;
+    const after = schedule.lastFireAt ?? now;
     const fireAt = latestDueFire(schedule.cron, schedule.timezone, after, now);
     if (!fireAt) continue;
     const { queue } = schedule;
@@ -30,17 +28,18 @@ export async function fireDueSchedules(core: EngineCore): Promise<number> {
       });
       continue;
     }
-    const [row] = await storage.run(recordScheduleFire, {
-      name,
-      fire_at: fireAt,
-      queue,
-      data: JSON.stringify(schedule.data ?? null),
-      max_attempts: options.maxAttempts ?? null,
-      retention: options.retention === undefined ? null : JSON.stringify(options.retention),
-      channel: storage.channel,
-      ...defaultParams(core.insertDefaults),
-    });
-    if (row?.id) created++;
+    const id = await storage.schedules.recordFire(
+      {
+        name,
+        fireAt,
+        queue,
+        data: JSON.stringify(schedule.data ?? null),
+        maxAttempts: options.maxAttempts,
+        retention: options.retention,
+      },
+      core.insertDefaults,
+    );
+    if (id) created++;
   }
   return created;
 }

@@ -2,7 +2,6 @@ import type { EngineCore } from '../engine-core.js';
 import { ScheduleNotFoundError } from '../errors.js';
 import { checkKnownKeys, checkObject, checkString } from '../options/check.js';
 import { toJsonText } from '../options/json.js';
-import { deleteSchedule, listSchedules, upsertSchedule } from '../storage/sql/schedules.js';
 import { checkCron } from './cron.js';
 
 /** Options of `tm.schedule`. */
@@ -49,25 +48,17 @@ export function checkSchedule(options: ScheduleOptions): CheckedSchedule {
 /** Create or replace a schedule; its queue must exist (QueueNotFoundError otherwise). */
 export async function saveSchedule(core: EngineCore, schedule: CheckedSchedule): Promise<void> {
   await core.registry.get(schedule.queue);
-  await core.storage.run(upsertSchedule, { ...schedule });
+  await core.storage.schedules.upsertSchedule(schedule);
 }
 
 /** Delete a schedule; ScheduleNotFoundError when there is none of that name. */
 export async function removeSchedule(core: EngineCore, name: string): Promise<void> {
   checkString(name, 'name');
-  const rows = await core.storage.run(deleteSchedule, { name });
-  if (rows.length === 0) throw new ScheduleNotFoundError(name);
+  if (!(await core.storage.schedules.deleteSchedule(name))) throw new ScheduleNotFoundError(name);
 }
 
 /** Every schedule, by name. */
 export async function readSchedules(core: EngineCore): Promise<ScheduleRecord[]> {
-  const rows = await core.storage.run(listSchedules, {});
-  return rows.map((r) => ({
-    name: r.name,
-    cron: r.cron,
-    timezone: r.timezone,
-    queue: r.queue,
-    data: r.data,
-    lastFireAt: r.last_fire_at ?? null,
-  }));
+  const rows = await core.storage.schedules.listSchedules();
+  return rows.map(({ now: _now, ...schedule }) => schedule);
 }

@@ -1,3 +1,4 @@
+import type { JobStatus } from '../job-status.js';
 import type { Job } from '../model/job.js';
 import type { Queryable } from './driver/driver.js';
 import { toClaimedJob } from './rows.js';
@@ -63,7 +64,10 @@ function byNumericId(a: string, b: string): number {
 }
 
 /** Record many outcomes in one statement; returns the ids that were still owned, with their new status. */
-export async function finishAttempts(db: Runner, outcomes: AttemptOutcome[]): Promise<Map<string, string>> {
+export async function finishAttempts(
+  db: Runner,
+  outcomes: AttemptOutcome[],
+): Promise<Map<string, JobStatus>> {
   const rows = await db.run(worker.finishAttempts, {
     outcomes: outcomesJson(outcomes),
   });

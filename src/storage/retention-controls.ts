@@ -1,6 +1,6 @@
 import { RetentionPausedError } from '../errors.js';
 import type { TransactionHandle } from './driver/driver.js';
-import { retryOnConflict } from './retry-deadlock.js';
+import { retryOnConflict, retryOnDeadlock } from './retry-deadlock.js';
 import { type FrozenRetention, toDate } from './rows.js';
 import type { Runner } from './runner.js';
 import * as apply from './sql/apply-retention.js';
@@ -41,112 +41,100 @@ export interface TreeDeletion {
   hold: { id: string; reason: string } | null;
 }
 
-/**
- * Storage for the operator's retention controls: the pause switch, holds, re-freezing a
- * queue's windows, explicit deletes, and the gate that orders all of them against deletions
- * (see sql/retention-controls.ts).
+/*
+ * The operator's retention controls: the pause switch, holds, re-freezing a queue's windows,
+ * explicit deletes, and the gate that orders all of them against deletions (see
+ * sql/retention-controls.ts).
  */
-export class RetentionControls {
-  constructor(private readonly storage: Runner) {}
 
-  /**
-   * Run a deletion in a transaction that holds the gate: a pause or a hold placed
-   * meanwhile waits for it, and it sees every one committed before. Throws
-   * RetentionPausedError (nothing done) while paused, unless `explicit` (a delete of
-   * named jobs, which the pause does not stop).
-   */
-  gated<T>(fn: (tx: TransactionHandle) => Promise<T>, explicit = false): Promise<T> {
-    return this.storage.driver.transaction(async (tx) => {
-      const [row] = await this.storage.run(sql.retentionGate, {}, tx);
-      if (row?.paused && !explicit) {
-        throw new RetentionPausedError(row.reason, toDate(row.paused_at));
-      }
-      return fn(tx);
-    });
-  }
+/** `gated` as its group exposes it, with its type parameter (a bound group's type drops it). */
+export type Gated = <T>(fn: (tx: TransactionHandle) => Promise<T>, explicit?: boolean) => Promise<T>;
 
-  async status(): Promise<PauseState & { holds: number }> {
-    const [row] = await this.storage.run(sql.readRetentionControl, {});
-    return { ...toPause(row), holds: Number(row?.holds ?? 0) };
-  }
-
-  /** Pause; resolves once every deletion that was running has committed or rolled back. */
-  async pause(reason: string, by: string): Promise<PauseState> {
-    const [row] = await this.storage.run(sql.pauseRetention, { reason, by });
-    return toPause(row);
-  }
-
-  async resume(): Promise<PauseState> {
-    const [row] = await this.storage.run(sql.resumeRetention, {});
-    return toPause(row);
-  }
-
-  /**
-   * Place a hold on jobs by id and/or on a queue, after the deletions in progress. Ids
-   * that name no job are returned as `missing`, and then nothing is written: the
-   * transaction rolls back, the gate's version with it (deletions in flight do not run again).
-   */
-  async placeHold(hold: {
-    ids: string[];
-    queue: string | null;
-    reason: string;
-    by: string;
-  }): Promise<{ holdId: string; jobs: number } | { missing: string[] }> {
-    try {
-      return await this.holdOrRollBack(hold);
-    } catch (error) {
-      if (error instanceof MissingJobs) return { missing: error.missing };
-      throw error;
+/**
+ * Run a deletion in a transaction that holds the gate: a pause or a hold placed
+ * meanwhile waits for it, and it sees every one committed before. Throws
+ * RetentionPausedError (nothing done) while paused, unless `explicit` (a delete of
+ * named jobs, which the pause does not stop).
+ */
+export function gated<T>(
+  db: Runner,
+  fn: (tx: TransactionHandle) => Promise<T>,
+  explicit = false,
+): Promise<T> {
+  return db.driver.transaction(async (tx) => {
+    const [row] = await db.run(sql.retentionGate, {}, tx);
+    if (row?.paused && !explicit) {
+      throw new RetentionPausedError(row.reason, toDate(row.paused_at));
     }
-  }
+    return fn(tx);
+  });
+}
 
-  private holdOrRollBack(hold: { ids: string[]; queue: string | null; reason: string; by: string }) {
-    const { storage } = this;
-    return storage.driver.transaction(async (tx) => {
-      await storage.run(sql.markHoldsChanged, {}, tx);
-      const found = new Set(
-        (await storage.run(sql.existingJobIds, { ids: hold.ids }, tx)).map((r) => String(r.id)),
-      );
-      const missing = hold.ids.filter((id) => !found.has(id));
-      if (missing.length > 0) throw new MissingJobs(missing);
-      const [created] = await storage.run(
-        sql.insertHold,
-        { reason: hold.reason, queue: hold.queue, by: hold.by },
-        tx,
-      );
-      const holdId = String(created.id);
-      if (hold.ids.length > 0) await storage.run(sql.linkHoldJobs, { hold_id: holdId, ids: hold.ids }, tx);
-      const [placed] = await storage.run(sql.getHold, { id: holdId }, tx);
-      return { holdId, jobs: Number(placed.jobs) };
-    });
-  }
+export async function status(db: Runner): Promise<PauseState & { holds: number }> {
+  const [row] = await db.run(sql.readRetentionControl, {});
+  return { ...toPause(row), holds: Number(row?.holds ?? 0) };
+}
 
-  /** Release a hold; false when no hold has this id. */
-  async releaseHold(id: string): Promise<boolean> {
-    return (await this.storage.run(sql.deleteHold, { id })).length > 0;
-  }
+/** Pause; resolves once every deletion that was running has committed or rolled back. */
+export async function pause(db: Runner, reason: string, by: string): Promise<PauseState> {
+  const [row] = await db.run(sql.pauseRetention, { reason, by });
+  return toPause(row);
+}
 
-  async listHolds(): Promise<HoldRecord[]> {
-    return (await this.storage.run(sql.listHolds, {})).map(toHold);
-  }
+export async function resume(db: Runner): Promise<PauseState> {
+  const [row] = await db.run(sql.resumeRetention, {});
+  return toPause(row);
+}
 
-  /** The holds that keep this job's tree. */
-  async holdsOfJob(id: string): Promise<HoldRecord[]> {
-    return (await this.storage.run(sql.holdsOfJob, { id })).map(toHold);
+/**
+ * Place a hold on jobs by id and/or on a queue, after the deletions in progress. Ids
+ * that name no job are returned as `missing`, and then nothing is written: the
+ * transaction rolls back, the gate's version with it (deletions in flight do not run again).
+ */
+export async function placeHold(
+  db: Runner,
+  hold: HoldRequest,
+): Promise<{ holdId: string; jobs: number } | { missing: string[] }> {
+  try {
+    return await holdOrRollBack(db, hold);
+  } catch (error) {
+    if (error instanceof MissingJobs) return { missing: error.missing };
+    throw error;
   }
+}
 
-  /**
-   * Delete a job and its descendants (`single`: only a job without children) after the
-   * gate and a lock on its tree's top, unless a member or an ancestor is in flight or a
-   * hold keeps the tree. Not stopped by the pause.
-   */
-  deleteTree(id: string, single: boolean): Promise<TreeDeletion> {
-    const { storage } = this;
-    return this.gated(async (tx) => {
-      const top = await storage.run(sql.lockTreeTop, { id }, tx);
+/** Release a hold; false when no hold has this id. */
+export async function releaseHold(db: Runner, id: string): Promise<boolean> {
+  return (await db.run(sql.deleteHold, { id })).length > 0;
+}
+
+export async function listHolds(db: Runner): Promise<HoldRecord[]> {
+  return (await db.run(sql.listHolds, {})).map(toHold);
+}
+
+/** The holds that keep this job's tree. */
+export async function holdsOfJob(db: Runner, id: string): Promise<HoldRecord[]> {
+  return (await db.run(sql.holdsOfJob, { id })).map(toHold);
+}
+
+/**
+ * Delete a job and its descendants (`single`: only a job without children) after the
+ * gate and a lock on its tree's top, unless a member or an ancestor is in flight or a
+ * hold keeps the tree. Not stopped by the pause. Run again when PostgreSQL aborts it to break
+ * a deadlock with a finishing child (see retryOnDeadlock).
+ */
+export function deleteTree(db: Runner, id: string, single: boolean): Promise<TreeDeletion> {
+  return retryOnDeadlock(() => deleteTreeOnce(db, id, single));
+}
+
+function deleteTreeOnce(db: Runner, id: string, single: boolean): Promise<TreeDeletion> {
+  return gated(
+    db,
+    async (tx) => {
+      const top = await db.run(sql.lockTreeTop, { id }, tx);
       if (top.length === 0)
         return { members: 0, deleted: 0, inFlight: null, ancestor: null, top: null, hold: null };
-      const [row] = await storage.run(sql.deleteSubtreeChecked, { id, single }, tx);
+      const [row] = await db.run(sql.deleteSubtreeChecked, { id, single }, tx);
       return {
         members: Number(row.members),
         deleted: Number(row.deleted),
@@ -155,47 +143,71 @@ export class RetentionControls {
         top: row.top ?? null,
         hold: row.hold ?? null,
       };
-    }, true);
-  }
+    },
+    true,
+  );
+}
 
-  /** Finished jobs that still carry a deletion window, counted up to `cap`. */
-  async countJobsWithWindow(cap: number): Promise<number> {
-    const [row] = await this.storage.run(sql.countJobsWithWindow, { cap });
-    return Number(row?.n ?? 0);
-  }
+/** Finished jobs that still carry a deletion window, counted up to `cap`. */
+export async function countJobsWithWindow(db: Runner, cap: number): Promise<number> {
+  const [row] = await db.run(sql.countJobsWithWindow, { cap });
+  return Number(row?.n ?? 0);
+}
 
-  /**
-   * One batch of re-freezing a queue's windows (see sql/apply-retention.ts), one
-   * transaction; run again when PostgreSQL aborts it to break a deadlock or a serialization
-   * conflict with the workers (a batch is all or nothing, and running it again is safe).
-   */
-  applyBatch(
-    queue: string,
-    retention: FrozenRetention,
-    after: string,
-    batchSize: number,
-  ): Promise<{ scanned: number; lastId: string | null; changed: number }> {
-    const { storage } = this;
-    return retryOnConflict(() =>
-      storage.driver.transaction(async (tx) => {
-        const [row] = await storage.run(
-          apply.applyRetentionJobs(batchSize),
-          { queue, retention: JSON.stringify(retention), after },
-          tx,
-        );
-        if (row.ids.length > 0) await storage.run(apply.applyRetentionSignals, { ids: row.ids }, tx);
-        return { scanned: Number(row.scanned), lastId: row.last_id, changed: Number(row.changed) };
-      }),
+/**
+ * One batch of re-freezing a queue's windows (see sql/apply-retention.ts), one
+ * transaction; run again when PostgreSQL aborts it to break a deadlock or a serialization
+ * conflict with the workers (a batch is all or nothing, and running it again is safe).
+ */
+export function applyBatch(
+  db: Runner,
+  queue: string,
+  retention: FrozenRetention,
+  after: string,
+  batchSize: number,
+): Promise<{ scanned: number; lastId: string | null; changed: number }> {
+  return retryOnConflict(() =>
+    db.driver.transaction(async (tx) => {
+      const [row] = await db.run(
+        apply.applyRetentionJobs(batchSize),
+        { queue, retention: JSON.stringify(retention), after },
+        tx,
+      );
+      if (row.ids.length > 0) await db.run(apply.applyRetentionSignals, { ids: row.ids }, tx);
+      return { scanned: Number(row.scanned), lastId: row.last_id, changed: Number(row.changed) };
+    }),
+  );
+}
+
+export async function countApply(db: Runner, queue: string, retention: FrozenRetention): Promise<number> {
+  const [row] = await db.run(apply.countApplyRetention, { queue, retention: JSON.stringify(retention) });
+  return Number(row.n);
+}
+
+/** A hold to place: jobs by id and/or a whole queue, with its reason and who placed it. */
+export interface HoldRequest {
+  ids: string[];
+  queue: string | null;
+  reason: string;
+  by: string;
+}
+
+function holdOrRollBack(db: Runner, hold: HoldRequest) {
+  return db.driver.transaction(async (tx) => {
+    await db.run(sql.markHoldsChanged, {}, tx);
+    const found = new Set((await db.run(sql.existingJobIds, { ids: hold.ids }, tx)).map((r) => String(r.id)));
+    const missing = hold.ids.filter((id) => !found.has(id));
+    if (missing.length > 0) throw new MissingJobs(missing);
+    const [created] = await db.run(
+      sql.insertHold,
+      { reason: hold.reason, queue: hold.queue, by: hold.by },
+      tx,
     );
-  }
-
-  async countApply(queue: string, retention: FrozenRetention): Promise<number> {
-    const [row] = await this.storage.run(apply.countApplyRetention, {
-      queue,
-      retention: JSON.stringify(retention),
-    });
-    return Number(row.n);
-  }
+    const holdId = String(created.id);
+    if (hold.ids.length > 0) await db.run(sql.linkHoldJobs, { hold_id: holdId, ids: hold.ids }, tx);
+    const [placed] = await db.run(sql.getHold, { id: holdId }, tx);
+    return { holdId, jobs: Number(placed.jobs) };
+  });
 }
 
 /** Thrown inside placeHold's transaction to roll it back; never leaves this module. */

@@ -5,11 +5,12 @@ import type { Queryable } from './driver/driver.js';
 import { throughGate } from './retention-gate.js';
 import type { Runner } from './runner.js';
 import { type BatchParams, CURSOR_START, type CursorRow } from './sql/retention-batch.js';
-import { countPurgeable, type PurgeParams, purgeFinished } from './sql/retention-purge.js';
+import * as purgeQueries from './sql/retention-purge.js';
+import { type PurgeParams, purgeFinished } from './sql/retention-purge.js';
 import * as sql from './sql/retention-sweep.js';
-import { recordSweep, type SweepToRecord } from './sweep-history.js';
+import { recordSweep as recordSweepRow, type SweepToRecord } from './sweep-history.js';
 
-export { listSweepRecords, type SweepToRecord } from './sweep-history.js';
+export type { SweepToRecord } from './sweep-history.js';
 
 /** Where the next batch of a sweep or purge starts (a keyset cursor over its index). */
 export interface BatchCursor {
@@ -78,71 +79,69 @@ export interface RetentionCapability {
   reclaimSpace(): Promise<void>;
 }
 
-/** The retention capability over Tidemark's own schema, on either driver. */
-export class PostgresRetention implements RetentionCapability {
-  constructor(private readonly storage: Runner) {}
+/* The retention capability over Tidemark's own schema, on either driver. */
 
-  async deleteDueBatch(batchSize: number, from: BatchCursor): Promise<DueBatch> {
-    const row = await throughGate(this.storage, (tx) =>
-      this.storage.run(sql.deleteDueTrees(batchSize), cursorParams(from), tx),
-    );
-    return { scanned: Number(row.scanned), next: nextCursor(row, from), deleted: toBreakdown(row.counts) };
-  }
+export async function deleteDueBatch(db: Runner, batchSize: number, from: BatchCursor): Promise<DueBatch> {
+  const row = await throughGate(db, (tx) => db.run(sql.deleteDueTrees(batchSize), cursorParams(from), tx));
+  return { scanned: Number(row.scanned), next: nextCursor(row, from), deleted: toBreakdown(row.counts) };
+}
 
-  async lockDueBatch(batchSize: number, from: BatchCursor, tx: Queryable): Promise<LockedBatch> {
-    const [row] = await this.storage.run(sql.lockDueTrees(batchSize), cursorParams(from), tx);
-    return { scanned: Number(row.scanned), next: nextCursor(row, from), ids: row.ids.map(String) };
-  }
+export async function lockDueBatch(
+  db: Runner,
+  batchSize: number,
+  from: BatchCursor,
+  tx: Queryable,
+): Promise<LockedBatch> {
+  const [row] = await db.run(sql.lockDueTrees(batchSize), cursorParams(from), tx);
+  return { scanned: Number(row.scanned), next: nextCursor(row, from), ids: row.ids.map(String) };
+}
 
-  readArchived(ids: string[], tx: Queryable): Promise<ArchivedJob[]> {
-    return readArchivedJobs(this.storage, ids, tx);
-  }
+export function readArchived(db: Runner, ids: string[], tx: Queryable): Promise<ArchivedJob[]> {
+  return readArchivedJobs(db, ids, tx);
+}
 
-  async deleteJobs(ids: string[], tx: Queryable): Promise<SweepBreakdown[]> {
-    return toBreakdown(await this.storage.run(sql.deleteJobsById, { ids }, tx));
-  }
+export async function deleteJobs(db: Runner, ids: string[], tx: Queryable): Promise<SweepBreakdown[]> {
+  return toBreakdown(await db.run(sql.deleteJobsById, { ids }, tx));
+}
 
-  async deleteConsumedSignals(batchSize: number): Promise<number> {
-    const row = await throughGate(this.storage, (tx) =>
-      this.storage.run(sql.deleteConsumedSignals(batchSize), {}, tx),
-    );
-    return Number(row.n);
-  }
+export async function deleteConsumedSignals(db: Runner, batchSize: number): Promise<number> {
+  const row = await throughGate(db, (tx) => db.run(sql.deleteConsumedSignals(batchSize), {}, tx));
+  return Number(row.n);
+}
 
-  async deleteExpiredUniqueLocks(batchSize: number): Promise<number> {
-    const row = await throughGate(this.storage, (tx) =>
-      this.storage.run(sql.deleteExpiredUniqueLocks(batchSize), {}, tx),
-    );
-    return Number(row.n);
-  }
+export async function deleteExpiredUniqueLocks(db: Runner, batchSize: number): Promise<number> {
+  const row = await throughGate(db, (tx) => db.run(sql.deleteExpiredUniqueLocks(batchSize), {}, tx));
+  return Number(row.n);
+}
 
-  async preview(): Promise<{ byQueue: SweepBreakdown[]; signals: number; uniqueLocks: number }> {
-    const rows = await this.storage.run(sql.previewDueTrees, {});
-    const [signals] = await this.storage.run(sql.countConsumedSignalsDue, {});
-    const [locks] = await this.storage.run(sql.countExpiredUniqueLocks, {});
-    return { byQueue: toBreakdown(rows), signals: Number(signals.n), uniqueLocks: Number(locks.n) };
-  }
+export async function preview(
+  db: Runner,
+): Promise<{ byQueue: SweepBreakdown[]; signals: number; uniqueLocks: number }> {
+  const rows = await db.run(sql.previewDueTrees, {});
+  const [signals] = await db.run(sql.countConsumedSignalsDue, {});
+  const [locks] = await db.run(sql.countExpiredUniqueLocks, {});
+  return { byQueue: toBreakdown(rows), signals: Number(signals.n), uniqueLocks: Number(locks.n) };
+}
 
-  async purgeBatch(filter: PurgeFilter, batchSize: number, from: BatchCursor) {
-    const row = await throughGate(this.storage, (tx) =>
-      this.storage.run(purgeFinished(batchSize), { ...purgeParams(filter), ...cursorParams(from) }, tx),
-    );
-    return { scanned: Number(row.scanned), next: nextCursor(row, from), deleted: Number(row.n) };
-  }
+export async function purgeBatch(db: Runner, filter: PurgeFilter, batchSize: number, from: BatchCursor) {
+  const row = await throughGate(db, (tx) =>
+    db.run(purgeFinished(batchSize), { ...purgeParams(filter), ...cursorParams(from) }, tx),
+  );
+  return { scanned: Number(row.scanned), next: nextCursor(row, from), deleted: Number(row.n) };
+}
 
-  async countPurgeable(filter: PurgeFilter): Promise<number> {
-    const [row] = await this.storage.run(countPurgeable, purgeParams(filter));
-    return Number(row.n);
-  }
+export async function countPurgeable(db: Runner, filter: PurgeFilter): Promise<number> {
+  const [row] = await db.run(purgeQueries.countPurgeable, purgeParams(filter));
+  return Number(row.n);
+}
 
-  recordSweep(sweep: SweepToRecord): Promise<void> {
-    return recordSweep(this.storage, sweep);
-  }
+export function recordSweep(db: Runner, sweep: SweepToRecord): Promise<void> {
+  return recordSweepRow(db, sweep);
+}
 
-  async reclaimSpace(): Promise<void> {
-    if (this.storage.driver.kind !== 'pglite') return;
-    await this.storage.driver.exec(sql.vacuumSweptTables.text(this.storage.schema));
-  }
+export async function reclaimSpace(db: Runner): Promise<void> {
+  if (db.driver.kind !== 'pglite') return;
+  await db.driver.exec(sql.vacuumSweptTables.text(db.schema));
 }
 
 function cursorParams(from: BatchCursor): BatchParams {

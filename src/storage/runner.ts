@@ -34,12 +34,25 @@ export class Runner {
   }
 }
 
-/** A storage operation with its runner bound: what the Storage facade exposes as a method. */
-export type Bound<F> = F extends (db: Runner, ...args: infer A) => infer R ? (...args: A) => R : never;
+/** A storage operation: a function of the runner, then of its own arguments. */
+type Operation = (db: Runner, ...args: never[]) => unknown;
 
-export function bound<F extends (db: Runner, ...args: never[]) => unknown>(
-  db: Runner,
-  operation: F,
-): Bound<F> {
-  return ((...args: never[]) => operation(db, ...args)) as Bound<F>;
+/** A module's operations with the runner bound: one group of the Storage door. */
+export type Operations<M> = {
+  [K in keyof M as M[K] extends Operation ? K : never]: M[K] extends (db: Runner, ...args: infer A) => infer R
+    ? (...args: A) => R
+    : never;
+};
+
+/**
+ * Bind every operation of a module (its exported functions, each taking the runner first) to
+ * one runner. A module that is a group of the door exports operations and types only. The
+ * group stays writable so a fault test can wrap one operation.
+ */
+export function operations<M extends object>(db: Runner, module: M): Operations<M> {
+  const group: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(module)) {
+    if (typeof value === 'function') group[name] = (...args: unknown[]) => value(db, ...args);
+  }
+  return group as Operations<M>;
 }

@@ -1,94 +1,164 @@
+import { atomically } from './atomically.js';
 import * as attempts from './attempts.js';
-import type { Driver } from './driver/driver.js';
+import * as bulk from './bulk.js';
+import type { Driver, Queryable, Subscription, TransactionHandle } from './driver/driver.js';
+import { runOwnTransaction } from './driver/own-transaction.js';
 import * as actions from './job-actions.js';
 import * as jobs from './jobs.js';
 import * as maintenance from './maintenance.js';
 import * as queues from './queues.js';
-import { RetentionControls } from './retention-controls.js';
-import { PostgresRetention, type RetentionCapability } from './retention-storage.js';
-import { bound, Runner } from './runner.js';
+import * as charts from './reads/charts.js';
+import * as jobList from './reads/job-list.js';
+import * as jobViews from './reads/job-views.js';
+import * as overview from './reads/overview.js';
+import * as tables from './reads/tables.js';
+import type { Gated } from './retention-controls.js';
+import * as controls from './retention-controls.js';
+import type { RetentionCapability } from './retention-storage.js';
+import * as retention from './retention-storage.js';
+import { type Operations, operations, Runner } from './runner.js';
+import * as schedules from './schedules.js';
+import { registerRunner } from './storage-internals.js';
+import { listSweepRecords } from './sweep-history.js';
 import * as workers from './workers.js';
+import * as workflow from './workflow-storage.js';
 
 export type { AttemptOutcome, ClaimedJob } from './attempts.js';
+export type { BulkWindow } from './bulk.js';
+// The door's types: what the parts above storage name, without reaching past this module.
+export { type CallerTransaction, wrapCallerTransaction } from './driver/caller-transaction.js';
+export type { DatabaseOption, PgliteInstance } from './driver/create-driver.js';
+export type { Queryable, Subscription, TransactionHandle } from './driver/driver.js';
+export { checkTransactionCallback } from './driver/own-transaction.js';
+export { defaultParams, type InsertDefaults, type InsertRow } from './insert-rows.js';
+export type { StoredQueue } from './queues.js';
+export type { CarriedRetentionRow, QueueChartRow } from './reads/charts.js';
+export type { JobListRow, ListWalk, ListWindow } from './reads/job-list.js';
+export type { AttemptEntry, TreeNode, WorkflowViewRow } from './reads/job-views.js';
+export type { BoundedCountRow, JobEstimatesRow } from './reads/overview.js';
+export type { IndexStat, TableStat } from './reads/tables.js';
+export type { HoldRecord, HoldRequest, PauseState, TreeDeletion } from './retention-controls.js';
 export {
-  defaultParams,
-  type InsertDefaults,
-  type InsertRow,
-  insertRowJson,
-  retentionField,
-} from './insert-rows.js';
+  type BatchCursor,
+  type DueBatch,
+  FIRST_BATCH,
+  type LockedBatch,
+  type PurgeFilter,
+  type RetentionCapability,
+  type SweepToRecord,
+} from './retention-storage.js';
+export { toDate } from './rows.js';
+export type { FireToRecord, ScheduleToStore, StoredSchedule } from './schedules.js';
+export { ANY_JOB, type JobFilterFields, type JobFilterParams, jobFilterParams } from './sql/job-filter.js';
 export type { WorkerHolder, WorkerRegistration } from './workers.js';
+export type { CheckpointRow, ChildOutcome, SignalRefusal, SignalRow } from './workflow-storage.js';
+
+/** Which database client an engine runs on. */
+export type DriverKind = Driver['kind'];
+
+/** What the dashboard's and CLI's read models read: bounded counts, lists, charts, statistics. */
+const READS = { ...overview, ...charts, ...jobList, ...jobViews, ...tables, listSweepRecords };
 
 /**
- * The semantic storage layer: every database operation Tidemark performs, each one
- * statement from `sql/`, the same on both drivers. It never logs; callers do. Each group
- * of methods is written in its own file and bound to this storage here.
+ * The one door to the database: every operation Tidemark performs, each a statement (or one
+ * transaction) from `sql/`, the same on both drivers, grouped by what it concerns and
+ * returning typed, mapped values. Nothing above storage runs a statement; it calls these.
+ * It never logs; callers do.
  */
-export class Storage extends Runner {
+export class Storage {
+  readonly kind: DriverKind;
+  /** The SQL schema holding Tidemark's tables. */
+  readonly schema: string;
+  readonly queues: Operations<typeof queues>;
+  /** Enqueueing and reading jobs. */
+  readonly jobs: Operations<typeof jobs>;
+  /** The worker's claims, outcomes, locks and suspensions. */
+  readonly attempts: Operations<typeof attempts>;
+  /** Operator actions on one job's tree. */
+  readonly actions: Operations<typeof actions>;
+  /** The maintenance tick's statements and the cluster-wide turns of periodic services. */
+  readonly maintenance: Operations<typeof maintenance>;
+  /** The workers' own rows. */
+  readonly workers: Operations<typeof workers>;
+  /** Workflow state: checkpoints, signals, children. */
+  readonly workflow: Operations<typeof workflow>;
+  readonly schedules: Operations<typeof schedules>;
+  /** The bulk actions' keyset walks. */
+  readonly bulk: Operations<typeof bulk>;
+  /** The pause switch, holds, re-freezing and explicit deletes, and the gate that orders them. */
+  readonly controls: Omit<Operations<typeof controls>, 'gated'> & { gated: Gated };
+  /** The read models' statements (dashboard, CLI, metrics). */
+  readonly reads: Operations<typeof READS>;
   /** The optional retention capability (deleting due rows); see RetentionCapability. */
   readonly retention?: RetentionCapability;
-  /** The pause switch, holds and explicit deletes, and the gate that orders them. */
-  readonly controls: RetentionControls;
+  readonly #db: Runner;
 
   /**
    * @param hasRetention whether this storage offers the retention capability (deleting due
    * rows). Without it everything else works and workers run no sweep.
    */
   constructor(driver: Driver, schema: string, hasRetention = true) {
-    super(driver, schema);
-    this.controls = new RetentionControls(this);
-    if (hasRetention) this.retention = new PostgresRetention(this);
+    const db = new Runner(driver, schema);
+    this.#db = db;
+    registerRunner(this, db);
+    this.kind = driver.kind;
+    this.schema = schema;
+    this.queues = operations(db, queues);
+    this.jobs = operations(db, jobs);
+    this.attempts = operations(db, attempts);
+    this.actions = operations(db, actions);
+    this.maintenance = operations(db, maintenance);
+    this.workers = operations(db, workers);
+    this.workflow = operations(db, workflow);
+    this.schedules = operations(db, schedules);
+    this.bulk = operations(db, bulk);
+    this.controls = operations(db, controls) as Storage['controls'];
+    this.reads = operations(db, READS);
+    if (hasRetention) this.retention = operations(db, retention) satisfies RetentionCapability;
   }
 
   get hasRetention(): boolean {
     return this.retention !== undefined;
   }
 
-  // queues.ts
-  upsertQueue = bound(this, queues.upsertQueue);
-  getQueue = bound(this, queues.getQueue);
-  listQueues = bound(this, queues.listQueues);
-  setQueuePaused = bound(this, queues.setQueuePaused);
+  /**
+   * Run `fn` in one transaction: committed when it resolves, rolled back when it throws. The
+   * handle goes to operations that take one (`on`/`tx`) and to a caller's own code.
+   */
+  transaction<T>(fn: (tx: TransactionHandle) => Promise<T>): Promise<T> {
+    return this.#db.driver.transaction(fn);
+  }
 
-  // jobs.ts
-  insertJobs = bound(this, jobs.insertJobs);
-  findUniqueHolder = bound(this, jobs.findUniqueHolder);
-  insertJobWithLock = bound(this, jobs.insertJobWithLock);
-  findLockHolder = bound(this, jobs.findLockHolder);
-  getJob = bound(this, jobs.getJob);
-  getStatuses = bound(this, jobs.getStatuses);
-  listChildren = bound(this, jobs.listChildren);
+  /**
+   * Run `fn` all or nothing: in a transaction of its own, or inside the caller's transaction
+   * `on` behind a savepoint, so a failure leaves that transaction usable.
+   */
+  atomically<T>(fn: (tx: Queryable) => Promise<T>, on?: Queryable): Promise<T> {
+    return atomically(this.#db, fn, on);
+  }
 
-  // attempts.ts: the worker's claims, outcomes, locks and suspensions
-  claimJobs = bound(this, attempts.claimJobs);
-  finishAttempts = bound(this, attempts.finishAttempts);
-  completeOne = bound(this, attempts.completeOne);
-  extendLocks = bound(this, attempts.extendLocks);
-  suspendJob = bound(this, attempts.suspendJob);
-  releaseJobs = bound(this, attempts.releaseJobs);
+  /**
+   * A transaction for a caller's own statements (`tm.transaction`): its handle answers only
+   * while `fn` runs, and a late statement is refused with TransactionClosedError.
+   */
+  callerTransaction<T>(fn: (tx: Queryable) => Promise<T> | T): Promise<T> {
+    return runOwnTransaction(this.#db.driver, fn);
+  }
 
-  // job-actions.ts: operator actions
-  cancelSubtree = bound(this, actions.cancelSubtree);
-  retrySubtree = bound(this, actions.retrySubtree);
-  pauseJob = bound(this, actions.pauseJob);
-  resumeJob = bound(this, actions.resumeJob);
+  /**
+   * Wake on this schema's notifications. `onReady` runs after every (re)subscription so the
+   * caller can poll for what it missed; `onProbe` says whether notifications reach it.
+   */
+  listen(
+    onMessage: (payload: string) => void,
+    onReady?: () => void,
+    onProbe?: (delivers: boolean) => void,
+  ): Promise<Subscription> {
+    return this.#db.driver.listen(this.#db.channel, onMessage, onReady, onProbe);
+  }
 
-  // maintenance.ts
-  takeTurn = bound(this, maintenance.takeTurn);
-  recordTurnResult = bound(this, maintenance.recordTurnResult);
-  readTurn = bound(this, maintenance.readTurn);
-  recoverStalled = bound(this, maintenance.recoverStalled);
-  expireJobs = bound(this, maintenance.expireJobs);
-  promoteRetries = bound(this, maintenance.promoteRetries);
-  nudgeDueQueues = bound(this, maintenance.nudgeDueQueues);
-
-  // workers.ts: the workers' own rows (who runs, where, with which settings)
-  registerWorker = bound(this, workers.registerWorker);
-  beatWorker = bound(this, workers.beatWorker);
-  unregisterWorker = bound(this, workers.unregisterWorker);
-  readWorkerHolder = bound(this, workers.readWorkerHolder);
-  listWorkers = bound(this, workers.listWorkers);
-  summarizeWorkers = bound(this, workers.summarizeWorkers);
-  deleteGoneWorkers = bound(this, workers.deleteGoneWorkers);
-  trimGoneWorkers = bound(this, workers.trimGoneWorkers);
+  /** Close the database connection (or the embedded database). */
+  close(): Promise<void> {
+    return this.#db.driver.close();
+  }
 }

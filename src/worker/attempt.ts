@@ -5,7 +5,7 @@ import type { ClaimedJob } from '../storage/storage.js';
 import { LostOwnership, Suspension } from '../workflow/suspend.js';
 import { WorkflowContext } from '../workflow/workflow-context.js';
 import { completeWithRetries } from './complete-in-transaction.js';
-import type { FinishBuffer } from './finish-buffer.js';
+import { type FinishBuffer, Unwritten } from './finish-buffer.js';
 import { fail, notWritten, reportLost, suspend } from './record-outcome.js';
 import { abortOnTimeout, type Result, runHandler } from './run-handler.js';
 import { Attempt, type AttemptHost } from './running-attempt.js';
@@ -34,7 +34,7 @@ export async function runAttempt(
   try {
     const started = performance.now();
     const ctx = new WorkflowContext({
-      workflow: core.workflow,
+      workflow: core.storage.workflow,
       registry: core.registry,
       insertDefaults: core.insertDefaults,
       once: core.once,
@@ -69,7 +69,7 @@ export async function runAttempt(
         // Most handlers return nothing: skip the checks (and their allocations) for that.
         outputText = result.value == null ? 'null' : toJsonText(result.value, 'output');
       } catch (error) {
-        return await fail(core, finish, claimed, queue, error, durationMs);
+        return await fail({ core, finish, claimed, queue, durationMs }, error);
       }
       if (ctx.completionHook) {
         let owned: boolean;
@@ -83,7 +83,7 @@ export async function runAttempt(
             finish.window,
           );
         } catch (error) {
-          return await fail(core, finish, claimed, queue, error, durationMs);
+          return await fail({ core, finish, claimed, queue, durationMs }, error);
         }
         if (!owned) return reportLost(core, job.id, job.queue, 'lost');
       } else {
@@ -96,9 +96,9 @@ export async function runAttempt(
             dropCheckpoints: queue.deleteCheckpointsOnComplete,
           })
         ).get(job.id);
-        if (typeof status !== 'string') {
-          if (status === undefined) return reportLost(core, job.id, job.queue, 'lost');
-          return await notWritten(core, finish, claimed, queue, status, 'output', durationMs, true, false);
+        if (status === undefined) return reportLost(core, job.id, job.queue, 'lost');
+        if (status instanceof Unwritten) {
+          return await notWritten({ core, finish, claimed, queue, durationMs }, status, 'output');
         }
       }
       if (core.events.listenerCount('job:completed') > 0) {
@@ -110,7 +110,7 @@ export async function runAttempt(
     const error = result.error;
     if (error instanceof Suspension) return await suspend(core, claimed, error);
     if (error instanceof LostOwnership) return reportLost(core, job.id, job.queue, 'lost');
-    await fail(core, finish, claimed, queue, error, durationMs);
+    await fail({ core, finish, claimed, queue, durationMs }, error);
   } catch (error) {
     // The outcome could not be written (a suspension, say, while the database is unreachable):
     // the lock lapses and the maintenance tick retries the job. Nothing is lost; report it.

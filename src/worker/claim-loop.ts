@@ -102,13 +102,13 @@ export class ClaimLoop {
     };
     if (uncapped.length > 0 && room > 0) {
       requested += room;
-      take(await storage.claimJobs(uncapped, room, this.workerId, this.options.lockSeconds));
+      take(await storage.attempts.claimJobs(uncapped, room, this.workerId, this.options.lockSeconds));
     }
     for (const queue of capped) {
       const limit = Math.min(room, (queue.concurrency as number) - (heldPerQueue.get(queue.name) ?? 0));
       if (limit <= 0) continue;
       requested += limit;
-      take(await storage.claimJobs([queue.name], limit, this.workerId, this.options.lockSeconds));
+      take(await storage.attempts.claimJobs([queue.name], limit, this.workerId, this.options.lockSeconds));
     }
     return { requested, claimed };
   }

@@ -1,8 +1,7 @@
 /** Completion inside the transaction a handler's completion hook writes in. */
 import type { EngineCore } from '../engine-core.js';
 import type { ResolvedQueue } from '../queues/queue-options.js';
-import type { Queryable } from '../storage/driver/driver.js';
-import type { ClaimedJob } from '../storage/storage.js';
+import type { ClaimedJob, Queryable } from '../storage/storage.js';
 import { isConnectionError } from './database-errors.js';
 import type { RetryWindow } from './retry-window.js';
 
@@ -37,8 +36,8 @@ function completeInTransaction(
   outputText: string,
   hook: (tx: Queryable) => Promise<void> | void,
 ): Promise<boolean> {
-  return core.storage.driver.transaction(async (tx) => {
-    const ok = await core.storage.completeOne(
+  return core.storage.transaction(async (tx) => {
+    const ok = await core.storage.attempts.completeOne(
       tx,
       job.id,
       token,

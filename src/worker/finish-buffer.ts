@@ -1,3 +1,4 @@
+import type { JobStatus } from '../job-status.js';
 import { type Logger, silentLogger } from '../log/logger.js';
 import type { AttemptOutcome, Storage } from '../storage/storage.js';
 import { isRefusal } from './database-errors.js';
@@ -16,7 +17,7 @@ export class Unwritten {
 }
 
 /** What a batch reports for one job: its new status, or why its outcome was not written. */
-export type WriteResult = string | Unwritten;
+export type WriteResult = JobStatus | Unwritten;
 
 /** Outcomes written together, and the one promise their attempts wait on. */
 interface Batch {
@@ -57,7 +58,7 @@ export class FinishBuffer {
   readonly window: RetryWindow;
 
   constructor(
-    private readonly storage: Storage,
+    private readonly attempts: Pick<Storage['attempts'], 'finishAttempts'>,
     options: FinishBufferOptions = {},
   ) {
     this.maxBatch = options.maxBatch ?? 1_000;
@@ -137,7 +138,7 @@ export class FinishBuffer {
     for (let failures = 1; ; failures++) {
       let error: unknown;
       try {
-        const statuses = await this.storage.finishAttempts(outcomes);
+        const statuses = await this.attempts.finishAttempts(outcomes);
         for (const [id, status] of statuses) written.set(id, status);
         if (this.writesFailing) {
           this.writesFailing = false;

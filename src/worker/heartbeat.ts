@@ -82,7 +82,7 @@ export class Heartbeat {
     const buffered = this.slots.buffer.toArray();
     if (attempts.length === 0 && writing.length === 0 && buffered.length === 0) return null;
     try {
-      const kept = await this.core.storage.extendLocks(
+      const kept = await this.core.storage.attempts.extendLocks(
         [...attempts.map((a) => a.id), ...writing.map((a) => a.id), ...buffered.map((c) => c.job.id)],
         [...attempts.map((a) => a.token), ...writing.map((a) => a.token), ...buffered.map((c) => c.token)],
         this.lockSeconds,

@@ -72,7 +72,7 @@ export class WorkerPresence {
     liveHere.delete(this.registration.instance);
     await this.beating;
     try {
-      await this.core.storage.unregisterWorker(this.registration.id, this.registration.instance);
+      await this.core.storage.workers.unregisterWorker(this.registration.id, this.registration.instance);
     } catch (error) {
       this.failed(error);
     }
@@ -87,7 +87,7 @@ export class WorkerPresence {
     try {
       // A holder judged dead is taken over; one that appears or goes meanwhile is read again.
       for (let round = 0; round < 3; round++) {
-        const startedAt = await storage.registerWorker({
+        const startedAt = await storage.workers.registerWorker({
           ...this.registration,
           startedAt: this.startedAt,
           replaces,
@@ -96,7 +96,7 @@ export class WorkerPresence {
           this.startedAt = startedAt;
           return null;
         }
-        const holder = await storage.readWorkerHolder(id);
+        const holder = await storage.workers.readWorkerHolder(id);
         if (holder === null || holderIsDead(holder)) {
           replaces = holder?.instance ?? null;
           continue;
@@ -118,7 +118,7 @@ export class WorkerPresence {
   private async beatOnce(running: number): Promise<unknown> {
     try {
       const { id, instance } = this.registration;
-      const found = await this.core.storage.beatWorker(id, instance, running);
+      const found = await this.core.storage.workers.beatWorker(id, instance, running);
       if (found || !this.active) return null;
       // The row was deleted (gone while this worker hung), or another process took the id.
       const refusal = await this.write();

@@ -17,7 +17,7 @@ export async function suspend(
   { job, token }: ClaimedJob,
   suspension: Suspension,
 ): Promise<void> {
-  const kept = await core.storage.suspendJob(job.id, token, suspension.wait, suspension.wakeAt);
+  const kept = await core.storage.attempts.suspendJob(job.id, token, suspension.wait, suspension.wakeAt);
   if (!kept) return reportLost(core, job.id, job.queue, 'lost');
   core.events.emit('job:suspended', {
     id: job.id,
@@ -26,21 +26,27 @@ export async function suspend(
   });
 }
 
-/**
- * Record a failed attempt. `refusedBefore`: this failure stands in for an outcome the database
- * refused, so a second refusal gives up rather than trying a third outcome.
- */
-export async function fail(
-  core: EngineCore,
-  finish: FinishBuffer,
-  claimed: ClaimedJob,
-  queue: ResolvedQueue,
-  error: unknown,
-  durationMs: number,
-  retryable = !(error instanceof NonRetryableError),
-  refusedBefore = false,
-): Promise<void> {
+/** An attempt whose outcome is being recorded: what ran, where its outcome goes, how long it took. */
+export interface FinishedAttempt {
+  core: EngineCore;
+  finish: FinishBuffer;
+  claimed: ClaimedJob;
+  queue: ResolvedQueue;
+  durationMs: number;
+}
+
+/** How a failure is recorded: whether it may be retried, and whether it replaces a refused outcome. */
+export interface FailureOptions {
+  retryable?: boolean;
+  /** This failure stands in for an outcome the database refused: a second refusal gives up. */
+  refusedBefore?: boolean;
+}
+
+/** Record a failed attempt, with a retry when the queue's policy and the error allow one. */
+export async function fail(attempt: FinishedAttempt, error: unknown, options: FailureOptions = {}): Promise<void> {
+  const { core, finish, claimed, queue, durationMs } = attempt;
   const { job, token } = claimed;
+  const retryable = options.retryable ?? !(error instanceof NonRetryableError);
   const status = (
     await finish.push({
       id: job.id,
@@ -52,7 +58,7 @@ export async function fail(
   ).get(job.id);
   if (status === undefined) return reportLost(core, job.id, job.queue, 'lost');
   if (status instanceof Unwritten) {
-    return notWritten(core, finish, claimed, queue, status, 'error', durationMs, retryable, refusedBefore);
+    return notWritten(attempt, status, 'error', { retryable, refusedBefore: options.refusedBefore });
   }
   core.events.emit('job:failed', {
     id: job.id,
@@ -69,28 +75,24 @@ export async function fail(
  * the buffer has logged it, and the job runs again once its lock lapses.
  */
 export async function notWritten(
-  core: EngineCore,
-  finish: FinishBuffer,
-  claimed: ClaimedJob,
-  queue: ResolvedQueue,
-  status: Unwritten,
+  attempt: FinishedAttempt,
+  unwritten: Unwritten,
   what: 'output' | 'error',
-  durationMs: number,
-  retryable: boolean,
-  refusedBefore: boolean,
+  options: FailureOptions = {},
 ): Promise<void> {
+  const { core, claimed } = attempt;
   const { job } = claimed;
-  if (status.refused && !refusedBefore) {
-    const error = new OutcomeRefusedError(job.id, what, status.error);
-    return fail(core, finish, claimed, queue, error, durationMs, retryable, true);
+  if (unwritten.refused && !options.refusedBefore) {
+    const error = new OutcomeRefusedError(job.id, what, unwritten.error);
+    return fail(attempt, error, { retryable: options.retryable ?? true, refusedBefore: true });
   }
-  core.events.emit('error', { scope: 'worker', error: status.error });
-  if (status.refused) {
+  core.events.emit('error', { scope: 'worker', error: unwritten.error });
+  if (unwritten.refused) {
     core.logger.error(
       'the database refused the failure recorded for a refused outcome too; the job runs again once its lock lapses',
       {
         jobId: job.id,
-        error: String(status.error),
+        error: String(unwritten.error),
       },
     );
   }

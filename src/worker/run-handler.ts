@@ -1,6 +1,7 @@
 /** Running a job's handler: its result raced against the attempt's abort (lost, shutdown, timeout). */
+
+import type { Job } from '../model/job.js';
 import type { ResolvedQueue } from '../queues/queue-options.js';
-import type { Job } from '../storage/rows.js';
 import type { WorkflowContext } from '../workflow/workflow-context.js';
 import type { AbortReason, Attempt } from './running-attempt.js';
 

@@ -1,5 +1,5 @@
 import { JobTimeoutError } from '../errors.js';
-import type { Job } from '../storage/rows.js';
+import type { Job } from '../model/job.js';
 import { LostOwnership } from '../workflow/suspend.js';
 
 /** Why a running attempt was aborted from outside its handler. */

@@ -1,5 +1,5 @@
+import type { JobError } from '../model/job.js';
 import { storableJsonReplacer } from '../options/storable-text.js';
-import type { JobError } from '../storage/rows.js';
 
 /**
  * A thrown value as JSON text for the job's `error` column: name, message, stack, code, field,

@@ -97,7 +97,7 @@ export class Slots {
     const held = this.buffer.drain();
     if (held.length === 0) return;
     for (const claimed of held) this.holdRelease(claimed.job.queue);
-    await this.core.storage
+    await this.core.storage.attempts
       .releaseJobs(
         held.map((c) => c.job.id),
         held.map((c) => c.token),

@@ -7,7 +7,7 @@ import { DatabaseContact } from '../maintenance/reconnect-grace.js';
 import type { TickHooks } from '../maintenance/tick.js';
 import { checkKnownKeys, checkObject, checkSeconds } from '../options/check.js';
 import { announceRetention } from '../retention/announce.js';
-import type { Subscription } from '../storage/driver/driver.js';
+import type { Subscription } from '../storage/storage.js';
 import { ClaimLoop } from './claim-loop.js';
 import { isConnectionError } from './database-errors.js';
 import { FinishBuffer } from './finish-buffer.js';
@@ -61,7 +61,7 @@ export class Worker {
   ) {
     this.id = options.id ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
     this.logger = childLogger(core.logger, { worker: this.id });
-    this.finish = new FinishBuffer(core.storage, { window: this.retryWindow, logger: this.logger });
+    this.finish = new FinishBuffer(core.storage.attempts, { window: this.retryWindow, logger: this.logger });
     // Held outcomes are tried again the moment a beat or tick gets through, not up to 2 s later.
     this.contact.whenBack(() => this.retryWindow.wake());
     this.slots = new Slots(core, options, this.finish, this, this.wakeup, this.logger);
@@ -120,8 +120,7 @@ export class Worker {
     this.retryWindow.closeAt(null);
     await this.presence.register();
     this.services = createWorkerServices(this.core, this.options, this.logger, this.tickHooks());
-    this.subscription = await this.core.storage.driver.listen(
-      this.core.storage.channel,
+    this.subscription = await this.core.storage.listen(
       (payload) => this.onNotification(payload),
       () => this.wakeup.nudge(),
       (delivers) => this.onProbe(delivers),
@@ -173,7 +172,7 @@ export class Worker {
     for (const attempt of abandoned) attempt.abort('shutdown');
     await this.finish.idle();
     if (abandoned.length > 0) {
-      await this.core.storage
+      await this.core.storage.attempts
         .releaseJobs(
           abandoned.map((a) => a.id),
           abandoned.map((a) => a.token),

@@ -1,6 +1,6 @@
 import { DuplicateStepError, InvalidOptionError, UnknownSignalError } from '../errors.js';
-import type { Queryable } from '../storage/driver/driver.js';
-import type { Job } from '../storage/rows.js';
+import type { Job } from '../model/job.js';
+import type { Queryable } from '../storage/storage.js';
 
 /** What `ctx.waitForSignal` and `ctx.waitForAny` resolve to. */
 export type SignalResult =

@@ -1,17 +1,16 @@
 import { ChildJobFailedError, InvalidOptionError } from '../errors.js';
 import { isFinished } from '../job-status.js';
 import type { OnceLogger } from '../log/once.js';
+import type { Job } from '../model/job.js';
 import { MAX_ATTEMPTS, PRIORITY } from '../model/job-rules.js';
+import type { CheckpointRow } from '../model/workflow.js';
 import { checkInteger, checkKnownKeys, checkObject, checkSeconds } from '../options/check.js';
 import { toJsonText } from '../options/json.js';
 import type { ResolvedQueue } from '../queues/queue-options.js';
 import type { QueueRegistry } from '../queues/queue-registry.js';
 import { freezeRetention } from '../retention/policy.js';
 import { notePolicy } from '../retention/policy-notes.js';
-import type { Queryable } from '../storage/driver/driver.js';
-import type { Job } from '../storage/rows.js';
-import type { InsertDefaults } from '../storage/storage.js';
-import type { CheckpointRow, WorkflowStorage } from '../storage/workflow-storage.js';
+import type { InsertDefaults, Queryable, Storage } from '../storage/storage.js';
 import {
   checkDeclaredSignals,
   type JobContext,
@@ -24,7 +23,7 @@ import {
 import { LostOwnership, Suspension } from './suspend.js';
 
 export interface WorkflowContextDeps {
-  workflow: WorkflowStorage;
+  workflow: Storage['workflow'];
   registry: QueueRegistry;
   insertDefaults: InsertDefaults;
   /** For the note on a child policy that keeps statuses forever. */

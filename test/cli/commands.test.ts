@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { engineOf } from '../../src/engine-handle.js';
 import { latestVersion, migrations } from '../../src/storage/migrations/index.js';
+import { runnerOf } from '../../src/storage/storage-internals.js';
 import { captureIo, cliDatabase, runCli, withEngine } from '../support/cli.js';
 import { TEST_DRIVERS } from '../support/databases.js';
 
@@ -73,14 +74,14 @@ for (const kind of TEST_DRIVERS) {
           instance: 'cli-test',
           replaces: null,
         };
-        await storage.registerWorker({
+        await storage.workers.registerWorker({
           ...base,
           id: 'cli.sweeper',
           queues: ['mail'],
           settings: { ...settings, sweep: { intervalSeconds: 60, batchSize: 500 } },
         });
-        await storage.registerWorker({ ...base, id: 'cli.dead', queues: null, settings });
-        await storage.driver.query(
+        await storage.workers.registerWorker({ ...base, id: 'cli.dead', queues: null, settings });
+        await runnerOf(storage).driver.query(
           `update "${tm.schema}".workers set heartbeat_at = now() - interval '5 minutes' where id = 'cli.dead'`,
         );
       });
@@ -140,7 +141,7 @@ for (const kind of TEST_DRIVERS) {
         const added = await tm.addJobs([1, 2].map((i) => ({ queue: 'sweep.q', data: { i } })));
         for (const job of added) await tm.cancelJob(job.id);
         // Age the rows instead of waiting out the window.
-        await engineOf(tm).storage.driver.query(
+        await runnerOf(engineOf(tm).storage).driver.query(
           `update "${tm.schema}".jobs set finished_at = now() - interval '2 minutes', purge_after = now() - interval '1 minute' where queue = 'sweep.q'`,
         );
         return added.map((a) => a.id);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { engineOf } from '../../src/engine-handle.js';
+import { runnerOf } from '../../src/storage/storage-internals.js';
 import { cliDatabase, runCli, withEngine } from '../support/cli.js';
 import { controlState } from '../support/control-state.js';
 import { TEST_DRIVERS } from '../support/databases.js';
@@ -22,7 +23,7 @@ if (kind) {
         tm.createQueue({ name: 'cli.q', retention: { ttlSeconds: 60 } });
         const added = await tm.addJobs([1, 2].map((i) => ({ queue: 'cli.q', data: { i } })));
         for (const job of added) await tm.cancelJob(job.id);
-        await engineOf(tm).storage.driver.query(
+        await runnerOf(engineOf(tm).storage).driver.query(
           `update "${tm.schema}".jobs set finished_at = now() - interval '2 minutes', purge_after = now() - interval '1 minute'`,
         );
         return added.map((a) => a.id);

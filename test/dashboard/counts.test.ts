@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { withIndexWalks } from '../../src/admin/overview.js';
 import { COUNT_CAP } from '../../src/admin/status-count.js';
 import { engineOf } from '../../src/engine-handle.js';
 import type { Tidemark } from '../../src/index.js';
 import { ALL_STATUSES } from '../../src/job-status.js';
-import { cappedStatusCounts } from '../../src/storage/sql/admin.js';
+import { cappedStatusCounts, indexWalksOnly } from '../../src/storage/sql/admin.js';
+import { runnerOf } from '../../src/storage/storage-internals.js';
 import { get } from '../support/dashboard.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { analyzeJobs, seedCountCells } from '../support/seed-counts.js';
@@ -23,11 +23,13 @@ async function queueRow(tm: Tidemark, url: string, queue: string) {
 
 /** The plan of the bounded counts as the overview runs them. */
 async function countsPlan(tm: Tidemark): Promise<string> {
-  const storage = engineOf(tm).storage;
+  const db = runnerOf(engineOf(tm).storage);
   const params = { queues: ['small', 'big'], statuses: [...ALL_STATUSES], cap: COUNT_CAP + 1 };
-  const { rows } = await withIndexWalks(storage, (tx) =>
-    tx.query(`explain ${cappedStatusCounts.text(tm.schema)}`, cappedStatusCounts.values(params)),
-  );
+  // The same transaction as the overview's: index walks only, then the statement.
+  const { rows } = await db.driver.transaction(async (tx) => {
+    await db.run(indexWalksOnly, {}, tx);
+    return tx.query(`explain ${cappedStatusCounts.text(tm.schema)}`, cappedStatusCounts.values(params));
+  });
   return rows.map((r) => Object.values(r as Record<string, string>)[0]).join('\n');
 }
 

@@ -6,6 +6,7 @@ import { engineOf } from '../../src/engine-handle.js';
 import type { Tidemark } from '../../src/index.js';
 import { cappedStatusCounts } from '../../src/storage/sql/admin.js';
 import { listJobsAll, listJobsByQueueStatus } from '../../src/storage/sql/job-list.js';
+import { runnerOf } from '../../src/storage/storage-internals.js';
 import { get } from '../support/dashboard.js';
 import { describeEachDriver } from '../support/each-driver.js';
 
@@ -50,7 +51,7 @@ async function allPages(tm: Tidemark, query: string): Promise<string[][]> {
 }
 
 const sql = (tm: Tidemark, text: string, params: unknown[] = []) =>
-  engineOf(tm).storage.driver.query(text.replaceAll('$schema', `"${tm.schema}"`), params);
+  runnerOf(engineOf(tm).storage).driver.query(text.replaceAll('$schema', `"${tm.schema}"`), params);
 
 describeEachDriver('dashboard job list', ({ open }) => {
   test('keyset pages walk every job once, newest first, under each filter', async () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { engineOf } from '../../src/engine-handle.js';
+import { runnerOf } from '../../src/storage/storage-internals.js';
 import { get, RAW_MARKUP, seedDashboard, XSS } from '../support/dashboard.js';
 import { describeEachDriver } from '../support/each-driver.js';
 
@@ -139,7 +140,7 @@ describeEachDriver('dashboard pages', ({ open }) => {
     tm.createQueue({ name: 'plain' });
     const { id } = await tm.addJob({ queue: 'short', data: {} });
     await tm.cancelJob(id);
-    await engineOf(tm).storage.driver.query(
+    await runnerOf(engineOf(tm).storage).driver.query(
       `update "${tm.schema}".jobs set purge_after = now() - interval '1 minute' where id = $1::bigint`,
       [id],
     );
@@ -164,7 +165,7 @@ describeEachDriver('dashboard pages', ({ open }) => {
     await tm.sweep();
     const after = (await get(`${dashboard.url}retention`)).body;
     assert.match(after, /<table class="sweeps">[\s\S]*<td class="num">1<\/td>[\s\S]*short\/cancelled: 1/);
-    await engineOf(tm).storage.driver.query(
+    await runnerOf(engineOf(tm).storage).driver.query(
       `insert into "${tm.schema}".maintenance (name, last_run_at) values ('retention-sweep', now())`,
     );
     const next = (await get(`${dashboard.url}retention`)).body;

@@ -4,6 +4,7 @@ import { after, before, test } from 'node:test';
 import type pg from 'pg';
 import { engineOf } from '../../src/engine-handle.js';
 import { silentLogger, Tidemark, type Worker } from '../../src/index.js';
+import { runnerOf } from '../../src/storage/storage-internals.js';
 import { sleep, waitFor } from '../support/wait-for.js';
 import { findInconsistencies } from './support/consistency.js';
 import { adminClient, describePg, dropFaultSchema, faultSchema, terminateApp, urlFor } from './support/pg.js';
@@ -17,7 +18,7 @@ describePg('node-postgres driver: the connection of an open transaction is termi
     const admin = await adminClient(app);
     const tm = await Tidemark.open({ database: urlFor(app), schema: faultSchema(), logger: silentLogger });
     try {
-      const outcome = engineOf(tm).storage.driver.transaction(async (tx) => {
+      const outcome = runnerOf(engineOf(tm).storage).driver.transaction(async (tx) => {
         const [{ pid }] = (await tx.query<{ pid: number }>('select pg_backend_pid() as pid')).rows;
         // The cut lands while no statement is running on this connection.
         await admin.query('select pg_terminate_backend($1)', [pid]);

@@ -8,6 +8,7 @@ import { after, describe, test } from 'node:test';
 import { engineOf } from '../../src/engine-handle.js';
 import { DatabaseLockedError, silentLogger, Tidemark } from '../../src/index.js';
 import { setFolderLockStrategy } from '../../src/storage/driver/folder-lock.js';
+import { runnerOf } from '../../src/storage/storage-internals.js';
 import { TEST_DRIVERS } from '../support/databases.js';
 import { seedEmbeddedFolder } from '../support/pglite-boot.js';
 import { type Opener, type Reply, startOpener } from './support/folder-opener.js';
@@ -155,7 +156,7 @@ if (TEST_DRIVERS.includes('pglite')) {
             const data = (await tm.getJob(id))?.data as { tag?: string; pid?: number } | undefined;
             if (data?.tag !== tag || data?.pid !== pid) lost++;
           }
-          const result = await engineOf(tm).storage.driver.query<{ n: number }>(
+          const result = await runnerOf(engineOf(tm).storage).driver.query<{ n: number }>(
             `select count(*)::int as n from "${tm.schema}".jobs where queue = 'owned'`,
           );
           rows = result.rows[0].n;

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { engineOf } from '../../src/engine-handle.js';
 import { silentLogger, Tidemark } from '../../src/index.js';
+import { runnerOf } from '../../src/storage/storage-internals.js';
 import { TEST_DRIVERS } from '../support/databases.js';
 import { seedEmbeddedFolder } from '../support/pglite-boot.js';
 import { startFixture } from './support/processes.js';
@@ -35,7 +36,7 @@ async function killAfterAdd(folder: string, trial: number, strict: boolean): Pro
     let found = 0;
     for (const id of acknowledged) if (await tm.getJob(id)) found++;
     const rows = (
-      await engineOf(tm).storage.driver.query<{ n: number }>(
+      await runnerOf(engineOf(tm).storage).driver.query<{ n: number }>(
         `select count(*)::int as n from "${tm.schema}".jobs where (data ->> 'trial')::int = $1`,
         [trial],
       )
@@ -69,7 +70,8 @@ if (TEST_DRIVERS.includes('pglite')) {
         });
         try {
           const show = async (name: string) =>
-            (await engineOf(tm).storage.driver.query<Record<string, string>>(`show ${name}`)).rows[0][name];
+            (await runnerOf(engineOf(tm).storage).driver.query<Record<string, string>>(`show ${name}`))
+              .rows[0][name];
           assert.equal(await show('fsync'), strict ? 'on' : 'off');
           assert.equal(await show('wal_sync_method'), strict ? 'open_datasync' : 'fdatasync');
           assert.equal(await show('synchronous_commit'), 'on');

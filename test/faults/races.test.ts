@@ -345,8 +345,8 @@ describeEachDriver('races', ({ kind, open }) => {
       );
       // The periodic sweep's cluster turn: exactly one of two nodes asking at once wins.
       const turns = await Promise.all([
-        engineOf(tm).storage.takeTurn('race-turn', 3_600),
-        engineOf(other).storage.takeTurn('race-turn', 3_600),
+        engineOf(tm).storage.maintenance.takeTurn('race-turn', 3_600),
+        engineOf(other).storage.maintenance.takeTurn('race-turn', 3_600),
       ]);
       assert.equal(turns.filter(Boolean).length, 1);
       await assertConsistent(tm);

@@ -3,6 +3,7 @@ import { after, before, test } from 'node:test';
 import { type EmbeddedPostgres, startEmbeddedPostgres } from '../../scripts/embedded-postgres.mjs';
 import { engineOf } from '../../src/engine-handle.js';
 import { type ArchivedJob, type Queryable, silentLogger, Tidemark, TidemarkError } from '../../src/index.js';
+import { runnerOf } from '../../src/storage/storage-internals.js';
 import { sleep, waitFor } from '../support/wait-for.js';
 import {
   CHILD,
@@ -61,7 +62,7 @@ describePg('storm: kills, a real restart, poison errors, operators and sweeps at
     else unexpected.push(error);
   };
   const query = async <Row>(text: string, values: unknown[] = []) =>
-    (await engineOf(tm).storage.driver.query<Row>(text, values)).rows;
+    (await runnerOf(engineOf(tm).storage).driver.query<Row>(text, values)).rows;
 
   before(async () => {
     server = await startEmbeddedPostgres({ database: 'storm' });

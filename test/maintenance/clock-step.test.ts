@@ -48,7 +48,7 @@ describeEachDriver('maintenance turns after the clock steps back', ({ open }) =>
     assert.equal(job?.error?.name, 'StalledJobError');
     assert.ok(await lastRunIsPast(tm, 'tick'));
     // The turn is taken again: the next node within the interval still finds it taken.
-    assert.equal(await engineOf(tm).storage.takeTurn('tick', 4), false);
+    assert.equal(await engineOf(tm).storage.maintenance.takeTurn('tick', 4), false);
   });
 
   test('a last sweep in the future does not block the retention and unique-lock sweeps', async () => {
@@ -64,7 +64,7 @@ describeEachDriver('maintenance turns after the clock steps back', ({ open }) =>
     assert.equal(await countRows(tm, 'jobs'), 1);
     for (const name of [RETENTION_TURN, UNIQUE_LOCK_TURN]) {
       assert.ok(await lastRunIsPast(tm, name), name);
-      assert.equal(await engineOf(tm).storage.takeTurn(name, SWEEP.intervalSeconds), false, name);
+      assert.equal(await engineOf(tm).storage.maintenance.takeTurn(name, SWEEP.intervalSeconds), false, name);
     }
   });
 });

@@ -10,6 +10,7 @@ import {
 } from '@opentelemetry/sdk-metrics';
 import { engineOf } from '../../src/engine-handle.js';
 import { InvalidOptionError } from '../../src/index.js';
+import { runnerOf } from '../../src/storage/storage-internals.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { fastWorker, waitForStatus } from '../support/jobs.js';
 
@@ -118,7 +119,7 @@ describeEachDriver('metrics (OpenTelemetry)', ({ open }) => {
     tm.createQueue({ name: 'short', retention: { ttlSeconds: 60 } });
     const added = await tm.addJobs([1, 2].map((i) => ({ queue: 'short', data: { i } })));
     for (const job of added) await tm.cancelJob(job.id);
-    await engineOf(tm).storage.driver.query(
+    await runnerOf(engineOf(tm).storage).driver.query(
       `update "${tm.schema}".jobs set purge_after = now() - interval '1 minute' where queue = 'short'`,
     );
     await tm.sweep({ dryRun: true });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { dirname, join, normalize, relative } from 'node:path';
+import { dirname, join, normalize, relative, sep } from 'node:path';
 import { test } from 'node:test';
 import ts from 'typescript';
 import { sourceFiles } from '../support/source-files.js';
@@ -124,6 +124,53 @@ function circlesOf(all: Edge[]): string[] {
   for (const file of graph.keys()) if (!state.has(file)) walk(file, [file]);
   return circles;
 }
+
+/** The door to the database: outside storage/, these are the only modules of it imported. */
+const DOOR = ['src/storage/storage.ts', 'src/storage/open-storage.ts'];
+
+/** Imports past the door, and statements run (`x.query(…)`), in files outside storage/. */
+function pastTheDoor(file: string, text = readFileSync(file, 'utf8')): string[] {
+  if (file.startsWith(`src${sep}storage${sep}`) || file.startsWith('src/storage/')) return [];
+  const found = edgesOf(file, text)
+    .filter((edge) => layerOf(edge.to) === layerOf('src/storage/storage.ts') && !DOOR.includes(edge.to))
+    .map((edge) => `${file} imports ${edge.to}`);
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const visit = (node: ts.Node) => {
+    if (
+      ts.isCallExpression(node) &&
+      ts.isPropertyAccessExpression(node.expression) &&
+      node.expression.name.text === 'query'
+    ) {
+      const { line } = source.getLineAndCharacterOfPosition(node.getStart());
+      found.push(`${file}:${line + 1} runs a statement`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+test('outside storage/, no file runs a statement or imports past the door', () => {
+  assert.deepEqual(
+    sourceFiles('src').flatMap((file) => pastTheDoor(file)),
+    [],
+  );
+});
+
+test('the door check sees a statement run and an import past the door', () => {
+  const probe = [
+    "import { getJob } from '../storage/sql/jobs.js';",
+    "import { runnerOf } from '../storage/storage-internals.js';",
+    "import type { Storage } from '../storage/storage.js';",
+    'export const run = (tx: { query(text: string): unknown }) => tx.query("select 1");',
+  ].join('\n');
+  assert.deepEqual(pastTheDoor('src/jobs/probe.ts', probe), [
+    'src/jobs/probe.ts imports src/storage/sql/jobs.ts',
+    'src/jobs/probe.ts imports src/storage/storage-internals.ts',
+    'src/jobs/probe.ts:4 runs a statement',
+  ]);
+  assert.deepEqual(pastTheDoor('src/storage/probe.ts', probe), []);
+});
 
 test('no import circle among the modules a process loads', () => {
   assert.deepEqual(circlesOf(edges), []);

@@ -55,6 +55,31 @@ const PROBES: { path: string; code: string; refusedWith: RegExp | null }[] = [
     refusedWith: /The dashboard is its own entry/,
   },
   {
+    path: 'src/jobs/probe-sql.ts',
+    code: "import { getJob } from '../storage/sql/jobs.js';\nexport const x = getJob;\n",
+    refusedWith: /reached through its door only/,
+  },
+  {
+    path: 'src/admin/probe-runner.ts',
+    code: "import { runnerOf } from '../storage/storage-internals.js';\nexport const x = runnerOf;\n",
+    refusedWith: /reached through its door only/,
+  },
+  {
+    path: 'src/dashboard/probe-driver.ts',
+    code: "import { createDriver } from '../storage/driver/create-driver.js';\nexport const x = createDriver;\n",
+    refusedWith: /reached through its door only/,
+  },
+  {
+    path: 'src/cli/probe-migrate.ts',
+    code: "import { migrate } from '../storage/migrate.js';\nexport const x = migrate;\n",
+    refusedWith: /reached through its door only/,
+  },
+  {
+    path: 'src/worker/allowed-door.ts',
+    code: "import type { Storage } from '../storage/storage.js';\n\nexport type X = Storage;\n",
+    refusedWith: null,
+  },
+  {
     path: 'src/storage/allowed.ts',
     code: "import type { Job } from '../model/job.js';\n\nexport type X = Job;\n",
     refusedWith: null,

@@ -7,6 +7,7 @@ import type { Query } from '../../src/storage/sql/define-query.js';
 import { CURSOR_START } from '../../src/storage/sql/retention-batch.js';
 import { purgeFinished } from '../../src/storage/sql/retention-purge.js';
 import * as sql from '../../src/storage/sql/retention-sweep.js';
+import { runnerOf } from '../../src/storage/storage-internals.js';
 import { rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { deferred, fastWorker } from '../support/jobs.js';
@@ -41,7 +42,7 @@ describeEachDriver('a sweep of a backlog the planner has no statistics for', ({ 
     params: P,
   ): Promise<string> {
     const storage = engineOf(tm).storage;
-    const rows = await inDeletionBatch(storage, (tx) =>
+    const rows = await inDeletionBatch(runnerOf(storage), (tx) =>
       tx.query<{ 'QUERY PLAN': string }>(
         `explain (costs off) ${query.text(tm.schema)}`,
         query.values(params),

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { engineOf } from '../../src/engine-handle.js';
 import { TransactionMisuseError } from '../../src/index.js';
+import { runnerOf } from '../../src/storage/storage-internals.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { fastWorker } from '../support/jobs.js';
 import { waitFor } from '../support/wait-for.js';
@@ -9,7 +10,7 @@ import { waitFor } from '../support/wait-for.js';
 describeEachDriver('driver conformance', ({ kind, open }) => {
   test('int8 values are strings, counts cast to int are numbers, timestamps are Dates', async () => {
     const tm = await open();
-    const { driver } = engineOf(tm).storage;
+    const { driver } = runnerOf(engineOf(tm).storage);
     const { rows } = await driver.query<Record<string, unknown>>(
       `select 1::int8 as small, 9007199254740993::int8 as big, count(*) as counted,
               count(*)::int as n, now() as ts, '{"a":1}'::jsonb as doc, 1.5::float8 as f`,
@@ -48,7 +49,7 @@ describeEachDriver('driver conformance', ({ kind, open }) => {
 
   test('exec runs several statements', async () => {
     const tm = await open();
-    const { driver } = engineOf(tm).storage;
+    const { driver } = runnerOf(engineOf(tm).storage);
     await driver.exec(`create table "${tm.schema}".t (x int); insert into "${tm.schema}".t values (1), (2);`);
     const { rows } = await driver.query<{ n: number }>(`select count(*)::int as n from "${tm.schema}".t`);
     assert.equal(rows[0].n, 2);
@@ -56,7 +57,7 @@ describeEachDriver('driver conformance', ({ kind, open }) => {
 
   test('transaction commits, and rolls back when its function throws', async () => {
     const tm = await open();
-    const { driver } = engineOf(tm).storage;
+    const { driver } = runnerOf(engineOf(tm).storage);
     const t = `"${tm.schema}".t`;
     await driver.exec(`create table ${t} (x int)`);
     const value = await driver.transaction(async (tx) => {
@@ -85,7 +86,7 @@ describeEachDriver('driver conformance', ({ kind, open }) => {
 
   test('a NOTIFY in a rolled-back transaction is not delivered; a committed one is', async () => {
     const tm = await open();
-    const { driver } = engineOf(tm).storage;
+    const { driver } = runnerOf(engineOf(tm).storage);
     const channel = `conformance_${tm.schema}`;
     const received: string[] = [];
     let ready = 0;
@@ -116,7 +117,7 @@ describeEachDriver('driver conformance', ({ kind, open }) => {
   if (kind === 'pglite') {
     test('using the driver inside its own transaction rejects instead of hanging', async () => {
       const tm = await open();
-      const { driver } = engineOf(tm).storage;
+      const { driver } = runnerOf(engineOf(tm).storage);
       await assert.rejects(
         driver.transaction(async () => {
           await driver.query('select 1');

@@ -7,6 +7,7 @@ import { defineQuery, type NoParams, type Query } from '../../src/storage/sql/de
 import { getJob, getStatuses, type JobRow } from '../../src/storage/sql/jobs.js';
 import { recordScheduleFire } from '../../src/storage/sql/schedules.js';
 import { countByQueueAndStatus } from '../../src/storage/sql/stats.js';
+import { runnerOf } from '../../src/storage/storage-internals.js';
 import { describeEachDriver } from '../support/each-driver.js';
 
 /*
@@ -49,7 +50,7 @@ describeEachDriver('query row types match what the drivers return', ({ open }) =
     tm.createQueue({ name: 'q' });
     const added = await tm.addJob({ queue: 'q', data: { n: 1 } });
     const storage = engineOf(tm).storage;
-    const [row] = await storage.run(getJob, { id: added.id });
+    const [row] = await runnerOf(storage).run(getJob, { id: added.id });
     assert.equal(typeof row.id, 'string');
     assert.equal(row.id, added.id);
     assert.equal(typeof row.attempts, 'number');
@@ -67,16 +68,16 @@ describeEachDriver('query row types match what the drivers return', ({ open }) =
     tm.createQueue({ name: 'q' });
     await tm.addJob({ queue: 'q', data: {} });
     const storage = engineOf(tm).storage;
-    const [count] = await storage.run(countByQueueAndStatus, { since: null });
+    const [count] = await runnerOf(storage).run(countByQueueAndStatus, { since: null });
     assert.equal(count.n, 1);
-    const [fire] = await storage.run(recordScheduleFire, {
+    const [fire] = await runnerOf(storage).run(recordScheduleFire, {
       name: 'no such schedule',
       fire_at: new Date(),
       queue: 'q',
       data: 'null',
       max_attempts: null,
       retention: null,
-      channel: storage.channel,
+      channel: runnerOf(storage).channel,
       fallback_retention: '{}',
       default_max_attempts: 3,
     });

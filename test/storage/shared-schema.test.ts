@@ -4,12 +4,13 @@ import { engineOf } from '../../src/engine-handle.js';
 import { SchemaConflictError, type Tidemark } from '../../src/index.js';
 import { latestVersion, migrations } from '../../src/storage/migrations/index.js';
 import { bindSchema } from '../../src/storage/schema-name.js';
+import { runnerOf } from '../../src/storage/storage-internals.js';
 import { freshSchema, rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
 
 /** Several statements on the test database, outside Tidemark. */
 async function script(tm: Tidemark, text: string): Promise<void> {
-  await engineOf(tm).storage.driver.exec(text);
+  await runnerOf(engineOf(tm).storage).driver.exec(text);
 }
 
 /** Every relation and function in a schema, by name: what "nothing written" compares. */

@@ -3,6 +3,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { engineOf } from '../../src/engine-handle.js';
 import { type OpenOptions, Tidemark } from '../../src/index.js';
+import { runnerOf } from '../../src/storage/storage-internals.js';
 import { bootTestPglite } from './pglite-boot.js';
 
 /** The drivers this run covers: TIDEMARK_TEST_DRIVERS=pglite,pg (default both). */
@@ -54,7 +55,7 @@ export async function rawQuery<Row = Record<string, unknown>>(
   text: string,
   params: unknown[] = [],
 ): Promise<Row[]> {
-  const result = await engineOf(tm).storage.driver.query<Row>(text, params);
+  const result = await runnerOf(engineOf(tm).storage).driver.query<Row>(text, params);
   return result.rows;
 }
 

@@ -1,12 +1,13 @@
 import { engineOf } from '../../src/engine-handle.js';
 import type { Tidemark } from '../../src/index.js';
+import { runnerOf } from '../../src/storage/storage-internals.js';
 
 /** Jobs in the two queues `seedCountCells` fills: one cell below the exact bound, one far above it. */
 export const SMALL_CELL = 2_400;
 export const BIG_CELL = 25_000;
 
 const sql = (tm: Tidemark, text: string) =>
-  engineOf(tm).storage.driver.query(text.replaceAll('$schema', `"${tm.schema}"`));
+  runnerOf(engineOf(tm).storage).driver.query(text.replaceAll('$schema', `"${tm.schema}"`));
 
 /**
  * Queues 'small' (2,400 completed jobs) and 'big' (25,000 completed jobs), all finished now,

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { engineOf } from '../../src/engine-handle.js';
 import { JobStatus, type Tidemark } from '../../src/index.js';
 import type { AttemptOutcome } from '../../src/storage/storage.js';
+import { runnerOf } from '../../src/storage/storage-internals.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { countRows, deferred, fastWorker, updateJob, waitForStatus } from '../support/jobs.js';
 import { waitFor } from '../support/wait-for.js';
@@ -11,8 +12,8 @@ import { waitFor } from '../support/wait-for.js';
 function recordBatches(tm: Tidemark) {
   const batches: AttemptOutcome[][] = [];
   const storage = engineOf(tm).storage;
-  const write = storage.finishAttempts.bind(storage);
-  storage.finishAttempts = (outcomes: AttemptOutcome[]) => {
+  const write = storage.attempts.finishAttempts.bind(storage);
+  storage.attempts.finishAttempts = (outcomes: AttemptOutcome[]) => {
     batches.push([...outcomes]);
     return write(outcomes);
   };
@@ -209,7 +210,7 @@ describeEachDriver('prefetch buffer', ({ open }) => {
 });
 
 async function rawLocks(tm: Parameters<typeof countRows>[0]): Promise<number[]> {
-  const result = await engineOf(tm).storage.driver.query<{ until: Date }>(
+  const result = await runnerOf(engineOf(tm).storage).driver.query<{ until: Date }>(
     `select locked_until as until from "${tm.schema}".jobs where status = 'active' order by id`,
   );
   return result.rows.map((r) => new Date(r.until).getTime());

@@ -71,7 +71,7 @@ describeEachDriver('worker concurrency', ({ open }) => {
     ]);
     await waitFor('all jobs to run', () => runs.size === 200, { timeoutMs: 30_000 });
     await waitFor('all jobs to be completed', async () => {
-      const rows = await engineOf(tm).storage.getStatuses(ids);
+      const rows = await engineOf(tm).storage.jobs.getStatuses(ids);
       return [...rows.values()].every((s) => s === 'completed');
     });
     assert.ok([...runs.values()].every((n) => n === 1));

@@ -17,7 +17,7 @@ const connectionRefused = () =>
 function fakeStorage(options: { lost?: string[]; refuse?: string[]; down?: number } = {}) {
   const batches: string[][] = [];
   let down = options.down ?? 0;
-  const storage = {
+  const storage: Pick<Storage['attempts'], 'finishAttempts'> = {
     async finishAttempts(outcomes: AttemptOutcome[]) {
       batches.push(outcomes.map((o) => o.id));
       if (down > 0) {
@@ -31,7 +31,7 @@ function fakeStorage(options: { lost?: string[]; refuse?: string[]; down?: numbe
           .map((o) => [o.id, o.ok ? 'completed' : 'failed']),
       );
     },
-  } as unknown as Storage;
+  };
   return { storage, batches };
 }
 

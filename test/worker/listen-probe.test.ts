@@ -4,6 +4,7 @@ import pg from 'pg';
 import { engineOf } from '../../src/engine-handle.js';
 import type { Driver } from '../../src/storage/driver/driver.js';
 import { NodePostgresDriver } from '../../src/storage/driver/node-postgres.js';
+import { runnerOf } from '../../src/storage/storage-internals.js';
 import { PG_URL } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { recordingLogger, type Said } from '../support/recording-logger.js';
@@ -35,7 +36,7 @@ function firstProbe(driver: Driver): Promise<boolean> {
 describeEachDriver('the LISTEN probe', ({ kind, open }) => {
   test('a notification sent through the pool reaches the listening connection', async () => {
     const tm = await open();
-    const { driver } = engineOf(tm).storage;
+    const { driver } = runnerOf(engineOf(tm).storage);
     assert.equal(await firstProbe(driver), true);
   });
 

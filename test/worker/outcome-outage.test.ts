@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { engineOf } from '../../src/engine-handle.js';
 import type { Logger, Tidemark } from '../../src/index.js';
 import type { AttemptOutcome } from '../../src/storage/storage.js';
+import { runnerOf } from '../../src/storage/storage-internals.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { fastWorker, waitForStatus } from '../support/jobs.js';
 import { waitFor } from '../support/wait-for.js';
@@ -14,9 +15,9 @@ import { waitFor } from '../support/wait-for.js';
  */
 function outage(tm: Tidemark) {
   const storage = engineOf(tm).storage;
-  const finishAttempts = storage.finishAttempts.bind(storage);
+  const finishAttempts = storage.attempts.finishAttempts.bind(storage);
   const state = { down: true, failedWrites: 0 };
-  storage.finishAttempts = async (outcomes: AttemptOutcome[]) => {
+  storage.attempts.finishAttempts = async (outcomes: AttemptOutcome[]) => {
     if (state.down) {
       state.failedWrites++;
       throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
@@ -135,7 +136,7 @@ describeEachDriver('outcomes held while the database does not take them', ({ ope
       { timeoutMs: 60_000 },
     );
     const counts = async () => {
-      const rows = await engineOf(tm).storage.driver.query<{ status: string; n: number }>(
+      const rows = await runnerOf(engineOf(tm).storage).driver.query<{ status: string; n: number }>(
         `select status, count(*)::int as n from "${tm.schema}".jobs group by status`,
       );
       return Object.fromEntries(rows.rows.map((r) => [r.status, r.n]));

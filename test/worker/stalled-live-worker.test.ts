@@ -10,7 +10,7 @@ import { waitFor } from '../support/wait-for.js';
 
 /** A worker row that beats every 10 s (a 30-s lock), as `register` writes it. */
 async function register(tm: Tidemark, id: string): Promise<void> {
-  await engineOf(tm).storage.registerWorker({
+  await engineOf(tm).storage.workers.registerWorker({
     id,
     instance: `${id}-instance`,
     host: 'test',
@@ -27,7 +27,7 @@ async function register(tm: Tidemark, id: string): Promise<void> {
 /** One job claimed by `worker`, its lock lapsed `lapsedAgo` seconds ago; returns its id. */
 async function lapsedJob(tm: Tidemark, worker: string, lapsedAgo: number): Promise<string> {
   const { id } = await tm.addJob({ queue: 'q', data: worker });
-  const [claimed] = await engineOf(tm).storage.claimJobs(['q'], 1, worker, 30);
+  const [claimed] = await engineOf(tm).storage.attempts.claimJobs(['q'], 1, worker, 30);
   assert.equal(claimed?.job.id, id);
   await rawQuery(
     tm,
@@ -74,7 +74,7 @@ describeEachDriver(
         [ids.restarted],
       );
 
-      assert.equal(await engineOf(tm).storage.recoverStalled(100), names.length - 1);
+      assert.equal(await engineOf(tm).storage.maintenance.recoverStalled(100), names.length - 1);
       const statuses = Object.fromEntries(
         await Promise.all(names.map(async (n) => [n, (await tm.getJob(ids[n]))?.status])),
       );
@@ -94,7 +94,7 @@ describeEachDriver(
         `update "${tm.schema}".jobs set locked_until = now() - interval '31 seconds' where id = $1`,
         [ids.back],
       );
-      assert.equal(await engineOf(tm).storage.recoverStalled(100), 1);
+      assert.equal(await engineOf(tm).storage.maintenance.recoverStalled(100), 1);
       assert.equal((await tm.getJob(ids.back))?.status, 'retry');
     });
 
@@ -112,14 +112,17 @@ describeEachDriver(
       // process has no outage to wait out); the tick still reaches the database.
       const storage = engineOf(tm).storage;
       const real = {
-        extendLocks: storage.extendLocks,
-        beatWorker: storage.beatWorker,
-        finishAttempts: storage.finishAttempts,
+        attempts: {
+          extendLocks: storage.attempts.extendLocks,
+          finishAttempts: storage.attempts.finishAttempts,
+        },
+        workers: { beatWorker: storage.workers.beatWorker },
       };
       const timeout = async (): Promise<never> => {
         throw Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
       };
-      Object.assign(storage, { extendLocks: timeout, beatWorker: timeout, finishAttempts: timeout });
+      Object.assign(storage.attempts, { extendLocks: timeout, finishAttempts: timeout });
+      Object.assign(storage.workers, { beatWorker: timeout });
       let ticks = 0;
       let recovered = 0;
       tm.on('maintenance:tick', (e) => {
@@ -144,7 +147,8 @@ describeEachDriver(
       await waitFor('two ticks after the lapse', () => ticks >= since + 2, { timeoutMs: 15_000 });
       assert.equal((await tm.getJob(id))?.status, 'active', 'not recovered by its own worker');
 
-      Object.assign(storage, real);
+      Object.assign(storage.attempts, real.attempts);
+      Object.assign(storage.workers, real.workers);
       const job = await waitForStatus(tm, id, 'completed');
       assert.deepEqual([job.attempts, job.output, runs, recovered], [1, 2, 2, 0]);
       await worker.stop();

@@ -8,7 +8,7 @@ import { waitFor } from '../support/wait-for.js';
 
 /** Claim as a worker that then dies: nothing will ever heartbeat or finish this attempt. */
 async function claimAsDeadWorker(tm: Tidemark, queue: string, lockSeconds = 1) {
-  const [claimed] = await engineOf(tm).storage.claimJobs([queue], 1, 'dead-worker', lockSeconds);
+  const [claimed] = await engineOf(tm).storage.attempts.claimJobs([queue], 1, 'dead-worker', lockSeconds);
   assert.ok(claimed, 'the dead worker claimed a job');
   return claimed;
 }
@@ -39,7 +39,7 @@ describeEachDriver('stalled-job recovery', ({ open }) => {
     assert.equal(job?.error?.name, 'StalledJobError');
     assert.equal(job?.error?.worker, 'dead-worker');
     // the dead worker's late write changes nothing
-    const written = await engineOf(tm).storage.finishAttempts([
+    const written = await engineOf(tm).storage.attempts.finishAttempts([
       { id, token: dead.token, ok: false, error: '{"message":"late"}', retryDelaySeconds: 0 },
     ]);
     assert.equal(written.size, 0);

@@ -159,9 +159,9 @@ describeEachDriver('outcomes the database cannot store', ({ open }) => {
     // No path of the engine hands the database an output it refuses; stand in for one (JSON
     // text that jsonb cannot hold), so the database's own refusal is what the worker meets.
     const storage = engineOf(tm).storage;
-    const finishAttempts = storage.finishAttempts.bind(storage);
+    const finishAttempts = storage.attempts.finishAttempts.bind(storage);
     const batches: number[] = [];
-    storage.finishAttempts = (outcomes: AttemptOutcome[]) => {
+    storage.attempts.finishAttempts = (outcomes: AttemptOutcome[]) => {
       batches.push(outcomes.length);
       return finishAttempts(
         outcomes.map((o) => (o.id === target && o.ok ? { ...o, output: '"\\u0000"' } : o)),
@@ -188,9 +188,9 @@ describeEachDriver('outcomes the database cannot store', ({ open }) => {
 /** The size of each finishing statement the engine runs. */
 function recordBatches(tm: Tidemark): number[] {
   const storage = engineOf(tm).storage;
-  const finishAttempts = storage.finishAttempts.bind(storage);
+  const finishAttempts = storage.attempts.finishAttempts.bind(storage);
   const sizes: number[] = [];
-  storage.finishAttempts = (outcomes: AttemptOutcome[]) => {
+  storage.attempts.finishAttempts = (outcomes: AttemptOutcome[]) => {
     sizes.push(outcomes.length);
     return finishAttempts(outcomes);
   };

@@ -16,7 +16,7 @@ describeEachDriver('cancelling a tree while its members finish', ({ kind, open }
     const tm = await open({ logger: silentLogger });
     tm.createQueue({ name: 'q' });
     const parent = await tm.addJob({ queue: 'q' });
-    const [child] = await engineOf(tm).storage.insertJobs(
+    const [child] = await engineOf(tm).storage.jobs.insertJobs(
       [
         {
           queue: 'q',

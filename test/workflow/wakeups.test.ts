@@ -8,7 +8,7 @@ import { startWorker, table, waitForStatus } from './fixtures/helpers.js';
 
 /** Claim one job of `queue` by hand, as a worker would; returns its lock token. */
 async function claimOne(tm: Tidemark, queue: string): Promise<string> {
-  const [claimed] = await engineOf(tm).storage.claimJobs([queue], 1, 'test-worker', 30);
+  const [claimed] = await engineOf(tm).storage.attempts.claimJobs([queue], 1, 'test-worker', 30);
   assert.ok(claimed, `a ${queue} job to claim`);
   return claimed.token;
 }
@@ -33,7 +33,9 @@ describeEachDriver('workflow wake-ups', ({ open }) => {
     const { id } = await tm.addJob({ queue: 'wf' });
     const token = await claimOne(tm, 'wf');
     assert.deepEqual(await tm.signal(id, 'go', 1), { delivered: true });
-    assert.ok(await engineOf(tm).storage.suspendJob(id, token, { kind: 'signal', names: ['go'] }, null));
+    assert.ok(
+      await engineOf(tm).storage.attempts.suspendJob(id, token, { kind: 'signal', names: ['go'] }, null),
+    );
     assert.equal((await tm.getJob(id))?.status, 'waiting');
     assert.equal(await isDue(tm, id), true);
   });
@@ -44,7 +46,7 @@ describeEachDriver('workflow wake-ups', ({ open }) => {
     tm.createQueue({ name: 'child' });
     const { id } = await tm.addJob({ queue: 'parent' });
     const token = await claimOne(tm, 'parent');
-    const childId = await engineOf(tm).workflow.insertChild(
+    const childId = await engineOf(tm).storage.workflow.insertChild(
       {
         queue: 'child',
         dataText: 'null',
@@ -61,11 +63,11 @@ describeEachDriver('workflow wake-ups', ({ open }) => {
     assert.ok(childId);
     // The child runs and completes on another worker while the parent is still active.
     const childToken = await claimOne(tm, 'child');
-    await engineOf(tm).storage.finishAttempts([
+    await engineOf(tm).storage.attempts.finishAttempts([
       { id: childId, token: childToken, ok: true, output: '"out"' },
     ]);
     assert.equal((await tm.getJob(childId))?.status, 'completed');
-    assert.ok(await engineOf(tm).storage.suspendJob(id, token, { kind: 'child', childId }, null));
+    assert.ok(await engineOf(tm).storage.attempts.suspendJob(id, token, { kind: 'child', childId }, null));
     assert.equal((await tm.getJob(id))?.status, 'waiting');
     assert.equal(await isDue(tm, id), true, 'the parent must not sleep through its finished child');
   });

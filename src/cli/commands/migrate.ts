@@ -1,8 +1,5 @@
 import { parseArgs } from 'node:util';
-import { createDriver } from '../../storage/driver/create-driver.js';
-import { migrate, schemaVersion } from '../../storage/migrate.js';
-import { latestVersion } from '../../storage/migrations/index.js';
-import { checkSchemaName } from '../../storage/schema-name.js';
+import { checkSchemaName, migrateDatabase } from '../../storage/open-storage.js';
 import type { CliIo } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { commandTarget, DATABASE_HELP, DATABASE_OPTIONS } from '../open-database.js';
@@ -24,19 +21,13 @@ export const migrateCommand: Command = {
     const { values } = parseArgs({ args, options: DATABASE_OPTIONS, strict: true });
     const target = commandTarget(values, io, false);
     const schema = checkSchemaName(target.schema ?? 'tidemark');
-    // The one command that writes DDL: it runs the migrations on a bare driver, not on an engine.
-    const driver = await createDriver(target.database);
-    try {
-      const before = await schemaVersion(driver, schema);
-      const applied = await migrate(driver, schema);
-      io.stdout.write(
-        applied.length === 0
-          ? `Schema ${schema} is up to date (version ${before}).\n`
-          : `Schema ${schema}: applied migration${applied.length > 1 ? 's' : ''} ${applied.join(', ')}; now at version ${latestVersion}.\n`,
-      );
-      return 0;
-    } finally {
-      await driver.close();
-    }
+    // The one command that writes DDL: it runs the migrations on a connection, not on an engine.
+    const { before, applied, latest } = await migrateDatabase(target.database, schema);
+    io.stdout.write(
+      applied.length === 0
+        ? `Schema ${schema} is up to date (version ${before}).\n`
+        : `Schema ${schema}: applied migration${applied.length > 1 ? 's' : ''} ${applied.join(', ')}; now at version ${latest}.\n`,
+    );
+    return 0;
   },
 };

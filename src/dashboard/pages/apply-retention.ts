@@ -1,6 +1,6 @@
 import { formatCount, formatWindow } from '../../admin/format.js';
 import { FINISHED_STATUSES } from '../../job-status.js';
-import type { FrozenRetention } from '../../storage/rows.js';
+import type { FrozenRetention } from '../../model/job.js';
 import { csrfField, type DashboardContext, href } from '../context.js';
 import { type Html, html } from '../html.js';
 import { layout, notice } from '../layout.js';

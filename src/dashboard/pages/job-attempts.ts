@@ -1,7 +1,7 @@
 import { formatTime, relativeTime } from '../../admin/format.js';
 import type { AttemptEntry } from '../../admin/job-extras.js';
 import { finiteTime, type WorkflowView } from '../../admin/workflow-wait.js';
-import type { Job } from '../../storage/rows.js';
+import type { Job } from '../../model/job.js';
 import { type DashboardContext, href } from '../context.js';
 import { type Html, html } from '../html.js';
 import { statusBadge } from '../layout.js';

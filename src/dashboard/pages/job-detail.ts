@@ -1,7 +1,7 @@
 import { loadJobExtras, loadTree } from '../../admin/job-extras.js';
 import { loadWorkflowView } from '../../admin/workflow-wait.js';
 import { isFinished } from '../../job-status.js';
-import type { Job } from '../../storage/rows.js';
+import type { Job } from '../../model/job.js';
 import { actionButton, type DashboardContext, href } from '../context.js';
 import { type Html, html, jsonBlock } from '../html.js';
 import { layout, notice } from '../layout.js';

@@ -1,8 +1,8 @@
 import { formatTime, formatWindow, relativeTime } from '../../admin/format.js';
 import { FINISHED_STATUSES, isFinished } from '../../job-status.js';
+import type { Job } from '../../model/job.js';
 import type { HoldRecord } from '../../retention/holds.js';
-import type { Job } from '../../storage/rows.js';
-import type { CheckpointRow, SignalRow } from '../../storage/workflow-storage.js';
+import type { CheckpointRow, SignalRow } from '../../storage/storage.js';
 import { type DashboardContext, href } from '../context.js';
 import { type Html, html, jsonBlock } from '../html.js';
 import { notice } from '../layout.js';

@@ -1,6 +1,6 @@
 import type { WorkflowView } from '../../admin/workflow-wait.js';
 import { isFinished } from '../../job-status.js';
-import type { Job } from '../../storage/rows.js';
+import type { Job } from '../../model/job.js';
 import { csrfField, type DashboardContext, href } from '../context.js';
 import { type Html, html } from '../html.js';
 import { notice } from '../layout.js';

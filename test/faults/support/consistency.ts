@@ -1,13 +1,14 @@
 import { engineOf } from '../../../src/engine-handle.js';
 import type { Tidemark } from '../../../src/index.js';
 import { JOB_DEPENDENTS } from '../../../src/storage/sql/job-removal.js';
+import { runnerOf } from '../../../src/storage/storage-internals.js';
 
 /** Runs one statement against a Tidemark schema's database (the engine's driver, or a pg client). */
 export type RunSql = <Row = Record<string, unknown>>(text: string, params?: unknown[]) => Promise<Row[]>;
 
 export function sqlOf(tm: Tidemark): RunSql {
   return async <Row>(text: string, params: unknown[] = []) =>
-    (await engineOf(tm).storage.driver.query<Row>(text, params)).rows;
+    (await runnerOf(engineOf(tm).storage).driver.query<Row>(text, params)).rows;
 }
 
 const IN_FLIGHT = `('pending','active','retry','waiting','paused')`;

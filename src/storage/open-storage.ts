@@ -1,0 +1,52 @@
+import { type CreateDriverOptions, createDriver, type DatabaseOption } from './driver/create-driver.js';
+import { checkSchema, migrate, schemaVersion } from './migrate.js';
+import { latestVersion } from './migrations/index.js';
+import { Storage } from './storage.js';
+
+export { isPostgresUrl } from './driver/create-driver.js';
+export { checkSchemaName } from './schema-name.js';
+
+/** How to open Tidemark's storage on a database. */
+export interface OpenStorageOptions extends CreateDriverOptions {
+  schema: string;
+  /** Apply pending migrations (true), or only check the schema is at this version (false). */
+  migrate: boolean;
+  /** Offer the retention capability (deleting due rows). */
+  hasRetention: boolean;
+}
+
+/**
+ * Connect, migrate or check the schema, and return the storage. The connection is closed
+ * again when the schema step fails.
+ */
+export async function openStorage(database: DatabaseOption, options: OpenStorageOptions): Promise<Storage> {
+  const { schema, migrate: apply, hasRetention, ...driverOptions } = options;
+  const driver = await createDriver(database, driverOptions);
+  try {
+    if (apply) await migrate(driver, schema);
+    else await checkSchema(driver, schema);
+  } catch (error) {
+    await driver.close();
+    throw error;
+  }
+  return new Storage(driver, schema, hasRetention);
+}
+
+/** What `tidemark migrate` did: the version before, the migrations applied, the version now. */
+export interface MigrationReport {
+  before: number;
+  applied: number[];
+  latest: number;
+}
+
+/** Bring a schema up to this version's migrations on a connection of its own, then close it. */
+export async function migrateDatabase(database: DatabaseOption, schema: string): Promise<MigrationReport> {
+  const driver = await createDriver(database);
+  try {
+    const before = await schemaVersion(driver, schema);
+    const applied = await migrate(driver, schema);
+    return { before, applied, latest: latestVersion };
+  } finally {
+    await driver.close();
+  }
+}

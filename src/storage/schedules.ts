@@ -1,0 +1,91 @@
+import type { FrozenRetention } from '../model/job.js';
+import { defaultParams, type InsertDefaults } from './insert-rows.js';
+import type { Runner } from './runner.js';
+import * as sql from './sql/schedules.js';
+
+/** A stored schedule, with the database's clock (`now`) to compute due fires against. */
+export interface StoredSchedule {
+  name: string;
+  cron: string;
+  timezone: string;
+  queue: string;
+  data: unknown;
+  lastFireAt: Date | null;
+  now: Date;
+}
+
+/** A schedule to store: its data as JSON text, checked already. */
+export interface ScheduleToStore {
+  name: string;
+  cron: string;
+  timezone: string;
+  queue: string;
+  data: string;
+}
+
+/** Create or replace a schedule. */
+export async function upsertSchedule(db: Runner, schedule: ScheduleToStore): Promise<void> {
+  await db.run(sql.upsertSchedule, { ...schedule });
+}
+
+/** Delete a schedule; false when there was none of that name. */
+export async function deleteSchedule(db: Runner, name: string): Promise<boolean> {
+  return (await db.run(sql.deleteSchedule, { name })).length > 0;
+}
+
+/** Every schedule, by name. */
+export async function listSchedules(db: Runner): Promise<StoredSchedule[]> {
+  const rows = await db.run(sql.listSchedules, {});
+  return rows.map((row) => ({
+    name: row.name,
+    cron: row.cron,
+    timezone: row.timezone,
+    queue: row.queue,
+    data: row.data,
+    lastFireAt: row.last_fire_at ?? null,
+    now: row.now,
+  }));
+}
+
+/** The latest `perSchedule` fires of every schedule, newest first, with their jobs' statuses. */
+export async function recentFires(
+  db: Runner,
+  perSchedule: number,
+): Promise<{ scheduleName: string; fireAt: Date; jobId: string; status: string | null }[]> {
+  const rows = await db.run(sql.recentScheduleFires, { per_schedule: perSchedule });
+  return rows.map((row) => ({
+    scheduleName: row.schedule_name,
+    fireAt: row.fire_at,
+    jobId: String(row.job_id),
+    status: row.status,
+  }));
+}
+
+/** A due fire: its job's queue, data (JSON text) and options (absent: the queue's stored ones). */
+export interface FireToRecord {
+  name: string;
+  fireAt: Date;
+  queue: string;
+  data: string;
+  maxAttempts?: number;
+  retention?: FrozenRetention;
+}
+
+/** Record one fire and create its job; the job's id, or null when another node fired it. */
+export async function recordFire(
+  db: Runner,
+  fire: FireToRecord,
+  defaults: InsertDefaults,
+): Promise<string | null> {
+  const [row] = await db.run(sql.recordScheduleFire, {
+    name: fire.name,
+    fire_at: fire.fireAt,
+    queue: fire.queue,
+    data: fire.data,
+    max_attempts: fire.maxAttempts ?? null,
+    retention: fire.retention === undefined ? null : JSON.stringify(fire.retention),
+    channel: db.channel,
+    ...defaultParams(defaults),
+  });
+  return row?.id ? String(row.id) : null;
+}
