@@ -4,6 +4,7 @@ import { TidemarkError } from '../errors.js';
 import { type Principal, TokenAuth } from '../http/auth.js';
 import { sessionCookie } from '../http/cookies.js';
 import { formIsGenuine } from '../http/csrf.js';
+import { statusOfError } from '../http/error-status.js';
 import { readForm } from '../http/form-body.js';
 import { identifyThrottled } from '../http/identify.js';
 import { LoginThrottle, retryAfter } from '../http/login-throttle.js';
@@ -18,7 +19,7 @@ import { type ResolvedHandlerOptions, resolveHandlerOptions } from './options.js
 import { errorPage } from './pages/error.js';
 import { loginPage } from './pages/login.js';
 import { REFRESH_SCRIPT } from './refresh-script.js';
-import { refusalStatus, refusalTitle } from './refusal.js';
+import { refusalTitle } from './refusal.js';
 import { loginLocation, returnTarget } from './return-to.js';
 import { actions, findRoute, type PageResult, pages } from './routes.js';
 import { STYLE } from './style.js';
@@ -114,7 +115,7 @@ async function serve(state: HandlerState, req: IncomingMessage, res: ServerRespo
     retention = await tm.retentionStatus();
   } catch (error) {
     if (!(error instanceof TidemarkError)) throw error;
-    const status = refusalStatus(error);
+    const status = statusOfError(error);
     const page = barePage(base, refusalTitle(status), notice('error', error.message));
     return sendHtml(res, status, page.text, method);
   }
@@ -194,7 +195,7 @@ function refuse(
   back?: string,
   method = 'GET',
 ): void {
-  const status = refusalStatus(error);
+  const status = statusOfError(error);
   sendHtml(res, status, errorPage(ctx, refusalTitle(status), error.message, back).text, method);
 }
 
