@@ -1,21 +1,25 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { engineOf } from '../engine-handle.js';
 import { TidemarkError } from '../errors.js';
+import { type Principal, TokenAuth } from '../http/auth.js';
+import { sessionCookie } from '../http/cookies.js';
+import { formIsGenuine } from '../http/csrf.js';
+import { statusOfError } from '../http/error-status.js';
+import { readForm } from '../http/form-body.js';
+import { identifyThrottled } from '../http/identify.js';
+import { LoginThrottle, retryAfter } from '../http/login-throttle.js';
+import { nulInForm, nulInRequest } from '../http/nul-check.js';
+import { openAccessRefusal } from '../http/open-access.js';
+import { redirect, send, sendHtml } from '../http/respond.js';
 import type { DashboardHandlerOptions } from '../options/dashboard-options.js';
-import { bearerOf, DashboardAuth, type Principal, sessionCookie } from './auth.js';
 import type { DashboardContext } from './context.js';
 import type { DashboardEngine } from './engine-port.js';
-import { readForm } from './form-body.js';
 import { barePage, layout, notice } from './layout.js';
-import { LoginThrottle } from './login-throttle.js';
-import { nulInForm, nulInRequest } from './nul-check.js';
-import { openAccessRefusal } from './open-access.js';
 import { type ResolvedHandlerOptions, resolveHandlerOptions } from './options.js';
 import { errorPage } from './pages/error.js';
 import { loginPage } from './pages/login.js';
 import { REFRESH_SCRIPT } from './refresh-script.js';
-import { refusalStatus, refusalTitle } from './refusal.js';
-import { redirect, sameOrigin, send, sendHtml } from './respond.js';
+import { refusalTitle } from './refusal.js';
 import { loginLocation, returnTarget } from './return-to.js';
 import { actions, findRoute, type PageResult, pages } from './routes.js';
 import { STYLE } from './style.js';
@@ -27,7 +31,7 @@ export type DashboardHandler = (req: IncomingMessage, res: ServerResponse) => Pr
 interface HandlerState {
   tm: DashboardEngine;
   options: ResolvedHandlerOptions;
-  auth: DashboardAuth;
+  auth: TokenAuth;
   throttle: LoginThrottle;
   now: () => number;
 }
@@ -55,7 +59,7 @@ export function dashboardHandler(
   const state: HandlerState = {
     tm,
     options,
-    auth: new DashboardAuth(options.token),
+    auth: new TokenAuth(options.token),
     throttle: new LoginThrottle(now),
     now,
   };
@@ -92,21 +96,16 @@ async function serve(state: HandlerState, req: IncomingMessage, res: ServerRespo
   }
 
   if (!auth.required) {
-    const refusal = openAccessRefusal(req);
+    const refusal = openAccessRefusal(req, 'dashboard');
     if (refusal !== undefined) return send(res, 403, 'text/plain; charset=utf-8', refusal);
   }
 
   const nul = nulInRequest(path, url.searchParams);
   if (nul !== undefined) return badRequest(res, base, nul, method);
   if (path === '/login') return login(state, req, res, method, url.searchParams.get('next'));
-  const address = req.socket.remoteAddress;
-  const bearer = auth.required ? bearerOf(req) : undefined;
-  if (bearer !== undefined) {
-    const wait = throttle.waitMs(address);
-    if (wait > 0) return send(res, 429, 'text/plain; charset=utf-8', `${waitMessage(res, wait)}\n`);
-  }
-  const principal = auth.identify(req, state.now());
-  if (bearer !== undefined && principal.kind !== 'bearer') throttle.fail(address);
+  const principal = identifyThrottled(req, auth, throttle, state.now());
+  if (principal.kind === 'throttled')
+    return send(res, 429, 'text/plain; charset=utf-8', `${retryAfter(res, principal.waitMs)}\n`);
   if (principal.kind === 'anonymous') {
     if (method === 'POST') return send(res, 401, 'text/plain; charset=utf-8', 'Log in first.\n');
     return redirect(res, loginLocation(base, `${full.pathname}${full.search}`));
@@ -116,7 +115,7 @@ async function serve(state: HandlerState, req: IncomingMessage, res: ServerRespo
     retention = await tm.retentionStatus();
   } catch (error) {
     if (!(error instanceof TidemarkError)) throw error;
-    const status = refusalStatus(error);
+    const status = statusOfError(error);
     const page = barePage(base, refusalTitle(status), notice('error', error.message));
     return sendHtml(res, status, page.text, method);
   }
@@ -167,7 +166,7 @@ async function serve(state: HandlerState, req: IncomingMessage, res: ServerRespo
     );
   const nulInFields = nulInForm(form);
   if (nulInFields !== undefined) return badRequest(res, base, nulInFields);
-  if (!sameOrigin(req) || !auth.checkCsrf(principal, form.get('csrf') ?? undefined)) {
+  if (!formIsGenuine(req, auth, principal, form)) {
     return sendHtml(
       res,
       403,
@@ -196,23 +195,13 @@ function refuse(
   back?: string,
   method = 'GET',
 ): void {
-  const status = refusalStatus(error);
+  const status = statusOfError(error);
   sendHtml(res, status, errorPage(ctx, refusalTitle(status), error.message, back).text, method);
 }
 
 /** A request the dashboard cannot serve as sent (a NUL character in it): 400 and why. */
 function badRequest(res: ServerResponse, base: string, message: string, method = 'GET'): void {
   sendHtml(res, 400, barePage(base, 'Bad request', notice('error', message)).text, method);
-}
-
-/**
- * An address that showed too many wrong tokens in its window waits for the window's end; its
- * next token is not even checked. Sets Retry-After and answers the message to show.
- */
-function waitMessage(res: ServerResponse, waitMs: number): string {
-  const seconds = Math.ceil(waitMs / 1000);
-  res.setHeader('retry-after', String(seconds));
-  return `Too many wrong tokens from this address: try again in ${seconds} s.`;
 }
 
 async function login(
@@ -229,17 +218,13 @@ async function login(
   if (method !== 'POST')
     return sendHtml(res, 200, loginPage(base, csrf, returnTarget(base, requested)).text, method);
   const form = await readForm(req);
-  if (
-    typeof form === 'string' ||
-    !sameOrigin(req) ||
-    !auth.checkCsrf('login', form.get('csrf') ?? undefined)
-  ) {
+  if (typeof form === 'string' || !formIsGenuine(req, auth, 'login', form)) {
     return send(res, 403, 'text/plain; charset=utf-8', 'Refused: reload the login page and try again.\n');
   }
   const address = req.socket.remoteAddress;
   const next = returnTarget(base, form.get('next'));
   const wait = throttle.waitMs(address);
-  if (wait > 0) return sendHtml(res, 429, loginPage(base, csrf, next, waitMessage(res, wait)).text);
+  if (wait > 0) return sendHtml(res, 429, loginPage(base, csrf, next, retryAfter(res, wait)).text);
   if (!auth.checkToken(form.get('token') ?? '')) {
     throttle.fail(address);
     return sendHtml(res, 401, loginPage(base, csrf, next, 'That token is not right.').text);
@@ -250,7 +235,7 @@ async function login(
 
 async function logout(
   ctx: DashboardContext,
-  auth: DashboardAuth,
+  auth: TokenAuth,
   principal: Principal,
   req: IncomingMessage,
   res: ServerResponse,

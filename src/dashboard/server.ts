@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { InsecureDashboardError } from '../errors.js';
+import { isLoopbackHost } from '../http/loopback.js';
 import type { DashboardOptions, RunningDashboard } from '../options/dashboard-options.js';
-import { isLoopbackHost } from './auth.js';
 import type { DashboardEngine } from './engine-port.js';
 import { createDashboardHandler } from './handler.js';
 import { resolveServerOptions } from './options.js';

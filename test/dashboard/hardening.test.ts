@@ -3,7 +3,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { createDashboardHandler } from '../../src/dashboard/index.js';
-import { SessionStore } from '../../src/dashboard/sessions.js';
 import { InvalidOptionError } from '../../src/index.js';
 import { csrfIn, get, post } from '../support/dashboard.js';
 import { describeEachDriver } from '../support/each-driver.js';
@@ -179,13 +178,4 @@ describeEachDriver('dashboard hardening', ({ open }) => {
     const dotted = await tm.dashboard({ port: 0, basePath: '/a..b/.well' });
     assert.equal((await get(dotted.url)).status, 200, 'dots inside a segment are fine');
   });
-});
-
-test('the session table is bounded: past its size the oldest login ends', () => {
-  const store = new SessionStore(1_000, 3);
-  const ids = [0, 1, 2, 3].map((i) => store.open(i));
-  assert.equal(store.size, 3);
-  assert.equal(store.isLive(ids[0], 10), false);
-  assert.equal(store.isLive(ids[3], 10), true);
-  assert.equal(store.isLive(ids[3], 1_003), false, 'expired');
 });

@@ -18,7 +18,7 @@ const LAYERS: string[][] = [
   ['jobs', 'queues', 'events.ts', 'maintenance'],
   ['workflow', 'engine.ts'],
   ['worker'],
-  ['admin'],
+  ['admin', 'http'],
   ['dashboard'],
   ['tidemark.ts'],
   ['cli', 'index.ts', 'require.cts'],
@@ -203,4 +203,12 @@ test('the checks see a wrong import: upward at load time, and a circle', () => {
   ];
   assert.deepEqual(circlesOf(loop), ['src/a.ts -> src/b.ts -> src/a.ts']);
   assert.deepEqual(circlesOf(loop.map((edge) => ({ ...edge, typeOnly: true }))), []);
+});
+
+test('src/http sits below the dashboard: an import of the dashboard from it points up', () => {
+  const probe = edgesOf('src/http/probe.ts', "import { html } from '../dashboard/html.js';");
+  assert.deepEqual(
+    probe.map((edge) => [edge.to, layerOf(edge.to) > layerOf(edge.from)]),
+    [['src/dashboard/html.ts', true]],
+  );
 });

@@ -80,6 +80,26 @@ const PROBES: { path: string; code: string; refusedWith: RegExp | null }[] = [
     refusedWith: null,
   },
   {
+    path: 'src/http/probe.ts',
+    code: "import { html } from '../dashboard/html.js';\nexport const x = html;\n",
+    refusedWith: /src\/http\/ sits below the dashboard/,
+  },
+  {
+    path: 'src/http/probe-cli.ts',
+    code: "import { main } from '../cli/main.js';\nexport const x = main;\n",
+    refusedWith: /Only the CLI imports the CLI/,
+  },
+  {
+    path: 'src/http/probe-facade.ts',
+    code: "import type { Tidemark } from '../tidemark.js';\nexport type X = Tidemark;\n",
+    refusedWith: /src\/http\/ sits below the facade/,
+  },
+  {
+    path: 'src/http/allowed.ts',
+    code: "import { TidemarkError } from '../errors.js';\n\nexport const x = TidemarkError;\n",
+    refusedWith: null,
+  },
+  {
     path: 'src/storage/allowed.ts',
     code: "import type { Job } from '../model/job.js';\n\nexport type X = Job;\n",
     refusedWith: null,

@@ -1,3 +1,5 @@
+import type { ServerResponse } from 'node:http';
+
 /** How many token guesses one address gets. */
 export interface ThrottleLimits {
   /** Wrong tokens an address may show per window; past them even the right one waits for the window's end. */
@@ -95,4 +97,14 @@ export function addressKey(address: string | undefined): string {
     .slice(0, 4)
     .map((g) => g.replace(/^0+(?=.)/, ''))
     .join(':')}::/64`;
+}
+
+/**
+ * The answer to an address that must wait: sets Retry-After (whole seconds, rounded up) and
+ * returns the message to show.
+ */
+export function retryAfter(res: ServerResponse, waitMs: number): string {
+  const seconds = Math.ceil(waitMs / 1000);
+  res.setHeader('retry-after', String(seconds));
+  return `Too many wrong tokens from this address: try again in ${seconds} s.`;
 }

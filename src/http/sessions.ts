@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
 
+/** A login lasts this long, unless Log out or a new handler (restart, another token) ends it first. */
+export const SESSION_SECONDS = 12 * 3600;
+
 /** Live logins kept at once; past this the oldest is ended to make room. */
 export const MAX_SESSIONS = 1_000;
 
 /**
- * The logins of one dashboard, held in memory: a session exists only while it is in here, so
+ * The logins of one handler, held in memory: a session exists only while it is in here, so
  * Log out ends it for good (a copied cookie stops working too), and a new handler (a restart,
  * or another token) starts with none.
  */

@@ -1,6 +1,6 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 
-/** Sent with every answer: scripts only from the dashboard itself, no framing, no sniffing, no caching. */
+/** Sent with every answer: scripts only from this origin, no framing, no sniffing, no caching. */
 const SECURITY_HEADERS: Record<string, string> = {
   'content-security-policy':
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
@@ -10,22 +10,7 @@ const SECURITY_HEADERS: Record<string, string> = {
   'cache-control': 'no-store',
 };
 
-/** A browser's Origin, when it sends one, must name this host (a second line behind CSRF tokens). */
-export function sameOrigin(req: IncomingMessage): boolean {
-  const origin = req.headers.origin;
-  if (!origin || origin === 'null') return true;
-  let host: string;
-  try {
-    host = new URL(origin).host;
-  } catch {
-    return false;
-  }
-  const forwarded = req.headers['x-forwarded-host'];
-  return (
-    host === req.headers.host || (typeof forwarded === 'string' && host === forwarded.split(',')[0].trim())
-  );
-}
-
+/** The whole answer at once, with the security headers; a HEAD gets the headers alone. */
 export function send(res: ServerResponse, status: number, type: string, body: string, method = 'GET'): void {
   for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
   res.statusCode = status;
@@ -38,6 +23,7 @@ export function sendHtml(res: ServerResponse, status: number, body: string, meth
   send(res, status, 'text/html; charset=utf-8', body, method);
 }
 
+/** 303 See Other: the browser follows with a GET even after a POST, so a reload posts nothing again. */
 export function redirect(res: ServerResponse, location: string): void {
   for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
   res.statusCode = 303;

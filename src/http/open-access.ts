@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { hostOfHeader, isLoopbackAddress, isLoopbackHost } from './auth.js';
+import { hostOfHeader, isLoopbackAddress, isLoopbackHost } from './loopback.js';
 
 /** Headers a reverse proxy adds to say whom it forwards for. */
 const PROXY_HEADERS = new Set([
@@ -13,7 +13,7 @@ const PROXY_HEADERS = new Set([
 
 /**
  * The first proxy header a request carries, or undefined. A proxy on this machine makes every
- * request look local (loopback address, and often a loopback Host too), so a dashboard without
+ * request look local (loopback address, and often a loopback Host too), so a server without
  * a token must not trust a request that says it was forwarded.
  */
 export function proxyHeaderOf(req: IncomingMessage): string | undefined {
@@ -27,16 +27,17 @@ export function proxyHeaderOf(req: IncomingMessage): string | undefined {
 }
 
 /**
- * Why a dashboard without a token refuses this request, or undefined to serve it: only a
- * request from this machine, naming it as localhost (no DNS rebinding), through no proxy.
+ * Why a server without a token refuses this request, or undefined to serve it: only a request
+ * from this machine, naming it as localhost (no DNS rebinding), through no proxy. `surface`
+ * names the server in the message ('dashboard': "This Tidemark dashboard has no token").
  */
-export function openAccessRefusal(req: IncomingMessage): string | undefined {
+export function openAccessRefusal(req: IncomingMessage, surface: string): string | undefined {
   const proxy = proxyHeaderOf(req);
   if (proxy !== undefined) {
-    return `This Tidemark dashboard has no token, and this request came through a proxy (it carries ${proxy}). A dashboard behind a proxy needs a token: start it with one.\n`;
+    return `This Tidemark ${surface} has no token, and this request came through a proxy (it carries ${proxy}). A ${surface} behind a proxy needs a token: start it with one.\n`;
   }
   if (!(isLoopbackHost(hostOfHeader(req.headers.host)) && isLoopbackAddress(req.socket.remoteAddress))) {
-    return 'This Tidemark dashboard has no token, so it serves only http://127.0.0.1 or http://localhost on this machine. Start it with a token to reach it from elsewhere.\n';
+    return `This Tidemark ${surface} has no token, so it serves only http://127.0.0.1 or http://localhost on this machine. Start it with a token to reach it from elsewhere.\n`;
   }
   return undefined;
 }

@@ -1,10 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { SessionStore } from './sessions.js';
-
-export const SESSION_COOKIE = 'tidemark_session';
-/** A login lasts this long, unless Log out or a new handler (restart, another token) ends it first. */
-export const SESSION_SECONDS = 12 * 3600;
+import { readCookie, SESSION_COOKIE } from './cookies.js';
+import { SESSION_SECONDS, SessionStore } from './sessions.js';
 
 /** Who a request is, for CSRF binding: a login session, a bearer client, or anyone (no token set). */
 export type Principal =
@@ -14,10 +11,10 @@ export type Principal =
   | { kind: 'anonymous' };
 
 /**
- * Token checks, login sessions and CSRF tokens of one dashboard. The secret and the session
+ * Token checks, login sessions and CSRF tokens of one HTTP handler. The secret and the session
  * table belong to one handler, so sessions and CSRF tokens of one server are worthless to any other.
  */
-export class DashboardAuth {
+export class TokenAuth {
   private readonly secret = randomBytes(32);
   private readonly sessions = new SessionStore(SESSION_SECONDS * 1000);
 
@@ -89,38 +86,4 @@ export function safeEqual(a: string, b: string): boolean {
 export function bearerOf(req: IncomingMessage): string | undefined {
   const header = req.headers.authorization;
   return typeof header === 'string' && header.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
-}
-
-export function readCookie(req: IncomingMessage, name: string): string | undefined {
-  const header = req.headers.cookie;
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
-}
-
-export function sessionCookie(value: string, path: string, maxAgeSeconds = SESSION_SECONDS): string {
-  return `${SESSION_COOKIE}=${value}; Path=${path}; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}`;
-}
-
-const LOOPBACK_HOSTS = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
-
-/** True for the names and addresses that stay on this machine. */
-export function isLoopbackHost(host: string): boolean {
-  return LOOPBACK_HOSTS.test(host);
-}
-
-/** The host part of a Host header (`name:port`, `[v6]:port`). */
-export function hostOfHeader(header: string | undefined): string {
-  if (!header) return '';
-  if (header.startsWith('[')) return header.slice(0, header.indexOf(']') + 1);
-  const colon = header.lastIndexOf(':');
-  return colon >= 0 ? header.slice(0, colon) : header;
-}
-
-export function isLoopbackAddress(address: string | undefined): boolean {
-  if (!address) return false;
-  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
 }

@@ -1,0 +1,171 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import {
+  AncestorInFlightError,
+  BulkSetGrewError,
+  ChildJobFailedError,
+  DatabaseConflictError,
+  DatabaseFolderError,
+  DatabaseFullError,
+  DatabaseLockedError,
+  DriverClosedError,
+  DuplicateStepError,
+  ERROR_CODES,
+  type ErrorCode,
+  HoldNotFoundError,
+  HoldsChangingError,
+  InsecureDashboardError,
+  InvalidJobStateError,
+  InvalidOptionError,
+  InvalidRetentionPolicyError,
+  JobFailedError,
+  JobHasChildrenError,
+  JobHeldError,
+  JobInFlightError,
+  JobNotFoundError,
+  JobTimeoutError,
+  OutcomeRefusedError,
+  PartOfWorkflowError,
+  QueueNotFoundError,
+  ResultTimeoutError,
+  RetentionPausedError,
+  RetentionUnsupportedError,
+  ScheduleNotFoundError,
+  SchemaConflictError,
+  SchemaNotFoundError,
+  SchemaTooNewError,
+  TidemarkError,
+  TransactionClosedError,
+  TransactionMisuseError,
+  UniqueKeyConflictError,
+  UnknownSignalError,
+  WorkerIdInUseError,
+} from '../../src/errors.js';
+import { statusOfError } from '../../src/http/error-status.js';
+
+/** The status each code answers with: part of what an HTTP client sees, so changing one is deliberate. */
+const EXPECTED: Record<ErrorCode, number> = {
+  JOB_NOT_FOUND: 404,
+  QUEUE_NOT_FOUND: 404,
+  HOLD_NOT_FOUND: 404,
+  SCHEDULE_NOT_FOUND: 404,
+  INVALID_OPTION: 400,
+  INVALID_RETENTION_POLICY: 400,
+  CLOSED: 503,
+  DATABASE_LOCKED: 503,
+  ANCESTOR_IN_FLIGHT: 409,
+  BULK_SET_GREW: 409,
+  CHILD_JOB_FAILED: 409,
+  DATABASE_CONFLICT: 409,
+  DATABASE_FOLDER_UNUSABLE: 409,
+  DATABASE_FULL: 409,
+  DUPLICATE_STEP: 409,
+  HOLDS_CHANGING: 409,
+  INSECURE_DASHBOARD: 409,
+  INVALID_JOB_STATE: 409,
+  JOB_FAILED: 409,
+  JOB_HAS_CHILDREN: 409,
+  JOB_HELD: 409,
+  JOB_IN_FLIGHT: 409,
+  JOB_TIMEOUT: 409,
+  OUTCOME_REFUSED: 409,
+  PART_OF_WORKFLOW: 409,
+  RESULT_TIMEOUT: 409,
+  RETENTION_PAUSED: 409,
+  RETENTION_UNSUPPORTED: 409,
+  SCHEMA_CONFLICT: 409,
+  SCHEMA_NOT_FOUND: 409,
+  SCHEMA_TOO_NEW: 409,
+  TRANSACTION_CLOSED: 409,
+  TRANSACTION_MISUSE: 409,
+  UNIQUE_KEY_CONFLICT: 409,
+  UNKNOWN_SIGNAL: 409,
+  WORKER_ID_IN_USE: 409,
+};
+
+/** One error of every class, so each code is met as the engine throws it. */
+const ERRORS: TidemarkError[] = [
+  new InvalidOptionError('a.b', 'a number', 'x'),
+  new InvalidRetentionPolicyError('retention.completed', 'a window', -1),
+  new RetentionUnsupportedError('sweep'),
+  new JobNotFoundError('7'),
+  new QueueNotFoundError('q'),
+  new InvalidJobStateError('7', 'active', 'no'),
+  new JobInFlightError('7', 'active'),
+  new AncestorInFlightError('7', '3', 'active'),
+  new PartOfWorkflowError('7', '3'),
+  new JobHasChildrenError('7'),
+  new JobHeldError('7', '2', 'audit'),
+  new UniqueKeyConflictError('7', 'q', 'k', '8'),
+  new HoldNotFoundError('2'),
+  new HoldsChangingError(20),
+  new DatabaseConflictError('40P01', 6),
+  new RetentionPausedError('audit', null),
+  new UnknownSignalError('q', 's'),
+  new SchemaNotFoundError('tidemark', 0, 3),
+  new SchemaConflictError('public', ['jobs']),
+  new WorkerIdInUseError('w-1', 'node-a', 42, 3, 60),
+  new SchemaTooNewError('tidemark', 9, 1),
+  new DriverClosedError(),
+  new DatabaseLockedError('/tmp/x', 1),
+  new DatabaseFolderError('/tmp/x', 'EACCES'),
+  new DatabaseFullError('/tmp/x', 'stopped'),
+  new TransactionMisuseError(),
+  new TransactionClosedError(),
+  new JobTimeoutError(5),
+  new OutcomeRefusedError('7', 'error', new Error('unsupported Unicode escape sequence')),
+  new DuplicateStepError('s'),
+  new ChildJobFailedError('8', 'failed', null),
+  new JobFailedError('7', 'failed', null),
+  new ResultTimeoutError('7', 'active', 1),
+  new ScheduleNotFoundError('s'),
+  new BulkSetGrewError('retry', 5, 3),
+  new InsecureDashboardError('0.0.0.0'),
+];
+
+/** The dashboard's mapping before statuses were read from the code: by class, parents included. */
+function statusByClass(error: TidemarkError): number {
+  if (
+    error instanceof JobNotFoundError ||
+    error instanceof QueueNotFoundError ||
+    error instanceof HoldNotFoundError ||
+    error instanceof ScheduleNotFoundError
+  )
+    return 404;
+  if (error instanceof InvalidOptionError) return 400;
+  if (error instanceof DriverClosedError || error instanceof DatabaseLockedError) return 503;
+  return 409;
+}
+
+describe('statusOfError', () => {
+  test('the table names every code of ERROR_CODES, and only those', () => {
+    assert.deepEqual(Object.keys(EXPECTED).sort(), [...ERROR_CODES].sort());
+  });
+
+  for (const code of ERROR_CODES) {
+    test(`${code} answers ${EXPECTED[code]}`, () => {
+      const error = ERRORS.find((candidate) => candidate.code === code);
+      assert.ok(error, `an error of every code is thrown here: add one for ${code}`);
+      assert.equal(statusOfError(error), EXPECTED[code]);
+    });
+  }
+
+  test('each class answers what its place among the classes gave it before', () => {
+    for (const error of ERRORS) assert.equal(statusOfError(error), statusByClass(error), error.name);
+  });
+
+  test('an error that is not a TidemarkError is no refusal: it gets no status (the server answers 500)', () => {
+    assert.equal(statusOfError(new Error('boom')), undefined);
+    assert.equal(statusOfError(Object.assign(new Error('look-alike'), { code: 'JOB_NOT_FOUND' })), undefined);
+    assert.equal(statusOfError({ code: 'JOB_NOT_FOUND', message: 'a plain object' }), undefined);
+    assert.equal(statusOfError('JOB_NOT_FOUND'), undefined);
+    assert.equal(statusOfError(undefined), undefined);
+  });
+
+  test('a TidemarkError whose code is in no list is refused as a conflict, as before', () => {
+    const unlisted = new TidemarkError('NOT_A_CODE' as ErrorCode, 'made up');
+    assert.equal(statusOfError(unlisted), 409);
+    const inherited = new TidemarkError('toString' as ErrorCode, 'a name every object inherits');
+    assert.equal(statusOfError(inherited), 409);
+  });
+});
