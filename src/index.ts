@@ -40,6 +40,8 @@ export {
   WorkerIdInUseError,
 } from './errors.js';
 export type { SweepCounts, TidemarkEventName, TidemarkEvents } from './events.js';
+export type { AddJobsOptions } from './intake/add-jobs.js';
+export type { AddJobInput, AddJobResult } from './intake/job-request.js';
 export { ALL_STATUSES, FINISHED_STATUSES, IN_FLIGHT_STATUSES, JobStatus } from './job-status.js';
 export type {
   BulkActionName,
@@ -49,9 +51,7 @@ export type {
   BulkRefusal,
   BulkRefusalReason,
 } from './jobs/bulk-actions.js';
-export type { AddJobsOptions } from './jobs/enqueue.js';
 export type { JobDetail } from './jobs/job-detail.js';
-export type { AddJobInput, AddJobResult } from './jobs/job-options.js';
 export { consoleLogger, defaultLogger, type Logger, type LogLevel, silentLogger } from './log/logger.js';
 export { messages } from './log/messages.js';
 export type { InstrumentOptions } from './metrics/instrument.js';

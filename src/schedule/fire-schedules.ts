@@ -1,5 +1,6 @@
 import type { EngineCore } from '../engine-core.js';
 import { QueueNotFoundError } from '../errors.js';
+import { fireSchedule } from '../intake/fire-schedule.js';
 import { latestDueFire } from './cron.js';
 
 /**
@@ -8,38 +9,27 @@ import { latestDueFire } from './cron.js';
  * Returns the number of jobs created here.
  */
 export async function fireDueSchedules(core: EngineCore): Promise<number> {
-  const { storage } = core;
-  const schedules = await storage.schedules.listSchedules();
+  const schedules = await core.storage.schedules.listSchedules();
   let created = 0;
   for (const schedule of schedules) {
     const { name, now } = schedule;
-    const after = schedule.lastFireAt ?? now;
-    const fireAt = latestDueFire(schedule.cron, schedule.timezone, after, now);
+    const fireAt = latestDueFire(schedule.cron, schedule.timezone, schedule.lastFireAt ?? now, now);
     if (!fireAt) continue;
-    const { queue } = schedule;
-    let options: Awaited<ReturnType<typeof core.registry.insertOptions>>;
     try {
-      options = await core.registry.insertOptions(queue, core.engineRetention);
+      const id = await fireSchedule(core, {
+        schedule: name,
+        fireAt,
+        queue: schedule.queue,
+        data: schedule.data,
+      });
+      if (id) created++;
     } catch (error) {
       if (!(error instanceof QueueNotFoundError)) throw error;
       core.logger.warn('schedule names a queue that does not exist; fire skipped', {
         schedule: name,
         queue: error.queue,
       });
-      continue;
     }
-    const id = await storage.schedules.recordFire(
-      {
-        name,
-        fireAt,
-        queue,
-        data: JSON.stringify(schedule.data ?? null),
-        maxAttempts: options.maxAttempts,
-        retention: options.retention,
-      },
-      core.insertDefaults,
-    );
-    if (id) created++;
   }
   return created;
 }

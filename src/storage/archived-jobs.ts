@@ -2,7 +2,8 @@ import type { ArchivedJob } from '../model/archive.js';
 import type { Queryable } from './driver/driver.js';
 import { toCheckpoint, toJob, toSignal } from './rows.js';
 import type { Runner } from './runner.js';
-import { getJobs, type JobRow } from './sql/jobs.js';
+import type { JobRow } from './sql/job-columns.js';
+import { getJobs } from './sql/jobs.js';
 import { checkpointsOfJobs, signalsOfJobs } from './sql/retention-sweep.js';
 import type { StoredCheckpoint, StoredSignal } from './sql/workflow.js';
 

@@ -1,24 +1,7 @@
 import type { FrozenRetention } from '../model/job.js';
-import type { QueueDefaultParams } from './sql/stored-queue.js';
+import { INPUT_FIELDS, type InsertParams, type InsertRow } from './sql/job-columns.js';
 
-/** One row of an insert batch, already validated and resolved. */
-export interface InsertRow {
-  queue: string;
-  /** The job's data as JSON text (already validated), embedded as it is. */
-  dataText: string;
-  priority: number;
-  /** Absent: the queue's stored option, read by the insert (the queue is not defined in this process). */
-  max_attempts?: number;
-  run_at?: string;
-  delay_seconds?: number;
-  expire_in_seconds?: number;
-  /** Absent: the queue's stored policy, read by the insert, else `InsertDefaults.retention`. */
-  retention?: FrozenRetention;
-  unique_key?: string;
-  parent_id?: string;
-  root_id?: string;
-  parent_step?: string;
-}
+export type { InsertRow } from './sql/job-columns.js';
 
 /** What a job gets when neither it, nor its queue as defined here or as stored, sets an option. */
 export interface InsertDefaults {
@@ -26,43 +9,48 @@ export interface InsertDefaults {
   maxAttempts: number;
 }
 
-/** The parameters the statements read a stored queue's defaults from (sql/stored-queue.ts). */
-export function defaultParams(defaults: InsertDefaults): QueueDefaultParams {
+const FIELDS = Object.keys(INPUT_FIELDS) as (keyof typeof INPUT_FIELDS)[];
+
+/**
+ * The parameters of an insert statement (sql/job-columns.ts) for these rows: the rows as one
+ * JSON array, each row's data text embedded as it is rather than parsed and serialised again,
+ * and the batch's distinct retention windows once each. Written field by field: a bulk add
+ * builds a thousand rows per statement, and object rest and spread were most of its cost.
+ */
+export function insertParams(rows: InsertRow[], defaults: InsertDefaults, channel: string): InsertParams {
+  const policies: string[] = [];
+  const byText = new Map<string, number>();
+  // Rows of one batch usually share one retention object: serialise each object once.
+  const byObject = new Map<object, number>();
+  const policyOf = (retention: FrozenRetention | undefined) => {
+    if (retention === undefined) return null;
+    let policy = byObject.get(retention);
+    if (policy !== undefined) return policy;
+    const text = JSON.stringify(retention);
+    policy = byText.get(text);
+    if (policy === undefined) {
+      policy = policies.length;
+      policies.push(text);
+      byText.set(text, policy);
+    }
+    byObject.set(retention, policy);
+    return policy;
+  };
+  const input = new Array<string>(rows.length);
+  for (let idx = 0; idx < rows.length; idx++) {
+    const row = rows[idx];
+    let text = `{"idx":${idx},"policy":${policyOf(row.retention)},"data":${row.dataText}`;
+    for (const field of FIELDS) {
+      const value = row[field];
+      if (value !== undefined) text += `,"${field}":${JSON.stringify(value)}`;
+    }
+    input[idx] = `${text}}`;
+  }
   return {
+    jobs: `[${input.join(',')}]`,
+    policies: `[${policies.join(',')}]`,
+    channel,
     fallback_retention: JSON.stringify(defaults.retention),
     default_max_attempts: defaults.maxAttempts,
   };
-}
-
-/** A single row's retention as a JSON field (null: the queue's stored policy). */
-export function retentionField(row: InsertRow): string {
-  return `"retention":${row.retention === undefined ? 'null' : JSON.stringify(row.retention)},`;
-}
-
-/** The columns of an insert row, as the SQL reads them (data and retention go separately). */
-const INSERT_FIELDS = [
-  'queue',
-  'priority',
-  'max_attempts',
-  'run_at',
-  'delay_seconds',
-  'expire_in_seconds',
-  'unique_key',
-  'parent_id',
-  'root_id',
-  'parent_step',
-] as const;
-
-/**
- * One insert row as JSON text, its data text embedded as it is rather than parsed and
- * serialised again. Written field by field: a bulk add builds a thousand of these per
- * statement, and object rest and spread were most of its cost.
- */
-export function insertRowJson(row: InsertRow, extra = ''): string {
-  let text = `{${extra}"data":${row.dataText}`;
-  for (const field of INSERT_FIELDS) {
-    const value = row[field];
-    if (value !== undefined) text += `,"${field}":${JSON.stringify(value)}`;
-  }
-  return `${text}}`;
 }

@@ -1,12 +1,6 @@
-import type { FrozenRetention, Job } from '../model/job.js';
+import type { Job } from '../model/job.js';
 import type { Queryable } from './driver/driver.js';
-import {
-  defaultParams,
-  type InsertDefaults,
-  type InsertRow,
-  insertRowJson,
-  retentionField,
-} from './insert-rows.js';
+import { type InsertDefaults, type InsertRow, insertParams } from './insert-rows.js';
 import { toJob } from './rows.js';
 import type { Runner } from './runner.js';
 import * as jobs from './sql/jobs.js';
@@ -18,33 +12,7 @@ export async function insertJobs(
   defaults: InsertDefaults,
   on?: Queryable,
 ): Promise<{ id: string; inserted: boolean }[]> {
-  const policies: string[] = [];
-  const byText = new Map<string, number>();
-  // Rows of one batch usually share one retention object: serialise each object once.
-  const byObject = new Map<object, number>();
-  const policyOf = (retention: FrozenRetention | undefined) => {
-    if (retention === undefined) return null;
-    let policy = byObject.get(retention);
-    if (policy !== undefined) return policy;
-    const text = JSON.stringify(retention);
-    policy = byText.get(text);
-    if (policy === undefined) {
-      policy = policies.length;
-      policies.push(text);
-      byText.set(text, policy);
-    }
-    byObject.set(retention, policy);
-    return policy;
-  };
-  const input = rows.map((row, idx) =>
-    insertRowJson(row, `"idx":${idx},"policy":${policyOf(row.retention)},`),
-  );
-  const params: jobs.InsertJobsParams = {
-    jobs: `[${input.join(',')}]`,
-    policies: `[${policies.join(',')}]`,
-    channel: db.channel,
-    ...defaultParams(defaults),
-  };
+  const params = insertParams(rows, defaults, db.channel);
   if (rows.some((row) => row.unique_key !== undefined)) {
     const result = await db.run(jobs.insertJobs, params, on);
     return result.map((r) => ({ id: String(r.id), inserted: r.inserted }));
@@ -77,17 +45,8 @@ export async function insertJobWithLock(
   defaults: InsertDefaults,
   on?: Queryable,
 ): Promise<string | null> {
-  const rows = await db.run(
-    jobs.insertJobWithLock,
-    {
-      job: insertRowJson(row, retentionField(row)),
-      scope,
-      ttl_seconds: ttlSeconds,
-      channel: db.channel,
-      ...defaultParams(defaults),
-    },
-    on,
-  );
+  const params = { ...insertParams([row], defaults, db.channel), scope, ttl_seconds: ttlSeconds };
+  const rows = await db.run(jobs.insertJobWithLock, params, on);
   return rows[0] ? String(rows[0].id) : null;
 }
 

@@ -1,15 +1,21 @@
 import type { Job } from '../model/job.js';
 import type { CheckpointRow, SignalRow } from '../model/workflow.js';
 import type { Timestamp } from './sql/columns.js';
-import type { JobRow } from './sql/jobs.js';
+import type { JobRow, PlainJobColumns } from './sql/job-columns.js';
 import type { ClaimedJobRow } from './sql/worker.js';
 import type { StoredCheckpoint, StoredSignal } from './sql/workflow.js';
 
 export type { FrozenRetention, Job, JobError } from '../model/job.js';
-export type { JobRow } from './sql/jobs.js';
 
 /** The columns a job read and a claim both return, mapped once. */
-function sharedFields(row: JobRow | ClaimedJobRow) {
+function sharedFields(
+  row: PlainJobColumns & {
+    run_at: Timestamp;
+    expire_at: Timestamp | null;
+    created_at: Timestamp;
+    started_at: Timestamp | null;
+  },
+) {
   return {
     id: String(row.id),
     queue: row.queue,

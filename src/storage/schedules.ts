@@ -1,5 +1,4 @@
-import type { FrozenRetention } from '../model/job.js';
-import { defaultParams, type InsertDefaults } from './insert-rows.js';
+import { type InsertDefaults, type InsertRow, insertParams } from './insert-rows.js';
 import type { Runner } from './runner.js';
 import * as sql from './sql/schedules.js';
 
@@ -61,31 +60,21 @@ export async function recentFires(
   }));
 }
 
-/** A due fire: its job's queue, data (JSON text) and options (absent: the queue's stored ones). */
-export interface FireToRecord {
-  name: string;
-  fireAt: Date;
-  queue: string;
-  data: string;
-  maxAttempts?: number;
-  retention?: FrozenRetention;
-}
-
-/** Record one fire and create its job; the job's id, or null when another node fired it. */
+/**
+ * Record one due fire of a schedule and create its job (`row`) in the same statement; the
+ * job's id, or null when another node fired that slot.
+ */
 export async function recordFire(
   db: Runner,
-  fire: FireToRecord,
+  name: string,
+  fireAt: Date,
+  row: InsertRow,
   defaults: InsertDefaults,
 ): Promise<string | null> {
-  const [row] = await db.run(sql.recordScheduleFire, {
-    name: fire.name,
-    fire_at: fire.fireAt,
-    queue: fire.queue,
-    data: fire.data,
-    max_attempts: fire.maxAttempts ?? null,
-    retention: fire.retention === undefined ? null : JSON.stringify(fire.retention),
-    channel: db.channel,
-    ...defaultParams(defaults),
+  const [fired] = await db.run(sql.recordScheduleFire, {
+    ...insertParams([row], defaults, db.channel),
+    name,
+    fire_at: fireAt,
   });
-  return row?.id ? String(row.id) : null;
+  return fired?.id ? String(fired.id) : null;
 }

@@ -30,7 +30,7 @@ export { type CallerTransaction, wrapCallerTransaction } from './driver/caller-t
 export type { DatabaseOption, PgliteInstance } from './driver/create-driver.js';
 export type { Queryable, Subscription, TransactionHandle } from './driver/driver.js';
 export { checkTransactionCallback } from './driver/own-transaction.js';
-export { defaultParams, type InsertDefaults, type InsertRow } from './insert-rows.js';
+export type { InsertDefaults, InsertRow } from './insert-rows.js';
 export type { StoredQueue } from './queues.js';
 export type { CarriedRetentionRow, QueueChartRow } from './reads/charts.js';
 export type { JobListRow, ListWalk, ListWindow } from './reads/job-list.js';
@@ -48,7 +48,7 @@ export {
   type SweepToRecord,
 } from './retention-storage.js';
 export { toDate } from './rows.js';
-export type { FireToRecord, ScheduleToStore, StoredSchedule } from './schedules.js';
+export type { ScheduleToStore, StoredSchedule } from './schedules.js';
 export { ANY_JOB, type JobFilterFields, type JobFilterParams, jobFilterParams } from './sql/job-filter.js';
 export type { WorkerHolder, WorkerRegistration } from './workers.js';
 export type { CheckpointRow, ChildOutcome, SignalRefusal, SignalRow } from './workflow-storage.js';

@@ -1,13 +1,7 @@
 import { isFinished } from '../job-status.js';
 import type { CheckpointRow, ChildOutcome, SignalRow } from '../model/workflow.js';
 import type { Queryable } from './driver/driver.js';
-import {
-  defaultParams,
-  type InsertDefaults,
-  type InsertRow,
-  insertRowJson,
-  retentionField,
-} from './insert-rows.js';
+import { type InsertDefaults, type InsertRow, insertParams } from './insert-rows.js';
 import { toCheckpoint, toSignal } from './rows.js';
 import type { Runner } from './runner.js';
 import * as wf from './sql/workflow.js';
@@ -62,12 +56,7 @@ export async function insertChild(
   token: string,
   defaults: InsertDefaults,
 ): Promise<string | null> {
-  const inserted = await db.run(wf.insertChild, {
-    job: insertRowJson(row, retentionField(row)),
-    token,
-    channel: db.channel,
-    ...defaultParams(defaults),
-  });
+  const inserted = await db.run(wf.insertChild, { ...insertParams([row], defaults, db.channel), token });
   return inserted[0] ? String(inserted[0].id) : null;
 }
 

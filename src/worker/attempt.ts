@@ -34,10 +34,7 @@ export async function runAttempt(
   try {
     const started = performance.now();
     const ctx = new WorkflowContext({
-      workflow: core.storage.workflow,
-      registry: core.registry,
-      insertDefaults: core.insertDefaults,
-      once: core.once,
+      core,
       queue,
       job,
       token,

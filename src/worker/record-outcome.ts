@@ -43,7 +43,11 @@ export interface FailureOptions {
 }
 
 /** Record a failed attempt, with a retry when the queue's policy and the error allow one. */
-export async function fail(attempt: FinishedAttempt, error: unknown, options: FailureOptions = {}): Promise<void> {
+export async function fail(
+  attempt: FinishedAttempt,
+  error: unknown,
+  options: FailureOptions = {},
+): Promise<void> {
   const { core, finish, claimed, queue, durationMs } = attempt;
   const { job, token } = claimed;
   const retryable = options.retryable ?? !(error instanceof NonRetryableError);

@@ -1,16 +1,14 @@
+import type { EngineCore } from '../engine-core.js';
 import { ChildJobFailedError, InvalidOptionError } from '../errors.js';
+import { addChild } from '../intake/add-child.js';
+import { resolveChild } from '../intake/job-request.js';
 import { isFinished } from '../job-status.js';
-import type { OnceLogger } from '../log/once.js';
 import type { Job } from '../model/job.js';
-import { MAX_ATTEMPTS, PRIORITY } from '../model/job-rules.js';
 import type { CheckpointRow } from '../model/workflow.js';
-import { checkInteger, checkKnownKeys, checkObject, checkSeconds } from '../options/check.js';
+import { checkInteger, checkSeconds } from '../options/check.js';
 import { toJsonText } from '../options/json.js';
 import type { ResolvedQueue } from '../queues/queue-options.js';
-import type { QueueRegistry } from '../queues/queue-registry.js';
-import { freezeRetention } from '../retention/policy.js';
-import { notePolicy } from '../retention/policy-notes.js';
-import type { InsertDefaults, Queryable, Storage } from '../storage/storage.js';
+import type { Queryable } from '../storage/storage.js';
 import {
   checkDeclaredSignals,
   type JobContext,
@@ -23,11 +21,8 @@ import {
 import { LostOwnership, Suspension } from './suspend.js';
 
 export interface WorkflowContextDeps {
-  workflow: Storage['workflow'];
-  registry: QueueRegistry;
-  insertDefaults: InsertDefaults;
-  /** For the note on a child policy that keeps statuses forever. */
-  once: OnceLogger;
+  /** The engine's parts: its storage, and the intake children go through. */
+  core: EngineCore;
   queue: ResolvedQueue;
   job: Job;
   token: string;
@@ -130,46 +125,13 @@ export class WorkflowContext implements JobContext {
   async runChild<T = unknown>(queueName: string, data?: unknown, options: RunChildOptions = {}): Promise<T> {
     this.throwIfSuspended();
     const key = this.names.next('child');
-    checkKnownKeys(checkObject(options, 'options'), 'options', [
-      'priority',
-      'maxAttempts',
-      'delaySeconds',
-      'retention',
-    ]);
-    const queue = await this.deps.registry.insertOptions(queueName, this.deps.insertDefaults.retention);
-    const dataText = toJsonText(data, 'data');
-    const { workflow, job, token } = this.deps;
-    let child = await workflow.findChild(job.id, key);
+    const request = resolveChild(queueName, data, options);
+    const { core, job, token } = this.deps;
+    let child = await core.storage.workflow.findChild(job.id, key);
     if (!child) {
-      const retention =
-        options.retention === undefined ? undefined : freezeRetention(options.retention, 'options.retention');
-      if (options.retention !== undefined)
-        notePolicy(this.deps.once, options.retention, 'runChild.retention');
-      const id = await workflow.insertChild(
-        {
-          queue: queueName,
-          dataText,
-          priority:
-            options.priority === undefined
-              ? PRIORITY.default
-              : checkInteger(options.priority, 'options.priority', PRIORITY.min, PRIORITY.max),
-          max_attempts:
-            options.maxAttempts === undefined
-              ? queue.maxAttempts
-              : checkInteger(options.maxAttempts, 'options.maxAttempts', MAX_ATTEMPTS.min, MAX_ATTEMPTS.max),
-          delay_seconds:
-            options.delaySeconds === undefined
-              ? undefined
-              : checkSeconds(options.delaySeconds, 'options.delaySeconds'),
-          retention: retention ?? queue.retention,
-          parent_id: job.id,
-          root_id: job.rootId ?? job.id,
-          parent_step: key,
-        },
-        token,
-        this.deps.insertDefaults,
-      );
-      child = await workflow.findChild(job.id, key);
+      const placement = { parentId: job.id, rootId: job.rootId ?? job.id, parentStep: key, token };
+      const id = await addChild(core, request, placement);
+      child = await core.storage.workflow.findChild(job.id, key);
       if (!id && !child) throw new LostOwnership(job.id);
     }
     if (!child) throw new LostOwnership(job.id);
@@ -223,8 +185,8 @@ export class WorkflowContext implements JobContext {
         JSON.stringify({ state: 'waiting', names, deadline: deadline?.toISOString() ?? null }),
       );
     }
-    const { workflow, job, token } = this.deps;
-    const consumed = await workflow.consumeSignals(job.id, token, names, count, key);
+    const { core, job, token } = this.deps;
+    const consumed = await core.storage.workflow.consumeSignals(job.id, token, names, count, key);
     if (consumed) return consumed.signals;
     if (deadline && deadline.getTime() <= this.now()) {
       await this.save(
@@ -238,14 +200,14 @@ export class WorkflowContext implements JobContext {
   }
 
   private loadCheckpoints(): Promise<Map<string, CheckpointRow>> {
-    this.checkpoints ??= this.deps.workflow
+    this.checkpoints ??= this.deps.core.storage.workflow
       .listCheckpoints(this.job.id)
       .then((rows) => new Map(rows.map((row) => [row.name, row])));
     return this.checkpoints;
   }
 
   private async save(name: string, kind: string, outputText: string): Promise<void> {
-    const saved = await this.deps.workflow.saveCheckpoint(
+    const saved = await this.deps.core.storage.workflow.saveCheckpoint(
       this.job.id,
       this.deps.token,
       name,

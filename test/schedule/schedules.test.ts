@@ -9,9 +9,6 @@ import {
   type Tidemark,
 } from '../../src/index.js';
 import { tickOnce } from '../../src/maintenance/tick.js';
-import { recordScheduleFire } from '../../src/storage/sql/schedules.js';
-import { defaultParams } from '../../src/storage/storage.js';
-import { runnerOf } from '../../src/storage/storage-internals.js';
 import { rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { waitFor } from '../support/wait-for.js';
@@ -137,17 +134,13 @@ describeEachDriver('schedules', ({ open }) => {
     await lastFiredAgo(tm, 's', 10);
     assert.equal((await tickOnce(engineOf(tm))).scheduled, 1);
     const [latest] = await fires(tm);
-    const [row] = await runnerOf(engineOf(tm).storage).run(recordScheduleFire, {
-      name: 's',
-      fire_at: new Date(latest.fire_at.getTime() - 5_000),
-      queue: 'q',
-      data: 'null',
-      max_attempts: queue.maxAttempts,
-      retention: '{}',
-      channel: runnerOf(engineOf(tm).storage).channel,
-      ...defaultParams(engineOf(tm).insertDefaults),
-    });
-    assert.equal(row.id, null);
+    const id = await engineOf(tm).storage.schedules.recordFire(
+      's',
+      new Date(latest.fire_at.getTime() - 5_000),
+      { queue: 'q', dataText: 'null', priority: 0, max_attempts: queue.maxAttempts, retention: {} },
+      engineOf(tm).insertDefaults,
+    );
+    assert.equal(id, null);
     assert.equal(await jobCount(tm), 1);
   });
 

@@ -4,7 +4,8 @@ import { engineOf } from '../../src/engine-handle.js';
 import { silentLogger } from '../../src/index.js';
 import type { Runner } from '../../src/storage/runner.js';
 import { defineQuery, type NoParams, type Query } from '../../src/storage/sql/define-query.js';
-import { getJob, getStatuses, type JobRow } from '../../src/storage/sql/jobs.js';
+import type { JobRow } from '../../src/storage/sql/job-columns.js';
+import { getJob, getStatuses } from '../../src/storage/sql/jobs.js';
 import { recordScheduleFire } from '../../src/storage/sql/schedules.js';
 import { countByQueueAndStatus } from '../../src/storage/sql/stats.js';
 import { runnerOf } from '../../src/storage/storage-internals.js';
@@ -73,10 +74,8 @@ describeEachDriver('query row types match what the drivers return', ({ open }) =
     const [fire] = await runnerOf(storage).run(recordScheduleFire, {
       name: 'no such schedule',
       fire_at: new Date(),
-      queue: 'q',
-      data: 'null',
-      max_attempts: null,
-      retention: null,
+      jobs: '[{"idx":0,"queue":"q","priority":0,"data":null,"policy":null}]',
+      policies: '[]',
       channel: runnerOf(storage).channel,
       fallback_retention: '{}',
       default_max_attempts: 3,

@@ -14,12 +14,11 @@ function contextWithSleep(dueInMs: number, claimedAt: Date): WorkflowContext {
     output: { wakeAt: new Date(Date.now() + dueInMs).toISOString() },
     createdAt: new Date(),
   };
-  const workflow = { listCheckpoints: async () => [nap] } as unknown as WorkflowContextDeps['workflow'];
+  const core = {
+    storage: { workflow: { listCheckpoints: async () => [nap] } },
+  } as unknown as WorkflowContextDeps['core'];
   return new WorkflowContext({
-    workflow,
-    registry: {} as WorkflowContextDeps['registry'],
-    insertDefaults: { retention: {}, maxAttempts: 3 },
-    once: {} as WorkflowContextDeps['once'],
+    core,
     queue: { name: 'wf', signals: {} } as unknown as ResolvedQueue,
     job: { id: '1', queue: 'wf', startedAt: claimedAt } as Job,
     token: '00000000-0000-0000-0000-000000000000',

@@ -1,5 +1,12 @@
 import { defineQuery, type NoParams } from './define-query.js';
-import { MAX_ATTEMPTS_OF_QUEUE, type QueueDefaultParams, RETENTION_OF_QUEUE } from './stored-queue.js';
+import {
+  DUE_AT,
+  INPUT_ROWS,
+  INSERT_COLUMNS,
+  INSERT_VALUES,
+  type InsertParams,
+  NUDGE_READY_QUEUES,
+} from './job-columns.js';
 
 /** A schedule as stored, with the database's clock (`now`) to compute due fires against. */
 export interface ScheduleRow {
@@ -77,16 +84,7 @@ export const recentScheduleFires = defineQuery<
  * missed-fire policy keeps only the latest slot), and a schedule deleted meanwhile fires nothing.
  */
 export const recordScheduleFire = defineQuery<
-  QueueDefaultParams & {
-    name: string;
-    fire_at: Date;
-    queue: string;
-    data: string;
-    /** Null: the queue's stored option (the queue is not defined in this process). */
-    max_attempts: number | null;
-    retention: string | null;
-    channel: string;
-  },
+  InsertParams & { name: string; fire_at: Date },
   /** `id`: the job created, null when another node fired it. The counts are bigint, so text. */
   { id: string | null; advanced: string; n: string }
 >(
@@ -103,18 +101,19 @@ export const recordScheduleFire = defineQuery<
     on conflict (schedule_name, fire_at) do nothing
     returning job_id
   ),
-  job as (
-    insert into /*schema*/jobs (id, queue, data, max_attempts, retention)
-    select job_id, @queue, @data::jsonb, ${MAX_ATTEMPTS_OF_QUEUE('@max_attempts::int', '@queue')},
-           ${RETENTION_OF_QUEUE('@retention::jsonb', '@queue')}
-      from fire
-    returning id, queue
+  inserted as (
+    insert into /*schema*/jobs (id, ${INSERT_COLUMNS})
+    select fire.job_id, ${INSERT_VALUES}
+      from fire cross join ${INPUT_ROWS}
+     ${DUE_AT}
+    returning id, queue, run_at
   ),
   advanced as (
     update /*schema*/schedules s set last_fire_at = @fire_at::timestamptz
       from due where s.name = due.name
     returning s.name
   ),
-  nudged as (select count(pg_notify(@channel, 'j:' || queue)) as n from job)
-  select (select id::text from job) as id, (select count(*) from advanced) as advanced, (select n from nudged) as n`,
+  ${NUDGE_READY_QUEUES}
+  select (select id::text from inserted) as id, (select count(*) from advanced) as advanced,
+         (select n from nudged) as n`,
 );

@@ -1,6 +1,6 @@
 import type { JobStatus } from '../../job-status.js';
-import type { FrozenRetention, JobError } from '../../model/job.js';
 import { defineQuery } from './define-query.js';
+import { PLAIN_COLUMNS, type PlainJobColumns } from './job-columns.js';
 import type { IdRow } from './jobs.js';
 import { STILL_ACTIVE } from './still-active.js';
 
@@ -21,18 +21,7 @@ const ASYNC_COMMIT = `set_config('synchronous_commit', 'off', true)`;
 const EPOCH_MS = (column: string) => `(extract(epoch from j.${column}) * 1000)::float8 as ${column}`;
 
 /** What a claim returns of each row: the times as epoch milliseconds (EPOCH_MS). */
-export interface ClaimedJobRow {
-  id: string;
-  queue: string;
-  data: unknown;
-  output: unknown;
-  error: JobError | null;
-  priority: number;
-  attempts: number;
-  max_attempts: number;
-  parent_id: string | null;
-  root_id: string | null;
-  retention: FrozenRetention;
+export interface ClaimedJobRow extends PlainJobColumns {
   wait: Record<string, unknown> | null;
   lock_token: string;
   run_at: number;
@@ -94,8 +83,7 @@ export const claimJobs = defineQuery<
          wait = case when j.status = 'waiting' then j.wait - 'poke' end
     from (select ${ASYNC_COMMIT}) as async_commit
    where j.id = any(array(select id from next))
-  returning j.id, j.queue, j.data, j.output, j.error, j.priority, j.attempts, j.max_attempts, j.parent_id,
-            j.root_id, j.retention, j.wait, j.lock_token, ${EPOCH_MS('run_at')}, ${EPOCH_MS('expire_at')},
+  returning ${PLAIN_COLUMNS}, j.wait, j.lock_token, ${EPOCH_MS('run_at')}, ${EPOCH_MS('expire_at')},
             ${EPOCH_MS('created_at')}, ${EPOCH_MS('started_at')}`,
 );
 

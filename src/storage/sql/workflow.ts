@@ -1,9 +1,16 @@
 import type { JobStatus } from '../../job-status.js';
 import type { JobError } from '../../model/job.js';
 import { defineQuery } from './define-query.js';
+import {
+  DUE_AT,
+  INPUT_ROWS,
+  INSERT_COLUMNS,
+  INSERT_VALUES,
+  type InsertParams,
+  NUDGE_READY_QUEUES,
+} from './job-columns.js';
 import type { IdRow } from './jobs.js';
 import { STILL_ACTIVE } from './still-active.js';
-import { MAX_ATTEMPTS_OF_QUEUE, type QueueDefaultParams, RETENTION_OF_QUEUE } from './stored-queue.js';
 
 /** A checkpoint as stored. */
 export interface StoredCheckpoint {
@@ -114,33 +121,25 @@ export const consumeSignals = defineQuery<
   select (select output from saved) as output`,
 );
 
-/** Create a workflow's child exactly once per (parent, step): a replay finds the existing one. */
-export const insertChild = defineQuery<
-  QueueDefaultParams & { job: string; token: string; channel: string },
-  IdRow
->(
+/**
+ * Create a workflow's child (the batch's one input row) exactly once per (parent, step): a
+ * replay finds the existing one. Nothing is inserted unless the parent's attempt, named by
+ * its lock token, still owns it.
+ */
+export const insertChild = defineQuery<InsertParams & { token: string }, IdRow>(
   'insertChild',
   /* sql */ `
-  with input as (
-    select x.* from jsonb_to_record(@job::jsonb) as x(
-      queue text, data jsonb, priority int, max_attempts int, run_at timestamptz, delay_seconds float8,
-      expire_in_seconds float8, retention jsonb, parent_id bigint, root_id bigint, parent_step text)
-  ),
-  inserted as (
-    insert into /*schema*/jobs (queue, data, priority, run_at, expire_at, max_attempts, retention,
-                                parent_id, root_id, parent_step)
-    select queue, coalesce(data, 'null'::jsonb), priority, due.at,
-           due.at + expire_in_seconds * interval '1 second',
-           ${MAX_ATTEMPTS_OF_QUEUE('input.max_attempts', 'input.queue')},
-           ${RETENTION_OF_QUEUE('input.retention', 'input.queue')}, parent_id, root_id, parent_step
-      from input
-     cross join lateral (select coalesce(run_at, now() + coalesce(delay_seconds, 0) * interval '1 second') as at) due
+  with inserted as (
+    insert into /*schema*/jobs (${INSERT_COLUMNS})
+    select ${INSERT_VALUES}
+      from ${INPUT_ROWS}
+     ${DUE_AT}
      where exists (select 1 from /*schema*/jobs p
                     where p.id = input.parent_id and p.lock_token = @token::uuid and ${STILL_ACTIVE('p.')})
     on conflict (parent_id, parent_step) where parent_step is not null do nothing
     returning id, queue, run_at
   ),
-  nudged as (select count(pg_notify(@channel, 'j:' || queue)) as n from inserted where run_at <= now())
+  ${NUDGE_READY_QUEUES}
   select id::text as id from inserted cross join nudged`,
 );
 

@@ -429,24 +429,22 @@ select id::text as id from "tidemark".jobs
      and status in ('pending', 'active', 'retry', 'waiting', 'paused')
 
 -- jobs.ts#getJob
-select id, queue, status, data, output, error, priority, attempts, max_attempts, run_at,
-  expire_at, created_at, started_at, finished_at, parent_id, root_id, parent_step, locked_by, locked_until,
-  unique_key, wait, retention, purge_after from "tidemark".jobs where id = $1::bigint
+select id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
+  root_id, retention, status, run_at, expire_at, created_at, started_at, finished_at,
+  parent_step, locked_by, locked_until, unique_key, wait, purge_after from "tidemark".jobs where id = $1::bigint
 
 -- jobs.ts#getJobs
-select id, queue, status, data, output, error, priority, attempts, max_attempts, run_at,
-  expire_at, created_at, started_at, finished_at, parent_id, root_id, parent_step, locked_by, locked_until,
-  unique_key, wait, retention, purge_after from "tidemark".jobs where id = any($1::bigint[])
+select id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
+  root_id, retention, status, run_at, expire_at, created_at, started_at, finished_at,
+  parent_step, locked_by, locked_until, unique_key, wait, purge_after from "tidemark".jobs where id = any($1::bigint[])
 
 -- jobs.ts#getStatuses
 select id::text as id, status from "tidemark".jobs where id = any($1::bigint[])
 
 -- jobs.ts#insertJobWithLock
 with input as (
-    select nextval(pg_get_serial_sequence('"tidemark".jobs', 'id')) as id, x.*
-      from jsonb_to_record($1::jsonb) as x(
-        queue text, data jsonb, priority int, max_attempts int, run_at timestamptz, delay_seconds float8,
-        expire_in_seconds float8, retention jsonb, parent_id bigint, root_id bigint, parent_step text)
+    select nextval(pg_get_serial_sequence('"tidemark".jobs', 'id')) as id, input.*
+      from jsonb_to_recordset($1::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text)
   ),
   locked as (
     insert into "tidemark".unique_locks (scope, job_id, expires_at)
@@ -457,45 +455,46 @@ with input as (
     returning job_id
   ),
   inserted as (
-    insert into "tidemark".jobs (id, queue, data, priority, run_at, expire_at, max_attempts, retention,
+    insert into "tidemark".jobs (id, queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
                                 parent_id, root_id, parent_step)
-    select input.id, queue, coalesce(data, 'null'::jsonb), priority, due.at,
-           due.at + expire_in_seconds * interval '1 second',
+    select input.id, input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
+           due.at + input.expire_in_seconds * interval '1 second',
            coalesce(input.max_attempts,
   (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $4::int),
-           coalesce(input.retention,
-  (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $5::jsonb), parent_id, root_id, parent_step
+           coalesce($5::jsonb -> input.policy,
+  (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $6::jsonb),
+           input.unique_key, input.parent_id, input.root_id, input.parent_step
       from input
       join locked on locked.job_id = input.id
      cross join lateral (
-       select coalesce(run_at, now() + coalesce(delay_seconds, 0) * interval '1 second') as at) due
+       select coalesce(input.run_at, now() + coalesce(input.delay_seconds, 0) * interval '1 second') as at) due
     returning id, queue, run_at
   ),
   nudged as (
-    select count(pg_notify($6, 'j:' || queue)) as n from inserted where run_at <= now()
+    select count(pg_notify($7, 'j:' || queue)) as n
+      from (select distinct queue from inserted where run_at <= now()) ready
   )
   select inserted.id::text as id from inserted cross join nudged
 
 -- jobs.ts#insertJobs
 with input as (
-    select nextval(seq.id) as id, x.*
+    select nextval(seq.id) as id, input.*
       from (select pg_get_serial_sequence('"tidemark".jobs', 'id')::regclass as id) seq,
-           jsonb_to_recordset($1::jsonb) as x(idx int, queue text, data jsonb, priority int, max_attempts int, run_at timestamptz,
-        delay_seconds float8, expire_in_seconds float8, policy int, unique_key text,
-        parent_id bigint, root_id bigint, parent_step text)
+           jsonb_to_recordset($1::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text)
   ),
   inserted as (
-    insert into "tidemark".jobs (id, queue, data, priority, run_at, expire_at, max_attempts, retention,
-                                unique_key, parent_id, root_id, parent_step)
-    select id, queue, coalesce(data, 'null'::jsonb), priority, due.at,
-           due.at + expire_in_seconds * interval '1 second', coalesce(input.max_attempts,
+    insert into "tidemark".jobs (id, queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
+                                parent_id, root_id, parent_step)
+    select input.id, input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
+           due.at + input.expire_in_seconds * interval '1 second',
+           coalesce(input.max_attempts,
   (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $2::int),
            coalesce($3::jsonb -> input.policy,
-  (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $4::jsonb), unique_key, parent_id,
-           root_id, parent_step
+  (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $4::jsonb),
+           input.unique_key, input.parent_id, input.root_id, input.parent_step
       from input
      cross join lateral (
-       select coalesce(run_at, now() + coalesce(delay_seconds, 0) * interval '1 second') as at) due
+       select coalesce(input.run_at, now() + coalesce(input.delay_seconds, 0) * interval '1 second') as at) due
     on conflict (queue, unique_key) where unique_key is not null
       and status in ('pending', 'active', 'retry', 'waiting', 'paused') do nothing
     returning id, queue, run_at
@@ -511,19 +510,18 @@ with input as (
 
 -- jobs.ts#insertPlainJobs
 with inserted as (
-    insert into "tidemark".jobs (queue, data, priority, run_at, expire_at, max_attempts, retention,
+    insert into "tidemark".jobs (queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
                                 parent_id, root_id, parent_step)
-    select queue, coalesce(data, 'null'::jsonb), priority, due.at,
-           due.at + expire_in_seconds * interval '1 second', coalesce(input.max_attempts,
+    select input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
+           due.at + input.expire_in_seconds * interval '1 second',
+           coalesce(input.max_attempts,
   (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $1::int),
            coalesce($2::jsonb -> input.policy,
-  (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $3::jsonb), parent_id, root_id,
-           parent_step
-      from jsonb_to_recordset($4::jsonb) as input(idx int, queue text, data jsonb, priority int, max_attempts int, run_at timestamptz,
-        delay_seconds float8, expire_in_seconds float8, policy int, unique_key text,
-        parent_id bigint, root_id bigint, parent_step text)
+  (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $3::jsonb),
+           input.unique_key, input.parent_id, input.root_id, input.parent_step
+      from jsonb_to_recordset($4::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text)
      cross join lateral (
-       select coalesce(run_at, now() + coalesce(delay_seconds, 0) * interval '1 second') as at) due
+       select coalesce(input.run_at, now() + coalesce(input.delay_seconds, 0) * interval '1 second') as at) due
      order by input.idx
     returning id, queue, run_at
   ),
@@ -536,9 +534,9 @@ with inserted as (
    order by inserted.id
 
 -- jobs.ts#listChildren
-select id, queue, status, data, output, error, priority, attempts, max_attempts, run_at,
-  expire_at, created_at, started_at, finished_at, parent_id, root_id, parent_step, locked_by, locked_until,
-  unique_key, wait, retention, purge_after from "tidemark".jobs where parent_id = $1::bigint order by id
+select id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
+  root_id, retention, status, run_at, expire_at, created_at, started_at, finished_at,
+  parent_step, locked_by, locked_until, unique_key, wait, purge_after from "tidemark".jobs where parent_id = $1::bigint order by id
 
 -- maintenance.ts#expireJobs
 with overdue as (
@@ -1315,22 +1313,32 @@ with due as (
     on conflict (schedule_name, fire_at) do nothing
     returning job_id
   ),
-  job as (
-    insert into "tidemark".jobs (id, queue, data, max_attempts, retention)
-    select job_id, $3, $4::jsonb, coalesce($5::int,
-  (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = $3), $6::int),
-           coalesce($7::jsonb,
-  (select q.options -> 'retention' from "tidemark".queues q where q.name = $3), $8::jsonb)
-      from fire
-    returning id, queue
+  inserted as (
+    insert into "tidemark".jobs (id, queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
+                                parent_id, root_id, parent_step)
+    select fire.job_id, input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
+           due.at + input.expire_in_seconds * interval '1 second',
+           coalesce(input.max_attempts,
+  (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $3::int),
+           coalesce($4::jsonb -> input.policy,
+  (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $5::jsonb),
+           input.unique_key, input.parent_id, input.root_id, input.parent_step
+      from fire cross join jsonb_to_recordset($6::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text)
+     cross join lateral (
+       select coalesce(input.run_at, now() + coalesce(input.delay_seconds, 0) * interval '1 second') as at) due
+    returning id, queue, run_at
   ),
   advanced as (
     update "tidemark".schedules s set last_fire_at = $2::timestamptz
       from due where s.name = due.name
     returning s.name
   ),
-  nudged as (select count(pg_notify($9, 'j:' || queue)) as n from job)
-  select (select id::text from job) as id, (select count(*) from advanced) as advanced, (select n from nudged) as n
+  nudged as (
+    select count(pg_notify($7, 'j:' || queue)) as n
+      from (select distinct queue from inserted where run_at <= now()) ready
+  )
+  select (select id::text from inserted) as id, (select count(*) from advanced) as advanced,
+         (select n from nudged) as n
 
 -- schedules.ts#upsertSchedule
 insert into "tidemark".schedules (name, cron, timezone, queue, data, last_fire_at)
@@ -1400,8 +1408,8 @@ with next as (
          wait = case when j.status = 'waiting' then j.wait - 'poke' end
     from (select set_config('synchronous_commit', 'off', true)) as async_commit
    where j.id = any(array(select id from next))
-  returning j.id, j.queue, j.data, j.output, j.error, j.priority, j.attempts, j.max_attempts, j.parent_id,
-            j.root_id, j.retention, j.wait, j.lock_token, (extract(epoch from j.run_at) * 1000)::float8 as run_at, (extract(epoch from j.expire_at) * 1000)::float8 as expire_at,
+  returning id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
+  root_id, retention, j.wait, j.lock_token, (extract(epoch from j.run_at) * 1000)::float8 as run_at, (extract(epoch from j.expire_at) * 1000)::float8 as expire_at,
             (extract(epoch from j.created_at) * 1000)::float8 as created_at, (extract(epoch from j.started_at) * 1000)::float8 as started_at
 
 -- worker.ts#completeOne
@@ -1624,28 +1632,28 @@ select id::text as id, queue, status, output, error from "tidemark".jobs
    where parent_id = $1::bigint and parent_step = $2
 
 -- workflow.ts#insertChild
-with input as (
-    select x.* from jsonb_to_record($1::jsonb) as x(
-      queue text, data jsonb, priority int, max_attempts int, run_at timestamptz, delay_seconds float8,
-      expire_in_seconds float8, retention jsonb, parent_id bigint, root_id bigint, parent_step text)
-  ),
-  inserted as (
-    insert into "tidemark".jobs (queue, data, priority, run_at, expire_at, max_attempts, retention,
+with inserted as (
+    insert into "tidemark".jobs (queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
                                 parent_id, root_id, parent_step)
-    select queue, coalesce(data, 'null'::jsonb), priority, due.at,
-           due.at + expire_in_seconds * interval '1 second',
+    select input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
+           due.at + input.expire_in_seconds * interval '1 second',
            coalesce(input.max_attempts,
-  (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $2::int),
-           coalesce(input.retention,
-  (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $3::jsonb), parent_id, root_id, parent_step
-      from input
-     cross join lateral (select coalesce(run_at, now() + coalesce(delay_seconds, 0) * interval '1 second') as at) due
+  (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $1::int),
+           coalesce($2::jsonb -> input.policy,
+  (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $3::jsonb),
+           input.unique_key, input.parent_id, input.root_id, input.parent_step
+      from jsonb_to_recordset($4::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text)
+     cross join lateral (
+       select coalesce(input.run_at, now() + coalesce(input.delay_seconds, 0) * interval '1 second') as at) due
      where exists (select 1 from "tidemark".jobs p
-                    where p.id = input.parent_id and p.lock_token = $4::uuid and case when p.status = 'active' then true end)
+                    where p.id = input.parent_id and p.lock_token = $5::uuid and case when p.status = 'active' then true end)
     on conflict (parent_id, parent_step) where parent_step is not null do nothing
     returning id, queue, run_at
   ),
-  nudged as (select count(pg_notify($5, 'j:' || queue)) as n from inserted where run_at <= now())
+  nudged as (
+    select count(pg_notify($6, 'j:' || queue)) as n
+      from (select distinct queue from inserted where run_at <= now()) ready
+  )
   select id::text as id from inserted cross join nudged
 
 -- workflow.ts#insertSignal

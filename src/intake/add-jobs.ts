@@ -1,10 +1,9 @@
 import type { EngineCore } from '../engine-core.js';
 import { InvalidOptionError } from '../errors.js';
 import { notePolicy } from '../retention/policy-notes.js';
-import type { Queryable } from '../storage/storage.js';
-import { type CallerTransaction, wrapCallerTransaction } from '../storage/storage.js';
-import { insertJobsAtomically } from './add-jobs.js';
-import { type AddJobInput, type AddJobResult, type ResolvedAdd, resolveAddJob } from './job-options.js';
+import { type CallerTransaction, type Queryable, wrapCallerTransaction } from '../storage/storage.js';
+import { insertJobsAtomically } from './insert-jobs.js';
+import { type AddJobInput, type AddJobResult, type JobRequest, resolveAddJob } from './job-request.js';
 
 /** Options of `tm.addJob` and `tm.addJobs`. */
 export interface AddJobsOptions {
@@ -14,7 +13,7 @@ export interface AddJobsOptions {
 
 /** A checked `tm.addJobs(inputs, { tx })` call. */
 export interface AddRequest {
-  adds: ResolvedAdd[];
+  requests: JobRequest[];
   /** The caller's transaction, when the jobs go in through it. */
   on: Queryable | undefined;
 }
@@ -26,20 +25,24 @@ export function checkAddRequest<Data>(
   options: AddJobsOptions,
 ): AddRequest {
   if (!Array.isArray(inputs)) throw new InvalidOptionError('jobs', 'an array of jobs', inputs);
-  const adds = inputs.map((input, i) => resolveAddJob(input, inputs.length === 1 ? '' : `jobs[${i}]`));
-  for (let i = 0; i < adds.length; i++) {
-    if (adds[i].jobRetention) notePolicy(core.once, inputs[i].retention, `queue ${adds[i].queue}, job`);
+  const requests = inputs.map((input, i) => resolveAddJob(input, inputs.length === 1 ? '' : `jobs[${i}]`));
+  for (const { row, policy } of requests) {
+    if (policy !== undefined) notePolicy(core.once, policy, `queue ${row.queue}, job`);
   }
-  return { adds, on: options?.tx === undefined ? undefined : wrapCallerTransaction(options.tx) };
+  return { requests, on: options?.tx === undefined ? undefined : wrapCallerTransaction(options.tx) };
 }
 
 /** Insert the jobs all or nothing, then say `job:added` once per queue for those not deduplicated. */
-export async function addCheckedJobs(core: EngineCore, { adds, on }: AddRequest): Promise<AddJobResult[]> {
-  if (adds.length === 0) return [];
-  const results = await insertJobsAtomically(core, adds, on);
+export async function addCheckedJobs(
+  core: EngineCore,
+  { requests, on }: AddRequest,
+): Promise<AddJobResult[]> {
+  if (requests.length === 0) return [];
+  const results = await insertJobsAtomically(core, requests, on);
   const perQueue = new Map<string, number>();
   results.forEach((r, i) => {
-    if (!r.deduplicated) perQueue.set(adds[i].queue, (perQueue.get(adds[i].queue) ?? 0) + 1);
+    const { queue } = requests[i].row;
+    if (!r.deduplicated) perQueue.set(queue, (perQueue.get(queue) ?? 0) + 1);
   });
   for (const [queue, count] of perQueue) core.events.emit('job:added', { queue, count });
   return results;

@@ -1,0 +1,130 @@
+import type { EngineCore } from '../engine-core.js';
+import type { InsertDefaults, InsertRow, Queryable, Storage } from '../storage/storage.js';
+import type { AddJobResult, JobRequest } from './job-request.js';
+
+/**
+ * Give each request's row what its queue decides (attempts, retention) where the job left
+ * them out. Every queue is resolved before the first write, so an unknown queue writes nothing.
+ */
+export async function completeRows(core: EngineCore, requests: JobRequest[], on?: Queryable): Promise<void> {
+  for (const { row } of requests) {
+    const queue = await core.registry.insertOptions(row.queue, core.engineRetention, on);
+    row.max_attempts ??= queue.maxAttempts;
+    row.retention ??= queue.retention;
+  }
+}
+
+/**
+ * Insert requests all or nothing. A batch that takes more than one writing statement (a
+ * time-windowed lock beside other jobs, or `unique` keys whose holder may vanish) runs in one
+ * transaction, or, inside a caller's transaction (`on`), behind a savepoint: a failure leaves
+ * no job and no key taken, and the caller's transaction usable.
+ */
+export async function insertJobsAtomically(
+  core: EngineCore,
+  requests: JobRequest[],
+  on?: Queryable,
+): Promise<AddJobResult[]> {
+  await completeRows(core, requests, on);
+  if (!needsSeveralWrites(requests)) return insertCompleted(core, requests, on);
+  return core.storage.atomically((tx) => insertCompleted(core, requests, tx), on);
+}
+
+/**
+ * One request writes in one statement at most, and so does a batch of plain jobs. A `unique`
+ * job in a batch may be inserted again by a second statement (when the key's holder finishes
+ * before it is read), and each time-windowed lock takes its own.
+ */
+function needsSeveralWrites(requests: JobRequest[]): boolean {
+  return (
+    requests.length > 1 &&
+    requests.some((request) => request.lock !== undefined || request.row.unique_key !== undefined)
+  );
+}
+
+/**
+ * Insert completed rows: plain and `unique` ones in one statement for the whole batch, those
+ * with a time-windowed lock (idempotencyKey, uniqueFor) one statement each, in the order of
+ * their scopes, so two batches in concurrent transactions never wait on each other's locks
+ * in opposite orders (a deadlock). Not atomic by itself: see insertJobsAtomically.
+ */
+async function insertCompleted(
+  core: EngineCore,
+  requests: JobRequest[],
+  on?: Queryable,
+): Promise<AddJobResult[]> {
+  const { storage, insertDefaults } = core;
+  const results: AddJobResult[] = new Array(requests.length);
+  const batch: number[] = [];
+  const locked: number[] = [];
+  for (let i = 0; i < requests.length; i++) (requests[i].lock ? locked : batch).push(i);
+  locked.sort((a, b) => compareScopes(requests[a], requests[b]));
+  for (const i of locked) {
+    const lock = requests[i].lock as { scope: string; ttlSeconds: number };
+    results[i] = await insertWithLock(
+      storage,
+      requests[i].row,
+      lock.scope,
+      lock.ttlSeconds,
+      insertDefaults,
+      on,
+    );
+  }
+  if (batch.length > 0) {
+    const rows = batch.map((i) => requests[i].row);
+    const inserted = await storage.jobs.insertJobs(rows, insertDefaults, on);
+    for (let k = 0; k < batch.length; k++) {
+      const row = rows[k];
+      if (inserted[k].inserted) {
+        results[batch[k]] = { id: inserted[k].id, deduplicated: false };
+        continue;
+      }
+      const holder = await storage.jobs.findUniqueHolder(row.queue, row.unique_key as string, on);
+      // The holder can finish between the conflict and this read; insert again in that case.
+      results[batch[k]] = holder
+        ? { id: holder, deduplicated: true }
+        : await retryOne(storage, row, insertDefaults, on);
+    }
+  }
+  return results;
+}
+
+async function retryOne(
+  storage: Storage,
+  row: InsertRow,
+  defaults: InsertDefaults,
+  on?: Queryable,
+): Promise<AddJobResult> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const [result] = await storage.jobs.insertJobs([row], defaults, on);
+    if (result.inserted) return { id: result.id, deduplicated: false };
+    const holder = await storage.jobs.findUniqueHolder(row.queue, row.unique_key as string, on);
+    if (holder) return { id: holder, deduplicated: true };
+  }
+  throw new Error(`could not insert or find the holder of unique key ${row.unique_key}`);
+}
+
+async function insertWithLock(
+  storage: Storage,
+  row: InsertRow,
+  scope: string,
+  ttlSeconds: number,
+  defaults: InsertDefaults,
+  on?: Queryable,
+): Promise<AddJobResult> {
+  // A live lock wins; an expired one is replaced by the insert. The loop covers a lock
+  // that expires or is released between the two statements.
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const id = await storage.jobs.insertJobWithLock(row, scope, ttlSeconds, defaults, on);
+    if (id) return { id, deduplicated: false };
+    const holder = await storage.jobs.findLockHolder(scope, on);
+    if (holder) return { id: holder, deduplicated: true };
+  }
+  throw new Error(`could not take or read unique lock ${scope}`);
+}
+
+function compareScopes(a: JobRequest, b: JobRequest): number {
+  const x = a.lock?.scope ?? '';
+  const y = b.lock?.scope ?? '';
+  return x < y ? -1 : x > y ? 1 : 0;
+}
