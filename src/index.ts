@@ -57,6 +57,12 @@ export { messages } from './log/messages.js';
 export type { InstrumentOptions } from './metrics/instrument.js';
 export type { MeterLike } from './metrics/meter.js';
 export type { FrozenRetention, Job, JobError } from './model/job.js';
+export {
+  Retention,
+  type RetentionPolicy,
+  type TtlRetentionPolicy,
+  type WindowRetentionPolicy,
+} from './model/retention-policy.js';
 export type { WorkerRecord, WorkerSettings, WorkerSweepSetting } from './model/worker.js';
 export { DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE } from './options/batch-size.js';
 // The dashboard itself is the `tidemark/dashboard` entry; these name `tm.dashboard()`'s types.
@@ -71,12 +77,6 @@ export type {
 export type { ArchivedJob, ArchiveHook } from './retention/archive.js';
 export type { HoldJobsOptions, HoldRecord, HoldResult } from './retention/holds.js';
 export type { PauseRetentionOptions, RetentionStatus } from './retention/pause.js';
-export {
-  Retention,
-  type RetentionPolicy,
-  type TtlRetentionPolicy,
-  type WindowRetentionPolicy,
-} from './retention/policy.js';
 export type { RemoveJobsOptions } from './retention/remove-jobs.js';
 export type { SweepBreakdown, SweepOutcome, SweepPreview, SweepRecord } from './retention/sweep-types.js';
 export type { ScheduleOptions, ScheduleRecord } from './schedule/schedules.js';

@@ -1,42 +1,14 @@
 import { createHash } from 'node:crypto';
 import { InvalidOptionError } from '../errors.js';
-import { MAX_ATTEMPTS, PRIORITY } from '../model/job-rules.js';
-import {
-  checkDate,
-  checkInteger,
-  checkKnownKeys,
-  checkObject,
-  checkSeconds,
-  checkString,
-  isStorableText,
-} from '../options/check.js';
-import { toJsonText } from '../options/json.js';
-import { readOptions } from '../options/read-options.js';
-import { freezeRetention, type RetentionPolicy } from '../retention/policy.js';
+import type { RetentionPolicy } from '../model/retention-policy.js';
+import type { OptionsOf } from '../options/option-set.js';
 import type { InsertRow } from '../storage/storage.js';
+import { childOptions, jobOptions, type ReadJobOptions } from './job-options.js';
 
-/** What `tm.addJob` takes. */
-export interface AddJobInput<Data = unknown> {
-  queue: string;
+/** What `tm.addJob` takes: the job options (intake/job-options.ts), with its data typed. */
+export type AddJobInput<Data = unknown> = Omit<OptionsOf<typeof jobOptions.properties, 'queue'>, 'data'> & {
   data?: Data;
-  /** Replaces the queue's (and engine's) retention policy for this job. */
-  retention?: RetentionPolicy | false;
-  /** Run no earlier than this moment. */
-  runAt?: Date | string;
-  /** Run no earlier than this many seconds from now. */
-  delaySeconds?: number;
-  /** Higher runs first. Default 0. */
-  priority?: number;
-  maxAttempts?: number;
-  /** Not started within this many seconds of its run time: the job becomes `expired`. */
-  expireInSeconds?: number;
-  /** Deduplicate adds with this key for `ttlSeconds`; a duplicate returns the original id. */
-  idempotencyKey?: { key: string; ttlSeconds: number };
-  /** Deduplicate adds to the same queue with the same data for this many seconds. */
-  uniqueFor?: number;
-  /** One in-flight job per key: `true` keys on the data, a string is the key. */
-  unique?: boolean | string;
-}
+};
 
 /** What `addJob` resolves to. */
 export interface AddJobResult {
@@ -58,62 +30,31 @@ export interface JobRequest {
   policy?: RetentionPolicy | false;
 }
 
-/** Where a request's options sit, for the errors that name them. */
-export interface RequestFields {
-  /** The options' own field prefix: `''` (top level), `jobs[3]`, `options`. */
-  options: string;
-  /** The queue's and the data's field names. */
-  queue: string;
-  data: string;
-}
-
-const TOP_LEVEL: RequestFields = { options: '', queue: 'queue', data: 'data' };
-
-const JOB_OPTIONS = [
-  'queue',
-  'data',
-  'retention',
-  'runAt',
-  'delaySeconds',
-  'priority',
-  'maxAttempts',
-  'expireInSeconds',
-  'idempotencyKey',
-  'uniqueFor',
-  'unique',
-] as const;
-
-/** The options `ctx.runChild(queue, data, options)` takes: a child's place is its parent's step. */
-export const CHILD_OPTIONS = ['priority', 'maxAttempts', 'delaySeconds', 'retention'] as const;
-
 /** Check one `addJob` input (its errors name `field`, e.g. `jobs[3]`); nothing is written. */
 export function resolveAddJob(input: unknown, field = ''): JobRequest {
-  const options = checkObject(readOptions(input, field || 'job', ['data']), field || 'job');
-  checkKnownKeys(options, field, JOB_OPTIONS);
-  const at = (name: string) => (field ? `${field}.${name}` : name);
-  return resolveJobRequest(options, { options: field, queue: at('queue'), data: at('data') });
+  return resolveJobRequest(jobOptions.read(input, field, ['data']), field);
 }
 
 /** Check a workflow child's queue, data and options; nothing is written. */
 export function resolveChild(queue: string, data: unknown, input: unknown): JobRequest {
-  const options = checkObject(readOptions(input, 'options'), 'options');
-  checkKnownKeys(options, 'options', CHILD_OPTIONS);
-  return resolveJobRequest({ ...options, queue, data }, { options: 'options', queue: 'queue', data: 'data' });
+  const options = childOptions.read(input, 'options');
+  const { queue: name, data: dataText } = jobOptions.read({ queue, data }, '', ['data']);
+  return resolveJobRequest({ ...options, queue: name, data: dataText }, 'options');
 }
 
 /** A schedule fire's job: its queue and data, as the schedule stores them. */
 export function resolveFire(queue: string, data: unknown): JobRequest {
-  return resolveJobRequest({ queue, data }, TOP_LEVEL);
+  return resolveJobRequest(jobOptions.read({ queue, data }, '', ['data']), '');
 }
 
 /**
- * The one resolution of a job request, whichever way it came in: every option checked
- * (each error names its field) and turned into the row the insert writes.
+ * The one resolution of a job request, whichever way it came in: the checked options (each
+ * error named its field) turned into the row the insert writes, with the rules that span
+ * fields. `field` prefixes the names in those errors.
  */
-function resolveJobRequest(options: Record<string, unknown>, fields: RequestFields): JobRequest {
-  const at = (name: string) => (fields.options ? `${fields.options}.${name}` : name);
-  const queue = checkString(options.queue, fields.queue);
-  const dataText = toJsonText(options.data, fields.data);
+function resolveJobRequest(options: ReadJobOptions, field: string): JobRequest {
+  const at = (name: string) => (field ? `${field}.${name}` : name);
+  const { queue, data: dataText } = options;
   if (options.runAt !== undefined && options.delaySeconds !== undefined) {
     throw new InvalidOptionError(
       at('delaySeconds'),
@@ -128,61 +69,31 @@ function resolveJobRequest(options: Record<string, unknown>, fields: RequestFiel
       options.uniqueFor,
     );
   }
-  const row: InsertRow = {
-    queue,
-    dataText,
-    priority:
-      options.priority === undefined
-        ? PRIORITY.default
-        : checkInteger(options.priority, at('priority'), PRIORITY.min, PRIORITY.max),
-  };
+  const row: InsertRow = { queue, dataText, priority: options.priority };
   const request: JobRequest = { row };
   if (options.retention !== undefined) {
-    row.retention = freezeRetention(options.retention, at('retention'));
-    request.policy = options.retention as RetentionPolicy | false;
+    row.retention = options.retention.windows;
+    request.policy = options.retention.policy;
   }
-  if (options.runAt !== undefined) row.run_at = checkDate(options.runAt, at('runAt')).toISOString();
-  if (options.delaySeconds !== undefined) {
-    row.delay_seconds = checkSeconds(options.delaySeconds, at('delaySeconds'), { max: 3_153_600_000 });
-  }
-  if (options.maxAttempts !== undefined)
-    row.max_attempts = checkInteger(
-      options.maxAttempts,
-      at('maxAttempts'),
-      MAX_ATTEMPTS.min,
-      MAX_ATTEMPTS.max,
-    );
-  if (options.expireInSeconds !== undefined) {
-    row.expire_in_seconds = checkSeconds(options.expireInSeconds, at('expireInSeconds'), {
-      exclusiveMin: true,
-    });
-  }
-  if (options.unique !== undefined) {
-    if (options.unique === true) row.unique_key = `data:${sha256(canonicalJson(dataText))}`;
-    else if (
-      typeof options.unique === 'string' &&
-      options.unique.length > 0 &&
-      options.unique.length <= 255 &&
-      isStorableText(options.unique)
-    ) {
-      row.unique_key = `key:${options.unique}`;
-    } else if (options.unique !== false) {
-      throw new InvalidOptionError(at('unique'), 'true, false or a key of 1-255 characters', options.unique);
-    }
-  }
+  if (options.runAt !== undefined) row.run_at = options.runAt.toISOString();
+  if (options.delaySeconds !== undefined) row.delay_seconds = options.delaySeconds;
+  if (options.maxAttempts !== undefined) row.max_attempts = options.maxAttempts;
+  if (options.expireInSeconds !== undefined) row.expire_in_seconds = options.expireInSeconds;
+  const { unique } = options;
+  if (unique === true) row.unique_key = `data:${sha256(canonicalJson(dataText))}`;
+  else if (typeof unique === 'string') row.unique_key = `key:${unique}`;
   if (row.unique_key && (options.idempotencyKey !== undefined || options.uniqueFor !== undefined)) {
-    throw new InvalidOptionError(at('unique'), 'unique without idempotencyKey or uniqueFor', options.unique);
+    throw new InvalidOptionError(at('unique'), 'unique without idempotencyKey or uniqueFor', unique);
   }
   if (options.idempotencyKey !== undefined) {
-    const idem = checkObject(options.idempotencyKey, at('idempotencyKey'));
-    checkKnownKeys(idem, at('idempotencyKey'), ['key', 'ttlSeconds']);
-    const key = checkString(idem.key, at('idempotencyKey.key'), { max: 255 });
-    const ttlSeconds = checkSeconds(idem.ttlSeconds, at('idempotencyKey.ttlSeconds'), { exclusiveMin: true });
+    const { key, ttlSeconds } = options.idempotencyKey;
     request.lock = { scope: `idem:${queue}:${key}`, ttlSeconds };
   }
   if (options.uniqueFor !== undefined) {
-    const ttlSeconds = checkSeconds(options.uniqueFor, at('uniqueFor'), { exclusiveMin: true });
-    request.lock = { scope: `data:${queue}:${sha256(canonicalJson(dataText))}`, ttlSeconds };
+    request.lock = {
+      scope: `data:${queue}:${sha256(canonicalJson(dataText))}`,
+      ttlSeconds: options.uniqueFor,
+    };
   }
   return request;
 }

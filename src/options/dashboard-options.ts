@@ -1,28 +1,84 @@
 import type { Server } from 'node:http';
+import { Type } from '@sinclair/typebox';
+import { InvalidOptionError } from '../errors.js';
+import { boolean, custom, integer } from './fields.js';
+import { OptionSet, type OptionsOf } from './option-set.js';
 
-// The dashboard's public types live here, outside src/dashboard/, so the facade can name
+// The dashboard's options are declared here, outside src/dashboard/, so the facade can name
 // them in `tm.dashboard()`'s signature without reaching into the dashboard it loads lazily.
 
+const MIN_TOKEN_LENGTH = 16;
+
+/** A path like `/tidemark`: no trailing slash, and no `.` or `..` segment a client resolves away. */
+const BASE_PATH = /^(\/[A-Za-z0-9._~-]+)*$/;
+
+const HANDLER_FIELDS = {
+  token: custom<string>({
+    expected: `a string of at least ${MIN_TOKEN_LENGTH} characters`,
+    docType: '`string` (16 characters or more)',
+    description:
+      'required to serve anyone but this machine: a bearer token, or typed once into the login form',
+    jsonSchema: { type: 'string', minLength: MIN_TOKEN_LENGTH },
+    check: (value, field) => {
+      if (typeof value !== 'string' || value.length < MIN_TOKEN_LENGTH) {
+        // A wrong token is still a secret: it is not repeated in the error.
+        throw new InvalidOptionError(
+          field,
+          `a string of at least ${MIN_TOKEN_LENGTH} characters`,
+          '(hidden)',
+        );
+      }
+      return value;
+    },
+  }),
+  readOnly: boolean({
+    default: false,
+    description: 'hide and refuse every action (retry, cancel, delete, pause, purge)',
+  }),
+  basePath: custom<string, string, string>({
+    expected: "'' or a path like '/tidemark' (no trailing slash, no '.' or '..' segment)",
+    docType: '`string`',
+    default: '',
+    description: "the path the handler is mounted at, such as `'/tidemark'` (no trailing slash)",
+    jsonSchema: { type: 'string', pattern: BASE_PATH.source },
+    check: (value, field) => {
+      if (typeof value !== 'string' || !BASE_PATH.test(value) || /(^|\/)\.\.?(\/|$)/.test(value)) {
+        throw new InvalidOptionError(
+          field,
+          "'' or a path like '/tidemark' (no trailing slash, no '.' or '..' segment)",
+          value,
+        );
+      }
+      return value;
+    },
+  }),
+};
+
+/** `createDashboardHandler`'s options (a handler mounted in your own HTTP server). */
+export const dashboardHandlerOptions = new OptionSet('options', HANDLER_FIELDS);
+
+/** `tm.dashboard()`'s options: the handler's, and where its own server listens. */
+export const dashboardOptions = new OptionSet('options', {
+  port: integer(0, 65_535, {
+    default: 4321,
+    description: '`tm.dashboard` only; `0` picks a free port (read it from `url`)',
+  }),
+  host: Type.String({
+    minLength: 1,
+    expected: 'a host name or address',
+    docType: '`string`',
+    default: '127.0.0.1',
+    description:
+      '`tm.dashboard` only; any address other than a loopback one requires `token` (`InsecureDashboardError` otherwise)',
+  }) as ReturnType<typeof Type.String> & { default: string },
+  ...HANDLER_FIELDS,
+});
+
 /** Options of `createDashboardHandler` (a handler mounted in your own HTTP server). */
-export interface DashboardHandlerOptions {
-  /**
-   * Required to serve anyone but this machine. Shown as `Authorization: Bearer <token>` or
-   * typed once into the login form. At least 16 characters.
-   */
-  token?: string;
-  /** Hide and refuse every action (retry, cancel, delete, pause, purge): a window, not a console. */
-  readOnly?: boolean;
-  /** The path the handler is mounted at, e.g. `'/tidemark'` (default `''`: the root). */
-  basePath?: string;
-}
+export type DashboardHandlerOptions = OptionsOf<typeof dashboardHandlerOptions.properties>;
 
 /** Options of `tm.dashboard()`, which starts its own HTTP server. */
-export interface DashboardOptions extends DashboardHandlerOptions {
-  /** Port to listen on; 0 picks a free one. Default 4321. */
-  port?: number;
-  /** Address to bind. Default `'127.0.0.1'`; anything else requires a token. */
-  host?: string;
-}
+export type DashboardOptions = OptionsOf<typeof dashboardOptions.properties>;
 
 /** A running dashboard server. */
 export interface RunningDashboard {

@@ -1,81 +1,21 @@
 import { InvalidOptionError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import type { ArchiveHook } from '../retention/archive.js';
-import type { RetentionPolicy } from '../retention/policy.js';
-import { isPostgresUrl } from '../storage/open-storage.js';
+import {
+  checkSchemaName,
+  DATABASE_EXPECTED,
+  isDatabaseOption,
+  isPostgresUrl,
+} from '../storage/open-storage.js';
 import type { DatabaseOption } from '../storage/storage.js';
-import { checkBoolean, checkInteger, checkKnownKeys, checkObject, isStorableText } from './check.js';
-
-/** Options of `Tidemark.open`. */
-export interface OpenOptions {
-  /** `'./.tidemark'` (default, embedded folder), `'memory://'`, `'postgres://…'`, a `pg.Pool` or a PGlite instance. */
-  database?: DatabaseOption;
-  /** SQL schema holding Tidemark's tables. Default `'tidemark'`. */
-  schema?: string;
-  /** The engine's default retention policy (default `Retention.STOCK`); `false` keeps everything. */
-  retention?: RetentionPolicy | false;
-  logger?: Logger;
-  /** Called with each batch of jobs retention is about to delete, in the deleting transaction. */
-  archive?: ArchiveHook;
-  /** Embedded only: sync the WAL on every commit (power-loss safe, about half the commit rate). */
-  strictDurability?: boolean;
-  /**
-   * Apply pending migrations at open (default true). With `false` nothing is written: open
-   * throws SchemaNotFoundError unless the schema exists at this version's migrations.
-   */
-  migrate?: boolean;
-  /** Connections in the pool Tidemark creates from a URL. Default 10. */
-  poolSize?: number;
-  /**
-   * PostgreSQL only: false runs every statement unnamed, never prepared on its connection, for a
-   * pooler in transaction mode (PgBouncer), whose server connections change under each client
-   * between transactions. Default true. See docs/configuration.md, "Connection poolers".
-   */
-  preparedStatements?: boolean;
-  /**
-   * PostgreSQL only: a `postgres://` URL of a direct connection (not through a pooler in
-   * transaction mode) used for LISTEN alone, so that workers wake on notifications. Default:
-   * the `database` connection.
-   */
-  listenDatabase?: string;
-  /** Capabilities of the storage; `{ retention: false }` models a storage that cannot delete. */
-  capabilities?: { retention?: boolean };
-}
+import { checkObject, isStorableText } from './check.js';
+import { boolean, custom, integer, object } from './fields.js';
+import { OptionSet, type OptionsOf } from './option-set.js';
+import { functionField, retentionField } from './shared-fields.js';
 
 const LOGGER_METHODS = ['debug', 'info', 'warn', 'error'] as const;
 
-/**
- * Check the `Tidemark.open` options that are plain values, before anything is opened: a
- * bad one would otherwise fail later and far from its cause (a logger without `info`
- * throws inside a worker; a pool size of 0 hangs every query).
- */
-export function checkOpenScalars(options: Record<string, unknown>): void {
-  if (options.logger !== undefined) checkLogger(options.logger, 'logger');
-  if (options.poolSize !== undefined) checkInteger(options.poolSize, 'poolSize', 1, 1_000);
-  if (options.strictDurability !== undefined) checkBoolean(options.strictDurability, 'strictDurability');
-  if (options.migrate !== undefined) checkBoolean(options.migrate, 'migrate');
-  if (options.preparedStatements !== undefined)
-    checkBoolean(options.preparedStatements, 'preparedStatements');
-  if (options.listenDatabase !== undefined) checkListenDatabase(options.listenDatabase);
-  if (options.capabilities !== undefined) {
-    const capabilities = checkObject(options.capabilities, 'capabilities');
-    checkKnownKeys(capabilities, 'capabilities', ['retention']);
-    if (capabilities.retention !== undefined) checkBoolean(capabilities.retention, 'capabilities.retention');
-  }
-}
-
-function checkListenDatabase(value: unknown): void {
-  if (typeof value !== 'string' || !isPostgresUrl(value) || !isStorableText(value) || value.length > 2_000) {
-    throw new InvalidOptionError('listenDatabase', 'a postgres:// connection string', redact(value));
-  }
-}
-
-/** A connection string's password is not repeated in an error message. */
-function redact(value: unknown): unknown {
-  return typeof value === 'string' ? value.replace(/(:\/\/[^:/@]*:)[^@]*@/, '$1***@') : value;
-}
-
-function checkLogger(value: unknown, field: string): void {
+function checkLogger(value: unknown, field: string): Logger {
   const logger = checkObject(value, field);
   const missing = LOGGER_METHODS.filter((method) => typeof logger[method] !== 'function');
   if (missing.length > 0 || (logger.child !== undefined && typeof logger.child !== 'function')) {
@@ -85,4 +25,107 @@ function checkLogger(value: unknown, field: string): void {
       value,
     );
   }
+  return value as Logger;
 }
+
+/** A connection string's password is not repeated in an error message. */
+function redact(value: unknown): unknown {
+  return typeof value === 'string' ? value.replace(/(:\/\/[^:/@]*:)[^@]*@/, '$1***@') : value;
+}
+
+/**
+ * `Tidemark.open`'s options, declared once. The engine checks them all before it opens
+ * anything: a bad one would otherwise fail later and far from its cause (a logger without
+ * `info` throws inside a worker; a pool size of 0 hangs every query).
+ */
+export const openOptions = new OptionSet('options', {
+  database: custom<DatabaseOption, DatabaseOption, string>({
+    expected: DATABASE_EXPECTED,
+    docType: '`string \\| pg.Pool \\| PGlite`',
+    default: './.tidemark',
+    description: 'where the tables live; see [the forms below](#database)',
+    jsonSchema: { type: 'string' },
+    check: (value, field) => {
+      if (!isDatabaseOption(value)) throw new InvalidOptionError(field, DATABASE_EXPECTED, value);
+      return value;
+    },
+  }),
+  schema: custom<string, string, string>({
+    expected: 'a lowercase identifier of 1-40 characters ([a-z_][a-z0-9_]*)',
+    docType: '`string`',
+    default: 'tidemark',
+    description:
+      "the SQL schema holding Tidemark's tables: a lowercase identifier of 1 to 40 characters (`[a-z_][a-z0-9_]*`); several engines can share one database under different schemas. It may be shared with other tools (see [Sharing a schema](#sharing-a-schema))",
+    jsonSchema: { type: 'string', pattern: '^[a-z_][a-z0-9_]{0,39}$' },
+    check: (value) => checkSchemaName(value),
+  }),
+  retention: retentionField({
+    description:
+      "the engine's policy for jobs whose queue and job set none: completed 30 days, failed, cancelled and expired 90 days, consumed signals 7 days; `false` keeps them forever (see [retention.md](retention.md#policies))",
+    docDefault: '`Retention.STOCK`',
+  }),
+  logger: custom<Logger>({
+    expected: 'an object with debug, info, warn and error functions (child optional)',
+    docType: '`Logger`',
+    docDefault: "warnings and errors on stderr, plus each worker's retention line",
+    description:
+      'any `{ debug, info, warn, error, child? }` object; `consoleLogger(level)` and `silentLogger` are exported',
+    check: checkLogger,
+  }),
+  archive: functionField<ArchiveHook>({
+    expected: 'a function (batch, tx) => void',
+    docType: '`(batch, tx) => void \\| Promise<void>`',
+    description:
+      'called with each batch the retention sweep is about to delete, inside the deleting transaction (see [retention.md](retention.md#archive-before-delete))',
+  }),
+  strictDurability: boolean({
+    default: false,
+    description:
+      'embedded folder only: sync the write-ahead log on every commit, so a power cut loses no acknowledged commit (about half the commit rate); ignored for the other forms of `database`',
+  }),
+  migrate: boolean({
+    default: true,
+    description: 'apply pending migrations when opening; see [`migrate: false`](#migrate-false)',
+  }),
+  poolSize: integer(1, 1_000, {
+    default: 10,
+    description:
+      'connections in the `pg.Pool` Tidemark creates from a `postgres://` URL; ignored for the other forms',
+  }),
+  preparedStatements: boolean({
+    default: true,
+    description:
+      'PostgreSQL only: `false` runs every statement unnamed, never prepared on its connection. Set it behind a pooler in transaction mode (see [Connection poolers](#connection-poolers)); it costs a planning of each statement on each run. Ignored on the embedded database, which prepares nothing',
+  }),
+  listenDatabase: custom<string>({
+    expected: 'a postgres:// connection string',
+    docType: '`string` (a `postgres://` URL)',
+    docDefault: 'the `database` connection',
+    description:
+      'PostgreSQL only: a separate, direct connection (not through a transaction-mode pooler) used for LISTEN alone, so that workers wake on notifications; refused with an embedded database (see [Connection poolers](#connection-poolers))',
+    jsonSchema: { type: 'string', pattern: '^postgres(ql)?://' },
+    check: (value, field) => {
+      if (
+        typeof value !== 'string' ||
+        !isPostgresUrl(value) ||
+        !isStorableText(value) ||
+        value.length > 2_000
+      ) {
+        throw new InvalidOptionError(field, 'a postgres:// connection string', redact(value));
+      }
+      return value;
+    },
+  }),
+  capabilities: object(
+    { retention: boolean({ default: true, description: 'whether the storage can delete' }) },
+    {
+      docType: '`{ retention?: boolean }`',
+      docDefault: '`{ retention: true }`',
+      description:
+        '`retention: false` models a storage that cannot delete: no sweep runs (one warning per worker) and `tm.sweep` / `removeJobs` throw `RetentionUnsupportedError`',
+    },
+  ),
+});
+
+/** Options of `Tidemark.open`. */
+export type OpenOptions = OptionsOf<typeof openOptions.properties>;

@@ -1,7 +1,6 @@
 import type { EngineCore } from '../engine-core.js';
 import { QueueNotFoundError } from '../errors.js';
 import { checkString } from '../options/check.js';
-import { readOptions } from '../options/read-options.js';
 import { notePolicy } from '../retention/policy-notes.js';
 import { type QueueOptions, type ResolvedQueue, resolveQueueOptions } from './queue-options.js';
 
@@ -10,9 +9,8 @@ export function defineQueue<Data, Output>(
   core: EngineCore,
   input: QueueOptions<Data, Output>,
 ): ResolvedQueue {
-  const options = readOptions(input, 'queue') as QueueOptions<Data, Output>;
-  const queue = resolveQueueOptions(options);
-  if (options.retention !== undefined) notePolicy(core.once, options.retention, `queue ${queue.name}`);
+  const { queue, policy } = resolveQueueOptions(input);
+  if (policy !== undefined) notePolicy(core.once, policy, `queue ${queue.name}`);
   core.registry.define(queue);
   return queue;
 }

@@ -1,16 +1,11 @@
-import { InvalidOptionError } from '../errors.js';
 import type { Job } from '../model/job.js';
 import { MAX_ATTEMPTS } from '../model/job-rules.js';
 import type { BackoffOptions, StoredQueueOptions } from '../model/queue.js';
-import {
-  checkBoolean,
-  checkInteger,
-  checkKnownKeys,
-  checkObject,
-  checkSeconds,
-  checkString,
-} from '../options/check.js';
-import { freezeRetention, type RetentionPolicy } from '../retention/policy.js';
+import type { RetentionPolicy } from '../model/retention-policy.js';
+import { checkInteger, checkObject, checkString } from '../options/check.js';
+import { boolean, custom, integer, object, seconds, text } from '../options/fields.js';
+import { OptionSet, type OptionsOf } from '../options/option-set.js';
+import { functionField, retentionField } from '../options/shared-fields.js';
 import type { JobContext } from '../workflow/job-context.js';
 
 export type { BackoffOptions, StoredQueueOptions } from '../model/queue.js';
@@ -21,24 +16,116 @@ export type Handler<Data = unknown, Output = unknown> = (
   ctx: JobContext,
 ) => Promise<Output> | Output;
 
-/** Options of `tm.createQueue`. */
-export interface QueueOptions<Data = unknown, Output = unknown> {
-  name: string;
-  handler?: Handler<Data, Output>;
-  /** Retention for this queue's jobs; replaces the engine's policy. `false` keeps them forever. */
-  retention?: RetentionPolicy | false;
-  /** At most this many of the queue's jobs run at once on one worker. */
-  concurrency?: number;
-  /** Default 3. */
-  maxAttempts?: number;
-  /** Per-attempt time limit; the attempt fails with JobTimeoutError and its AbortSignal fires. */
-  timeoutSeconds?: number;
-  backoff?: BackoffOptions;
-  /** Signals this queue's jobs accept, with their mailbox size: `{ approval: 1, votes: 3 }`. */
-  signals?: Record<string, number>;
-  /** Delete a job's checkpoints in the same transaction as its successful completion. */
-  deleteCheckpointsOnComplete?: boolean;
+/** Signals a queue's jobs accept, each with its mailbox size. */
+function checkSignals(input: unknown, field: string): Record<string, number> {
+  const signals = checkObject(input, field);
+  const out: Record<string, number> = {};
+  for (const [name, size] of Object.entries(signals)) {
+    checkString(name, `${field} (name)`);
+    out[name] = checkInteger(size, `${field}.${name}`, 1, 10_000);
+  }
+  return out;
 }
+
+/** At most a year, for every duration of a queue. */
+const YEAR = 31_536_000;
+
+export const DEFAULT_BACKOFF: Required<BackoffOptions> = Object.freeze({
+  delaySeconds: 1,
+  factor: 2,
+  maxDelaySeconds: 3_600,
+  jitter: true,
+});
+
+/** A queue's options, declared once: `tm.createQueue`'s input, checked, with its defaults. */
+export const queueOptions = new OptionSet(
+  'queue',
+  {
+    name: text(200, { description: "the queue's name" }),
+    handler: functionField<Handler>({
+      expected: 'a function (job, ctx) => output',
+      docType: '`(job, ctx) => Output \\| Promise<Output>`',
+      description:
+        'runs each job; its JSON return value becomes `job.output`. A producer process needs no handler.',
+    }),
+    concurrency: integer(1, 10_000, {
+      description:
+        "at most this many of the queue's jobs run at once on one worker (jobs prefetched for it count too)",
+      docDefault: "none: only the worker's `concurrency` limits it",
+    }),
+    maxAttempts: integer(MAX_ATTEMPTS.min, MAX_ATTEMPTS.max, {
+      default: MAX_ATTEMPTS.default,
+      description: 'attempts before a job ends `failed`',
+    }),
+    timeoutSeconds: seconds(
+      { exclusiveMin: true, max: YEAR },
+      {
+        description:
+          'per-attempt time limit: the attempt fails with `JobTimeoutError` and `ctx.signal` fires',
+      },
+    ),
+    backoff: object(
+      {
+        delaySeconds: seconds(
+          { max: YEAR },
+          {
+            description: 'the delay after the first failed attempt; required when `backoff` is given',
+            docDefault: '`1`',
+          },
+        ),
+        factor: seconds(
+          { min: 1, max: 100 },
+          {
+            default: DEFAULT_BACKOFF.factor,
+            description:
+              'each later delay is this many times the one before: `delaySeconds * factor^(attempt - 1)`',
+          },
+        ),
+        maxDelaySeconds: seconds(
+          { max: YEAR },
+          { default: DEFAULT_BACKOFF.maxDelaySeconds, description: 'the longest delay' },
+        ),
+        jitter: boolean({
+          default: DEFAULT_BACKOFF.jitter,
+          description: 'spread each delay randomly over [delay/2, delay]; `false` keeps it exact',
+        }),
+      },
+      {
+        required: ['delaySeconds'],
+        default: DEFAULT_BACKOFF,
+        docType: '`{ delaySeconds, factor?, maxDelaySeconds?, jitter? }`',
+        description: 'exponential backoff between attempts',
+      },
+    ),
+    retention: retentionField({
+      description: "this queue's policy; replaces the engine's (see [retention.md](retention.md#policies))",
+      docDefault: "none: the engine's",
+    }),
+    signals: custom<Record<string, number>, Record<string, number>, Record<string, number>>({
+      expected: 'an object',
+      docType: '`Record<string, number>`',
+      docDefault: '`{}`',
+      default: {},
+      description:
+        'the workflow signals its jobs accept, each with its mailbox size (1 to 10,000) (see [workflows.md](workflows.md#signals))',
+      jsonSchema: { type: 'object', additionalProperties: { type: 'integer', minimum: 1, maximum: 10_000 } },
+      check: checkSignals,
+    }),
+    deleteCheckpointsOnComplete: boolean({
+      default: false,
+      description: "delete a job's checkpoints in the transaction that completes it",
+    }),
+  },
+  ['name'],
+);
+
+/** Options of `tm.createQueue`: the declared queue options, with the handler typed. */
+export type QueueOptions<Data = unknown, Output = unknown> = Omit<
+  OptionsOf<typeof queueOptions.properties, 'name'>,
+  'handler'
+> & {
+  handler?: Handler<Data, Output>;
+};
 
 /** A queue's options after validation and defaults: its stored options, its name and handler. */
 export interface ResolvedQueue extends StoredQueueOptions {
@@ -47,82 +134,28 @@ export interface ResolvedQueue extends StoredQueueOptions {
 }
 
 export const DEFAULT_MAX_ATTEMPTS = MAX_ATTEMPTS.default;
-export const DEFAULT_BACKOFF: Required<BackoffOptions> = Object.freeze({
-  delaySeconds: 1,
-  factor: 2,
-  maxDelaySeconds: 3_600,
-  jitter: true,
-});
 
-const KNOWN = [
-  'name',
-  'handler',
-  'retention',
-  'concurrency',
-  'maxAttempts',
-  'timeoutSeconds',
-  'backoff',
-  'signals',
-  'deleteCheckpointsOnComplete',
-] as const;
-
-export function resolveQueueOptions(input: unknown): ResolvedQueue {
-  const options = checkObject(input, 'queue');
-  checkKnownKeys(options, '', KNOWN);
-  const name = checkString(options.name, 'name');
-  if (options.handler !== undefined && typeof options.handler !== 'function') {
-    throw new InvalidOptionError('handler', 'a function (job, ctx) => output', options.handler);
-  }
-  return {
-    name,
-    handler: options.handler as Handler | undefined,
-    retention: options.retention === undefined ? undefined : freezeRetention(options.retention, 'retention'),
-    concurrency:
-      options.concurrency === undefined
-        ? undefined
-        : checkInteger(options.concurrency, 'concurrency', 1, 10_000),
-    maxAttempts:
-      options.maxAttempts === undefined
-        ? DEFAULT_MAX_ATTEMPTS
-        : checkInteger(options.maxAttempts, 'maxAttempts', MAX_ATTEMPTS.min, MAX_ATTEMPTS.max),
-    timeoutSeconds:
-      options.timeoutSeconds === undefined
-        ? undefined
-        : checkSeconds(options.timeoutSeconds, 'timeoutSeconds', { exclusiveMin: true, max: 31_536_000 }),
-    backoff: resolveBackoff(options.backoff),
-    signals: resolveSignals(options.signals),
-    deleteCheckpointsOnComplete:
-      options.deleteCheckpointsOnComplete === undefined
-        ? false
-        : checkBoolean(options.deleteCheckpointsOnComplete, 'deleteCheckpointsOnComplete'),
+/**
+ * Check `tm.createQueue`'s options and fill in the defaults; with the policy as given, for the
+ * note on what it keeps forever.
+ */
+export function resolveQueueOptions(input: unknown): {
+  queue: ResolvedQueue;
+  policy?: RetentionPolicy | false;
+} {
+  const options = queueOptions.read(input);
+  const queue: ResolvedQueue = {
+    name: options.name,
+    handler: options.handler,
+    retention: options.retention?.windows,
+    concurrency: options.concurrency,
+    maxAttempts: options.maxAttempts,
+    timeoutSeconds: options.timeoutSeconds,
+    backoff: options.backoff as Required<BackoffOptions>,
+    signals: options.signals,
+    deleteCheckpointsOnComplete: options.deleteCheckpointsOnComplete,
   };
-}
-
-function resolveBackoff(input: unknown): Required<BackoffOptions> {
-  if (input === undefined) return DEFAULT_BACKOFF;
-  const backoff = checkObject(input, 'backoff');
-  checkKnownKeys(backoff, 'backoff', ['delaySeconds', 'factor', 'maxDelaySeconds', 'jitter']);
-  return {
-    delaySeconds: checkSeconds(backoff.delaySeconds, 'backoff.delaySeconds', { max: 31_536_000 }),
-    factor:
-      backoff.factor === undefined ? 2 : checkSeconds(backoff.factor, 'backoff.factor', { min: 1, max: 100 }),
-    maxDelaySeconds:
-      backoff.maxDelaySeconds === undefined
-        ? 3_600
-        : checkSeconds(backoff.maxDelaySeconds, 'backoff.maxDelaySeconds', { max: 31_536_000 }),
-    jitter: backoff.jitter === undefined ? true : checkBoolean(backoff.jitter, 'backoff.jitter'),
-  };
-}
-
-function resolveSignals(input: unknown): Record<string, number> {
-  if (input === undefined) return {};
-  const signals = checkObject(input, 'signals');
-  const out: Record<string, number> = {};
-  for (const [name, size] of Object.entries(signals)) {
-    checkString(name, 'signals (name)');
-    out[name] = checkInteger(size, `signals.${name}`, 1, 10_000);
-  }
-  return out;
+  return { queue, policy: options.retention?.policy };
 }
 
 /** Seconds to wait before attempt `attempt + 1`, after attempt `attempt` failed. */

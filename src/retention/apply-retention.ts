@@ -1,10 +1,10 @@
 import type { EngineCore } from '../engine-core.js';
 import { InvalidOptionError, QueueNotFoundError } from '../errors.js';
 import type { FrozenRetention } from '../model/job.js';
+import { freezeRetention, type RetentionPolicy } from '../model/retention-policy.js';
 import { checkBatchSize, DEFAULT_BATCH_SIZE } from '../options/batch-size.js';
 import { checkBoolean, checkKnownKeys, checkObject, checkString } from '../options/check.js';
 import { readOptions } from '../options/read-options.js';
-import { freezeRetention, type RetentionPolicy } from './policy.js';
 import { notePolicy } from './policy-notes.js';
 
 /** Options of `tm.applyRetention`. */

@@ -1,6 +1,6 @@
 import { messages } from '../log/messages.js';
 import type { OnceLogger } from '../log/once.js';
-import { freezeRetention, policyGaps } from './policy.js';
+import { freezeRetention, policyGaps } from '../model/retention-policy.js';
 
 /**
  * Say once per distinct policy, per engine, what it keeps forever: a warning for a policy

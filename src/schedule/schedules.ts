@@ -1,18 +1,40 @@
 import type { EngineCore } from '../engine-core.js';
 import { ScheduleNotFoundError } from '../errors.js';
-import { checkKnownKeys, checkObject, checkString } from '../options/check.js';
-import { toJsonText } from '../options/json.js';
+import { checkString } from '../options/check.js';
+import { custom, text } from '../options/fields.js';
+import { OptionSet, type OptionsOf } from '../options/option-set.js';
+import { jsonDataField } from '../options/shared-fields.js';
 import { checkCron } from './cron.js';
 
+/** `tm.schedule`'s options, declared once. */
+export const scheduleOptions = new OptionSet(
+  'schedule',
+  {
+    name: text(200, { description: "the schedule's name; scheduling the same name again replaces it" }),
+    cron: custom<string>({
+      expected: 'a cron expression such as "*/5 * * * *"',
+      docType: '`string`',
+      description:
+        'when it fires: five fields (minute hour day month weekday), or six with seconds first; `@hourly`, `@daily` and the like',
+      jsonSchema: { type: 'string', minLength: 1, maxLength: 200 },
+      check: (value) => checkCron(value, undefined).cron,
+    }),
+    queue: text(200, { description: 'the queue each fire adds a job to; it must exist' }),
+    data: jsonDataField({ description: "each fired job's data" }),
+    timezone: custom<string, string, string>({
+      expected: 'an IANA time zone such as "Europe/Paris"',
+      docType: '`string`',
+      default: 'UTC',
+      description: 'the IANA time zone the expression is read in',
+      jsonSchema: { type: 'string' },
+      check: (value) => checkCron('* * * * *', value).timezone,
+    }),
+  },
+  ['name', 'cron', 'queue'],
+);
+
 /** Options of `tm.schedule`. */
-export interface ScheduleOptions {
-  name: string;
-  cron: string;
-  queue: string;
-  data?: unknown;
-  /** IANA time zone; default UTC. */
-  timezone?: string;
-}
+export type ScheduleOptions = OptionsOf<typeof scheduleOptions.properties, 'name' | 'cron' | 'queue'>;
 
 /** A stored schedule, as `tm.listSchedules()` gives it. */
 export interface ScheduleRecord {
@@ -34,15 +56,10 @@ export interface CheckedSchedule {
   data: string;
 }
 
-/** Check `tm.schedule`'s options (the cron expression and time zone too) before anything is read. */
-export function checkSchedule(options: ScheduleOptions): CheckedSchedule {
-  const input = checkObject(options, 'schedule');
-  checkKnownKeys(input, '', ['name', 'cron', 'queue', 'data', 'timezone']);
-  const name = checkString(input.name, 'name');
-  const { cron, timezone } = checkCron(input.cron, input.timezone);
-  const queue = checkString(input.queue, 'queue');
-  const data = toJsonText(input.data, 'data');
-  return { name, cron, timezone, queue, data };
+/** Check `tm.schedule`'s options (the cron expression in its time zone too) before anything is read. */
+export function checkSchedule(input: ScheduleOptions): CheckedSchedule {
+  const { name, cron, queue, data, timezone } = scheduleOptions.read(input);
+  return { name, queue, data, ...checkCron(cron, timezone) };
 }
 
 /** Create or replace a schedule; its queue must exist (QueueNotFoundError otherwise). */

@@ -3,7 +3,7 @@ import { checkSchema, migrate, schemaVersion } from './migrate.js';
 import { latestVersion } from './migrations/index.js';
 import { Storage } from './storage.js';
 
-export { isPostgresUrl } from './driver/create-driver.js';
+export { DATABASE_EXPECTED, isDatabaseOption, isPostgresUrl } from './driver/create-driver.js';
 export { checkSchemaName } from './schema-name.js';
 
 /** How to open Tidemark's storage on a database. */

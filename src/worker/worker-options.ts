@@ -1,45 +1,49 @@
-import { InvalidOptionError } from '../errors.js';
-import { checkBatchSize, DEFAULT_BATCH_SIZE } from '../options/batch-size.js';
-import { checkInteger, checkKnownKeys, checkObject, checkSeconds, checkString } from '../options/check.js';
+import { Type } from '@sinclair/typebox';
+import { checkBatchSize, DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE } from '../options/batch-size.js';
+import { custom, either, grouped, integer, literal, object, seconds, text } from '../options/fields.js';
+import { OptionSet, type OptionsOf } from '../options/option-set.js';
 import { AUTO_PREFETCH_MAX } from './prefetch.js';
 
-/** Options of the retention and unique-lock sweeps on a worker. */
-export interface SweepOptions {
-  /** Default 3600. */
-  intervalSeconds?: number;
-  /** Rows per delete statement; 1..10000 (larger values are clamped with one warning). Default 1000. */
-  batchSize?: number;
+/** A sweep's batch size: a whole number from 1, clamped to MAX_BATCH_SIZE with one warning. */
+function batchSizeField(description: string) {
+  return custom<number, number, number>({
+    expected: `a whole number from 1 to ${MAX_BATCH_SIZE} (larger values are clamped to ${MAX_BATCH_SIZE})`,
+    docType: `\`number\` (whole, 1 to ${grouped(MAX_BATCH_SIZE)}; larger values are clamped with one warning)`,
+    default: DEFAULT_BATCH_SIZE,
+    description,
+    jsonSchema: { type: 'integer', minimum: 1 },
+    check: (value, field, warnings) => {
+      const { batchSize, warning } = checkBatchSize(value, field);
+      if (warning) warnings.push(warning);
+      return batchSize;
+    },
+  });
 }
 
-/** Options of `tm.worker(...)`. */
-export interface WorkerOptions {
-  /** Queues to work; default every queue with a handler in this process. */
-  queues?: string[];
-  /** Jobs run at once on this worker. Default 10. */
-  concurrency?: number;
-  /** Retention sweep on this worker; `false` turns it off on this node. */
-  sweep?: SweepOptions | false;
-  /** Expired unique-lock sweep; on even when retention is off; `false` turns it off on this node. */
-  uniqueLockSweep?: SweepOptions | false;
-  /** Maintenance tick (stalled recovery, promotion, expiry, schedules). Default 5. */
-  tickIntervalSeconds?: number;
-  /** Backstop poll when no notification arrives. Default 1. */
-  pollIntervalSeconds?: number;
-  /** How long a claim owns a job without a heartbeat. Default 60. Heartbeats run every third of it. */
-  lockSeconds?: number;
-  /** `stop()` waits this long for running handlers before releasing their jobs. Default 30. */
-  shutdownTimeoutSeconds?: number;
-  /**
-   * Jobs held claimed beyond the free slots, so fast jobs never wait on a claim round trip.
-   * 'auto' (default) holds about four claim round trips of work at the current rate, up to
-   * 1000, and none for slow jobs; a number holds that many; 0 claims only for free slots.
-   * Held jobs are covered by heartbeats and released on stop.
-   */
-  prefetch?: number | 'auto';
-  /** Most jobs claimed per statement. Default: the concurrency plus the prefetch bound (at most 10000). */
-  fetchBatchSize?: number;
-  /** A name for logs and `locked_by`; default host:pid:random. */
-  id?: string;
+/** A sweep on a worker: its interval and batch size, or `false` to run none on this node. */
+function sweepField(description: string, docDefault: string) {
+  return either(
+    [
+      literal(false),
+      object(
+        {
+          intervalSeconds: seconds(
+            { exclusiveMin: true, max: 31_536_000 },
+            { default: 3_600, description: 'seconds between runs, one node per interval across the cluster' },
+          ),
+          batchSize: batchSizeField('rows per delete statement'),
+        },
+        { docType: '`{ intervalSeconds?, batchSize? }`', description },
+      ),
+    ],
+    {
+      expected: 'false or { intervalSeconds?, batchSize? }',
+      docType: '`{ intervalSeconds?, batchSize? } \\| false`',
+      default: DEFAULT_SWEEP,
+      docDefault,
+      description,
+    },
+  );
 }
 
 export interface ResolvedSweep {
@@ -47,108 +51,106 @@ export interface ResolvedSweep {
   batchSize: number;
 }
 
-export interface ResolvedWorkerOptions {
-  queues?: string[];
-  concurrency: number;
-  sweep: ResolvedSweep | false;
-  uniqueLockSweep: ResolvedSweep | false;
-  tickIntervalSeconds: number;
-  pollIntervalSeconds: number;
-  lockSeconds: number;
-  shutdownTimeoutSeconds: number;
-  prefetch: number | 'auto';
-  fetchBatchSize: number;
-  id?: string;
-}
-
 export const DEFAULT_SWEEP: ResolvedSweep = Object.freeze({
   intervalSeconds: 3_600,
   batchSize: DEFAULT_BATCH_SIZE,
 });
 
-const KNOWN = [
-  'queues',
-  'concurrency',
-  'sweep',
-  'uniqueLockSweep',
-  'tickIntervalSeconds',
-  'pollIntervalSeconds',
-  'lockSeconds',
-  'shutdownTimeoutSeconds',
-  'prefetch',
-  'fetchBatchSize',
-  'id',
-] as const;
+/** A worker's options, declared once: `tm.worker`'s input, checked, with its defaults. */
+export const workerOptions = new OptionSet('worker', {
+  queues: Type.Array(text(200, { description: 'a queue name' }), {
+    minItems: 1,
+    expected: 'a non-empty array of queue names',
+    docType: '`string[]` (not empty)',
+    docDefault:
+      'every queue created in this process with a handler, including queues created after the worker started',
+    description: 'the queues this worker claims from; each must have a handler in this process',
+  }),
+  concurrency: integer(1, 10_000, { default: 10, description: 'jobs run at once on this worker' }),
+  prefetch: either([literal('auto'), Type.Integer({ minimum: 0, maximum: 10_000 })], {
+    expected: "'auto' or an integer from 0 to 10000",
+    docType: "`number` (whole, 0 to 10,000) or `'auto'`",
+    default: 'auto' as const,
+    description:
+      "jobs held claimed beyond the free slots, so a freed slot never waits for a claim round trip. `'auto'` holds about four claim round trips of work at the rate jobs start now, up to 1,000, and none for slow jobs; a number holds that many; `0` claims only for free slots. Held jobs are covered by heartbeats and given back on `stop()`.",
+  }),
+  fetchBatchSize: integer(1, 10_000, {
+    description: 'the most jobs one claim statement takes',
+    docDefault: "`concurrency` plus the prefetch bound (1,000 for `'auto'`), at most 10,000",
+  }),
+  pollIntervalSeconds: seconds(
+    { min: 0.01, max: 3_600 },
+    {
+      default: 1,
+      description:
+        'how often the worker looks for due work when no notification arrives (retries and delayed jobs coming due, workflows waking from a sleep)',
+    },
+  ),
+  lockSeconds: seconds(
+    { min: 1, max: 86_400 },
+    {
+      default: 60,
+      description:
+        'how long a claim owns a job without a heartbeat; heartbeats extend it every third of it (a beat that fails is tried again within 2 s). A job whose lock lapses is stalled and recovered by the maintenance tick, unless its worker is alive after a database outage: see *Outages longer than the lock* in [concepts](concepts.md#outages-longer-than-the-lock).',
+    },
+  ),
+  tickIntervalSeconds: seconds(
+    { min: 0.05, max: 86_400 },
+    {
+      default: 5,
+      description:
+        'the maintenance tick: recover stalled jobs, expire overdue ones, promote due retries, fire schedules (one node per tick across the cluster); also the resolution of schedules',
+    },
+  ),
+  shutdownTimeoutSeconds: seconds(
+    { max: 86_400 },
+    {
+      default: 30,
+      description:
+        'how long `stop()` waits for running handlers; then it aborts them (`ctx.signal`) and gives their jobs back at once, without counting an attempt',
+    },
+  ),
+  sweep: sweepField(
+    'the retention sweep on this worker (one node per interval across the cluster, first run 1 to 5 s after `start()`); `false` turns it off on this node only',
+    '`{ intervalSeconds: 3600, batchSize: 1000 }`',
+  ),
+  uniqueLockSweep: sweepField(
+    'the sweep of expired unique locks (from `idempotencyKey` and `uniqueFor`); runs even when retention is off',
+    'the same',
+  ),
+  id: text(200, {
+    docDefault: '`host:pid:random`',
+    description:
+      "this worker's name in logs and in `locked_by`; one process at a time: `start()` under the id of a worker live in another process throws `WorkerIdInUseError`",
+  }),
+});
+
+/** Options of `tm.worker(...)`. */
+export type WorkerOptions = OptionsOf<typeof workerOptions.properties>;
+
+/** Options of the retention and unique-lock sweeps on a worker. */
+export type SweepOptions = Exclude<WorkerOptions['sweep'], false | undefined>;
+
+/** A worker's options once checked, its defaults filled in. */
+export type ResolvedWorkerOptions = Omit<ReturnType<typeof workerOptions.read>, 'fetchBatchSize'> & {
+  fetchBatchSize: number;
+};
 
 /** Validate worker options. Warnings (a clamped batch size) are returned for the worker to log once. */
 export function resolveWorkerOptions(input: unknown = {}): {
   options: ResolvedWorkerOptions;
   warnings: string[];
 } {
-  const options = checkObject(input, 'worker');
-  checkKnownKeys(options, '', KNOWN);
   const warnings: string[] = [];
-  let queues: string[] | undefined;
-  if (options.queues !== undefined) {
-    if (!Array.isArray(options.queues) || options.queues.length === 0) {
-      throw new InvalidOptionError('queues', 'a non-empty array of queue names', options.queues);
-    }
-    queues = options.queues.map((q, i) => checkString(q, `queues[${i}]`));
-  }
-  const concurrency =
-    options.concurrency === undefined ? 10 : checkInteger(options.concurrency, 'concurrency', 1, 10_000);
-  const prefetch =
-    options.prefetch === undefined || options.prefetch === 'auto'
-      ? 'auto'
-      : checkInteger(options.prefetch, 'prefetch', 0, 10_000);
-  const lockSeconds =
-    options.lockSeconds === undefined
-      ? 60
-      : checkSeconds(options.lockSeconds, 'lockSeconds', { min: 1, max: 86_400 });
+  const options = workerOptions.read(input ?? {}, '', [], warnings);
+  const { concurrency, prefetch } = options;
   return {
     warnings,
     options: {
-      queues,
-      concurrency,
-      sweep: resolveSweep(options.sweep, 'sweep', warnings),
-      uniqueLockSweep: resolveSweep(options.uniqueLockSweep, 'uniqueLockSweep', warnings),
-      tickIntervalSeconds:
-        options.tickIntervalSeconds === undefined
-          ? 5
-          : checkSeconds(options.tickIntervalSeconds, 'tickIntervalSeconds', { min: 0.05, max: 86_400 }),
-      pollIntervalSeconds:
-        options.pollIntervalSeconds === undefined
-          ? 1
-          : checkSeconds(options.pollIntervalSeconds, 'pollIntervalSeconds', { min: 0.01, max: 3_600 }),
-      lockSeconds,
-      shutdownTimeoutSeconds:
-        options.shutdownTimeoutSeconds === undefined
-          ? 30
-          : checkSeconds(options.shutdownTimeoutSeconds, 'shutdownTimeoutSeconds', { max: 86_400 }),
-      prefetch,
+      ...options,
       fetchBatchSize:
-        options.fetchBatchSize === undefined
-          ? Math.min(concurrency + (prefetch === 'auto' ? AUTO_PREFETCH_MAX : prefetch), 10_000)
-          : checkInteger(options.fetchBatchSize, 'fetchBatchSize', 1, 10_000),
-      id: options.id === undefined ? undefined : checkString(options.id, 'id'),
+        options.fetchBatchSize ??
+        Math.min(concurrency + (prefetch === 'auto' ? AUTO_PREFETCH_MAX : prefetch), 10_000),
     },
   };
-}
-
-export function resolveSweep(input: unknown, field: string, warnings: string[]): ResolvedSweep | false {
-  if (input === false) return false;
-  if (input === undefined) return DEFAULT_SWEEP;
-  const sweep = checkObject(input, field);
-  checkKnownKeys(sweep, field, ['intervalSeconds', 'batchSize']);
-  const intervalSeconds =
-    sweep.intervalSeconds === undefined
-      ? DEFAULT_SWEEP.intervalSeconds
-      : checkSeconds(sweep.intervalSeconds, `${field}.intervalSeconds`, {
-          exclusiveMin: true,
-          max: 31_536_000,
-        });
-  if (sweep.batchSize === undefined) return { intervalSeconds, batchSize: DEFAULT_SWEEP.batchSize };
-  const { batchSize, warning } = checkBatchSize(sweep.batchSize, `${field}.batchSize`);
-  if (warning) warnings.push(warning);
-  return { intervalSeconds, batchSize };
 }

@@ -15,7 +15,7 @@ export interface RunChildOptions {
   priority?: number;
   maxAttempts?: number;
   delaySeconds?: number;
-  retention?: import('../retention/policy.js').RetentionPolicy | false;
+  retention?: import('../model/retention-policy.js').RetentionPolicy | false;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { RetentionPolicy } from '../../retention/policy.js';
+import type { RetentionPolicy } from '../../model/retention-policy.js';
 import type { Tidemark } from '../../tidemark.js';
 import { type CliIo, UsageError } from '../cli-io.js';
 import type { Command } from '../command.js';

@@ -56,11 +56,15 @@ export async function createDriver(
     refuseListenDatabase(options);
     return await PgliteDriver.wrap(database as unknown as PGlite);
   }
-  throw new InvalidOptionError(
-    'database',
-    "a folder path, 'memory://', a postgres:// URL, a pg.Pool or a PGlite",
-    database,
-  );
+  throw new InvalidOptionError('database', DATABASE_EXPECTED, database);
+}
+
+/** What `database` takes, in an error. */
+export const DATABASE_EXPECTED = "a folder path, 'memory://', a postgres:// URL, a pg.Pool or a PGlite";
+
+/** Whether a value is one of the forms `database` takes (a string is checked when opened). */
+export function isDatabaseOption(value: unknown): value is DatabaseOption {
+  return typeof value === 'string' || value instanceof pg.Pool || isPool(value) || isPglite(value);
 }
 
 function isPglite(value: unknown): value is PgliteInstance {

@@ -1,7 +1,6 @@
 import { InvalidRetentionPolicyError } from '../errors.js';
 import { FINISHED_STATUSES, type JobStatus } from '../job-status.js';
-import type { FrozenRetention } from '../model/job.js';
-import { WINDOW_KEYS } from '../model/job.js';
+import { type FrozenRetention, WINDOW_KEYS } from './job.js';
 
 /**
  * How long finished rows are kept, in seconds. Two shapes:

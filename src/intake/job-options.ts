@@ -1,0 +1,88 @@
+import { Type } from '@sinclair/typebox';
+import { MAX_ATTEMPTS, PRIORITY } from '../model/job-rules.js';
+import { either, integer, object, STORABLE_TEXT, seconds, text } from '../options/fields.js';
+import { OptionSet } from '../options/option-set.js';
+import { dateField, jsonDataField, retentionField } from '../options/shared-fields.js';
+
+/** The longest delay accepted: about 100 years. */
+const MAX_DELAY_SECONDS = 3_153_600_000;
+
+/**
+ * A job's options, declared once: `tm.addJob`'s and `tm.addJobs`'s input, and through
+ * `childOptions` those of `ctx.runChild`. Every way a job comes in reads its request with these.
+ */
+export const jobOptions = new OptionSet(
+  'job',
+  {
+    queue: text(200, { description: 'the queue to add to' }),
+    data: jsonDataField({
+      description:
+        "the job's input, at most 1 MiB of JSON text nested at most 200 levels (`MAX_PAYLOAD_BYTES`, `MAX_JSON_DEPTH`; PostgreSQL's jsonb parser gives out past a few thousand); functions, `BigInt`, cycles and `NaN` are refused, as is a value whose getter, Proxy trap or `toJSON` throws (with that error as `cause`)",
+    }),
+    delaySeconds: seconds(
+      { max: MAX_DELAY_SECONDS },
+      { description: 'run no earlier than this many seconds from now; not with `runAt`', docDefault: '`0`' },
+    ),
+    runAt: dateField({
+      description: 'run no earlier than this moment; not with `delaySeconds`',
+      docDefault: 'now',
+    }),
+    priority: integer(PRIORITY.min, PRIORITY.max, {
+      default: PRIORITY.default,
+      description: 'higher runs first',
+    }),
+    maxAttempts: integer(MAX_ATTEMPTS.min, MAX_ATTEMPTS.max, {
+      description: "overrides the queue's for this job",
+      docDefault: "the queue's",
+    }),
+    expireInSeconds: seconds(
+      { exclusiveMin: true },
+      {
+        description:
+          'not started this long after its run time: the job becomes `expired` (by the maintenance tick)',
+      },
+    ),
+    idempotencyKey: object(
+      {
+        key: text(255, { description: 'the key' }),
+        ttlSeconds: seconds({ exclusiveMin: true }, { description: 'how long the key holds' }),
+      },
+      {
+        required: ['key', 'ttlSeconds'],
+        docType: '`{ key: string; ttlSeconds: number }`',
+        description:
+          "an add with the same key on the same queue within `ttlSeconds` returns the first job's id with `deduplicated: true`; `key` up to 255 characters",
+      },
+    ),
+    uniqueFor: seconds(
+      { exclusiveMin: true },
+      {
+        description:
+          'the same, keyed on the queue and the data (keys in any order); not with `idempotencyKey`',
+      },
+    ),
+    unique: either([Type.Boolean(), Type.String({ minLength: 1, maxLength: 255, pattern: STORABLE_TEXT })], {
+      expected: 'true, false or a key of 1-255 characters',
+      docType: '`boolean \\| string`',
+      docDefault: '`false`',
+      description:
+        'at most one in-flight job per key on the queue: `true` keys on the data, a string (1 to 255 characters) is the key; not with `idempotencyKey` or `uniqueFor`',
+    }),
+    retention: retentionField({
+      description: "this job's policy; replaces the queue's",
+      docDefault: "none: the queue's",
+    }),
+  },
+  ['queue'],
+);
+
+/** The options `ctx.runChild(queue, data, options)` takes: a child's place is its parent's step. */
+export const childOptions = jobOptions.pick('options', [
+  'priority',
+  'maxAttempts',
+  'delaySeconds',
+  'retention',
+]);
+
+/** A job's options once read: checked, with data as JSON text and retention frozen. */
+export type ReadJobOptions = ReturnType<typeof jobOptions.read>;

@@ -1,0 +1,217 @@
+import {
+  type Static,
+  type TObject,
+  type TOptional,
+  type TProperties,
+  type TSchema,
+  type TUnion,
+  Type,
+} from '@sinclair/typebox';
+import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler';
+import { type ValueError, ValueErrorType } from '@sinclair/typebox/errors';
+import { InvalidOptionError } from '../errors.js';
+import { type CustomCheck, type Fields, fieldMeta, type TCustom } from './fields.js';
+import { readOptions } from './read-options.js';
+
+/** The value a field takes once read: a custom field's check result, nested defaults filled in. */
+type ValueOf<S> =
+  S extends TCustom<unknown, infer Out>
+    ? Out
+    : S extends TObject<infer Q>
+      ? ReadOptions<Q>
+      : S extends TUnion<infer M>
+        ? ValueOf<M[number]>
+        : S extends TSchema
+          ? Static<S>
+          : never;
+
+/** A field present once read: required, or given a default. */
+type Present<S> = S extends { default: unknown } ? true : S extends TOptional<TSchema> ? false : true;
+
+type Always<P extends TProperties> = {
+  [K in keyof P as Present<P[K]> extends true ? K : never]-?: ValueOf<P[K]>;
+};
+type Sometimes<P extends TProperties> = {
+  [K in keyof P as Present<P[K]> extends true ? never : K]?: ValueOf<P[K]>;
+};
+
+/** What `read` gives: every field checked, defaults filled in, custom fields as their checks return. */
+export type ReadOptions<P extends TProperties> = Always<P> & Sometimes<P>;
+
+/** What a caller may pass to a set of fields P, of which R are required. */
+export type OptionsOf<P extends TProperties, R extends keyof P = never> = Static<TObject<Fields<P, R>>>;
+
+/**
+ * One set of options declared once: its JSON Schema (`schema`), and from it the check that
+ * refuses an unknown key or a bad value with an InvalidOptionError naming the field, the
+ * defaults, the TypeScript types (`OptionsOf`, `ReadOptions`), the docs table and the JSON
+ * Schema for other languages (docs-table.ts, json-schema.ts).
+ */
+export class OptionSet<P extends TProperties, R extends keyof P & string = never> {
+  readonly schema: TObject;
+  #compiled: TypeCheck<TObject> | null = null;
+
+  /**
+   * @param name what the set is, in errors about the whole (`'queue'`, `'worker'`) and in
+   * the docs, where its table follows `<!-- options:name -->`.
+   * @param required the fields that must be given.
+   */
+  constructor(
+    readonly name: string,
+    properties: P,
+    required: readonly R[] = [],
+  ) {
+    const fields: TProperties = {};
+    for (const [key, schema] of Object.entries(properties)) {
+      fields[key] = (required as readonly string[]).includes(key) ? schema : Type.Optional(schema);
+    }
+    this.schema = Type.Object(fields, { additionalProperties: false });
+    this.properties = properties;
+    this.required = required;
+  }
+
+  readonly properties: P;
+  readonly required: readonly R[];
+
+  /** A set of some of these fields, under another name (`ctx.runChild`'s options of a job's). */
+  pick<K extends keyof P & string>(name: string, keys: readonly K[]): OptionSet<Pick<P, K>, Extract<R, K>> {
+    const picked = Object.fromEntries(keys.map((key) => [key, this.properties[key]])) as Pick<P, K>;
+    const required = this.required.filter((key): key is Extract<R, K> =>
+      (keys as readonly string[]).includes(key),
+    );
+    return new OptionSet(name, picked, required);
+  }
+
+  /** Compiled on first use: a process that never reads this set never pays for it. */
+  private get compiled(): TypeCheck<TObject> {
+    this.#compiled ??= TypeCompiler.Compile(this.schema);
+    return this.#compiled;
+  }
+
+  /** The fields, in declaration order. */
+  get fields(): [string, TSchema][] {
+    return Object.entries(this.schema.properties);
+  }
+
+  /**
+   * Read options once into a plain copy (see readOptions: a getter that throws is named),
+   * check them, run the custom checks and fill in the defaults. `field` prefixes every error
+   * (`jobs[3]`); `opaque` fields are copied as given (a job's data, checked on its own).
+   * Warnings (a batch size clamped) go to `warnings`.
+   */
+  read(
+    input: OptionsOf<P, R> | unknown,
+    field = '',
+    opaque: readonly string[] = [],
+    warnings: string[] = [],
+  ): ReadOptions<Fields<P, R>> {
+    const at = (path: string) => (field && path ? `${field}.${path}` : field || path);
+    const value = readOptions(input, field || this.name, opaque);
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      throw new InvalidOptionError(field || this.name, 'an object', input);
+    }
+    if (!this.compiled.Check(value)) throw this.refusal(value, at);
+    const options = value as Record<string, unknown>;
+    complete(this.schema, options, at, warnings);
+    return options as ReadOptions<Fields<P, R>>;
+  }
+
+  /** The error of the first thing wrong, naming its field as the caller wrote it. */
+  private refusal(value: unknown, at: (path: string) => string): InvalidOptionError {
+    const first = this.compiled.Errors(value).First() as ValueError;
+    return describeError(first, at);
+  }
+}
+
+function describeError(error: ValueError, at: (path: string) => string): InvalidOptionError {
+  if (error.type === ValueErrorType.Union && isPlainObject(error.value)) {
+    // `false` or an object, given an object: say what is wrong inside it.
+    for (const member of (error.schema as TUnion).anyOf) {
+      if (member.type !== 'object') continue;
+      const inner = TypeCompiler.Compile(member).Errors(error.value).First();
+      if (inner) return describeError({ ...inner, path: `${error.path}${inner.path}` }, at);
+    }
+  }
+  const path = fieldPath(error.path);
+  if (error.type === ValueErrorType.ObjectAdditionalProperties) {
+    const parent = fieldPath(error.path.slice(0, error.path.lastIndexOf('/')));
+    const known = Object.keys((error.schema as TObject).properties ?? {});
+    return new InvalidOptionError(
+      at(path),
+      `one of the known options (${known.join(', ')})`,
+      parent === '' ? path : path.slice(parent.length + 1),
+    );
+  }
+  return new InvalidOptionError(at(path), fieldMeta(error.schema).expected ?? 'a valid value', error.value);
+}
+
+/** `/idempotencyKey/key` → `idempotencyKey.key`; `/queues/0` → `queues[0]`. */
+function fieldPath(pointer: string): string {
+  let path = '';
+  for (const part of pointer.split('/').slice(1)) {
+    const key = part.replaceAll('~1', '/').replaceAll('~0', '~');
+    path += /^\d+$/.test(key) ? `[${key}]` : path ? `.${key}` : key;
+  }
+  return path;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** What reading an object does after the structural check, worked out once per object schema. */
+interface Plan {
+  /** Custom fields and their checks. */
+  customs: [string, CustomCheck<unknown>][];
+  /** Fields with a default. */
+  defaults: [string, unknown][];
+  /** Fields that are objects (or `false` or an object) with fields of their own to complete. */
+  nested: [string, TObject][];
+}
+
+const plans = new WeakMap<TObject, Plan>();
+
+function planOf(schema: TObject): Plan {
+  let plan = plans.get(schema);
+  if (plan) return plan;
+  plan = { customs: [], defaults: [], nested: [] };
+  for (const [key, field] of Object.entries(schema.properties)) {
+    const { default: fallback, check } = fieldMeta(field);
+    if (fallback !== undefined) plan.defaults.push([key, fallback]);
+    if (check) {
+      plan.customs.push([key, check]);
+      continue;
+    }
+    const shape =
+      field.type === 'object'
+        ? field
+        : (field.anyOf as TSchema[] | undefined)?.find((m) => m.type === 'object');
+    if (shape) plan.nested.push([key, shape as TObject]);
+  }
+  plans.set(schema, plan);
+  return plan;
+}
+
+/**
+ * Run the custom checks (each keeps what it returns) and give every missing field its
+ * default, in this object and in the objects given inside it.
+ */
+function complete(
+  schema: TObject,
+  options: Record<string, unknown>,
+  at: (path: string) => string,
+  warnings: string[],
+): void {
+  const { customs, defaults, nested } = planOf(schema);
+  for (const [key, check] of customs) {
+    if (options[key] !== undefined) options[key] = check(options[key], at(key), warnings);
+  }
+  for (const [key, fallback] of defaults) if (options[key] === undefined) options[key] = fallback;
+  for (const [key, shape] of nested) {
+    const value = options[key];
+    // A default object is the declared one, complete already; only a given object is filled.
+    if (isPlainObject(value) && value !== fieldMeta(schema.properties[key]).default) {
+      complete(shape, value, (path) => at(`${key}.${path}`), warnings);
+    }
+  }
+}

@@ -1,0 +1,84 @@
+import { InvalidOptionError } from '../errors.js';
+import { FINISHED_STATUSES } from '../job-status.js';
+import type { FrozenRetention } from '../model/job.js';
+import { freezeRetention, type RetentionPolicy } from '../model/retention-policy.js';
+import { checkDate } from './check.js';
+import { custom, type FieldDoc } from './fields.js';
+import { toJsonText } from './json.js';
+
+/** A retention option once checked: the policy as given (for the notes on it) and its windows. */
+export interface CheckedPolicy {
+  policy: RetentionPolicy | false;
+  windows: FrozenRetention;
+}
+
+const WINDOW = { type: 'integer', minimum: 0, maximum: 3_200_000_000 };
+
+/** A retention policy in JSON Schema: `false`, `{ ttlSeconds, statuses? }`, or per-status windows. */
+const RETENTION_SCHEMA = {
+  anyOf: [
+    { const: false },
+    {
+      type: 'object',
+      additionalProperties: false,
+      required: ['ttlSeconds'],
+      properties: {
+        ttlSeconds: WINDOW,
+        statuses: { type: 'array', items: { enum: [...FINISHED_STATUSES] } },
+      },
+    },
+    {
+      type: 'object',
+      additionalProperties: false,
+      properties: Object.fromEntries([...FINISHED_STATUSES, 'consumedSignals'].map((key) => [key, WINDOW])),
+    },
+  ],
+};
+
+/** `retention` wherever it is set (engine, queue, job, child): checked and frozen into windows. */
+export function retentionField(doc: FieldDoc & { docDefault: string }) {
+  return custom<RetentionPolicy | false, CheckedPolicy>({
+    ...doc,
+    expected: 'a retention policy object or false',
+    docType: '`RetentionPolicy \\| false`',
+    jsonSchema: RETENTION_SCHEMA,
+    check: (value, field) => ({
+      policy: value as RetentionPolicy | false,
+      windows: freezeRetention(value, field),
+    }),
+  });
+}
+
+/** A JSON payload (a job's or a schedule's data), kept as the JSON text the database stores. */
+export function jsonDataField(doc: FieldDoc) {
+  return custom<unknown, string, string>({
+    ...doc,
+    expected: 'JSON data',
+    docType: 'JSON',
+    docDefault: '`null`',
+    default: 'null',
+    check: (value, field) => toJsonText(value, field),
+  });
+}
+
+/** A moment: a Date, or an ISO 8601 string, in the years 1 to 9999. */
+export function dateField(doc: FieldDoc & { docDefault: string }) {
+  return custom<Date | string, Date>({
+    ...doc,
+    expected: 'a Date or an ISO 8601 string, in the years 1 to 9999',
+    docType: '`Date \\| string` (ISO 8601)',
+    jsonSchema: { type: 'string', format: 'date-time' },
+    check: (value, field) => checkDate(value, field),
+  });
+}
+
+/** A function the caller passes (a handler, a hook): `expected` says which, in an error. */
+export function functionField<F>(doc: FieldDoc & { expected: string; docType: string }) {
+  return custom<F>({
+    ...doc,
+    check: (value, field) => {
+      if (typeof value !== 'function') throw new InvalidOptionError(field, doc.expected, value);
+      return value as F;
+    },
+  });
+}
