@@ -32,19 +32,19 @@ export interface JobRequest {
 
 /** Check one `addJob` input (its errors name `field`, e.g. `jobs[3]`); nothing is written. */
 export function resolveAddJob(input: unknown, field = ''): JobRequest {
-  return resolveJobRequest(jobOptions.read(input, field, ['data']), field);
+  return resolveJobRequest(jobOptions.read(input, field), field);
 }
 
 /** Check a workflow child's queue, data and options; nothing is written. */
 export function resolveChild(queue: string, data: unknown, input: unknown): JobRequest {
   const options = childOptions.read(input, 'options');
-  const { queue: name, data: dataText } = jobOptions.read({ queue, data }, '', ['data']);
+  const { queue: name, data: dataText } = jobOptions.read({ queue, data });
   return resolveJobRequest({ ...options, queue: name, data: dataText }, 'options');
 }
 
 /** A schedule fire's job: its queue and data, as the schedule stores them. */
 export function resolveFire(queue: string, data: unknown): JobRequest {
-  return resolveJobRequest(jobOptions.read({ queue, data }, '', ['data']), '');
+  return resolveJobRequest(jobOptions.read({ queue, data }), '');
 }
 
 /**

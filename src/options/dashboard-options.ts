@@ -40,7 +40,7 @@ const HANDLER_FIELDS = {
     docType: '`string`',
     default: '',
     description: "the path the handler is mounted at, such as `'/tidemark'` (no trailing slash)",
-    jsonSchema: { type: 'string', pattern: BASE_PATH.source },
+    jsonSchema: { type: 'string', pattern: BASE_PATH.source, default: '' },
     check: (value, field) => {
       if (typeof value !== 'string' || !BASE_PATH.test(value) || /(^|\/)\.\.?(\/|$)/.test(value)) {
         throw new InvalidOptionError(

@@ -31,6 +31,8 @@ export interface FieldDoc {
   docDefault?: string;
   /** The type column when it is not what the builder says. */
   docType?: string;
+  /** An object field: one docs row per field inside it (`backoff.factor`), none for the whole. */
+  docExpand?: boolean;
 }
 
 /** A custom field's check: throws a typed error naming `field`, or returns the value to keep. */
@@ -45,6 +47,8 @@ export interface FieldMeta extends FieldDoc {
   check?: CustomCheck<unknown>;
   /** For custom fields: the JSON Schema that documents them (the structural one accepts anything). */
   jsonSchema?: Record<string, unknown>;
+  /** Taken as given, not copied first: its check reads it once, guarding every read itself. */
+  opaque?: boolean;
 }
 
 /** A field with a default: once read, it is always there. */
@@ -76,6 +80,7 @@ function meta(doc: FieldDoc, expected: string, docType: string, fallback?: unkno
   };
   if (fallback !== undefined) annotations.default = fallback;
   if (doc.docDefault !== undefined) annotations.docDefault = doc.docDefault;
+  if (doc.docExpand) annotations.docExpand = true;
   return annotations;
 }
 

@@ -44,7 +44,7 @@ export const openOptions = new OptionSet('options', {
     docType: '`string \\| pg.Pool \\| PGlite`',
     default: './.tidemark',
     description: 'where the tables live; see [the forms below](#database)',
-    jsonSchema: { type: 'string' },
+    jsonSchema: { type: 'string', default: './.tidemark' },
     check: (value, field) => {
       if (!isDatabaseOption(value)) throw new InvalidOptionError(field, DATABASE_EXPECTED, value);
       return value;
@@ -56,7 +56,7 @@ export const openOptions = new OptionSet('options', {
     default: 'tidemark',
     description:
       "the SQL schema holding Tidemark's tables: a lowercase identifier of 1 to 40 characters (`[a-z_][a-z0-9_]*`); several engines can share one database under different schemas. It may be shared with other tools (see [Sharing a schema](#sharing-a-schema))",
-    jsonSchema: { type: 'string', pattern: '^[a-z_][a-z0-9_]{0,39}$' },
+    jsonSchema: { type: 'string', pattern: '^[a-z_][a-z0-9_]{0,39}$', default: 'tidemark' },
     check: (value) => checkSchemaName(value),
   }),
   retention: retentionField({

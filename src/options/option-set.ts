@@ -50,6 +50,8 @@ export type OptionsOf<P extends TProperties, R extends keyof P = never> = Static
 export class OptionSet<P extends TProperties, R extends keyof P & string = never> {
   readonly schema: TObject;
   #compiled: TypeCheck<TObject> | null = null;
+  /** Fields taken as given rather than copied (see FieldMeta.opaque). */
+  readonly #opaque: string[] = [];
 
   /**
    * @param name what the set is, in errors about the whole (`'queue'`, `'worker'`) and in
@@ -64,6 +66,7 @@ export class OptionSet<P extends TProperties, R extends keyof P & string = never
     const fields: TProperties = {};
     for (const [key, schema] of Object.entries(properties)) {
       fields[key] = (required as readonly string[]).includes(key) ? schema : Type.Optional(schema);
+      if (fieldMeta(schema).opaque) this.#opaque.push(key);
     }
     this.schema = Type.Object(fields, { additionalProperties: false });
     this.properties = properties;
@@ -96,17 +99,11 @@ export class OptionSet<P extends TProperties, R extends keyof P & string = never
   /**
    * Read options once into a plain copy (see readOptions: a getter that throws is named),
    * check them, run the custom checks and fill in the defaults. `field` prefixes every error
-   * (`jobs[3]`); `opaque` fields are copied as given (a job's data, checked on its own).
-   * Warnings (a batch size clamped) go to `warnings`.
+   * (`jobs[3]`). Warnings (a batch size clamped) go to `warnings`.
    */
-  read(
-    input: OptionsOf<P, R> | unknown,
-    field = '',
-    opaque: readonly string[] = [],
-    warnings: string[] = [],
-  ): ReadOptions<Fields<P, R>> {
+  read(input: OptionsOf<P, R> | unknown, field = '', warnings: string[] = []): ReadOptions<Fields<P, R>> {
     const at = (path: string) => (field && path ? `${field}.${path}` : field || path);
-    const value = readOptions(input, field || this.name, opaque);
+    const value = readOptions(input, field || this.name, this.#opaque);
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       throw new InvalidOptionError(field || this.name, 'an object', input);
     }

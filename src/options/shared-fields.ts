@@ -51,14 +51,17 @@ export function retentionField(doc: FieldDoc & { docDefault: string }) {
 
 /** A JSON payload (a job's or a schedule's data), kept as the JSON text the database stores. */
 export function jsonDataField(doc: FieldDoc) {
-  return custom<unknown, string, string>({
+  const field = custom<unknown, string, string>({
     ...doc,
     expected: 'JSON data',
     docType: 'JSON',
     docDefault: '`null`',
     default: 'null',
-    check: (value, field) => toJsonText(value, field),
+    check: (value, name) => toJsonText(value, name),
   });
+  // toJsonText reads the payload once, guarding each read; a copy first would walk it twice.
+  Object.assign(field, { opaque: true });
+  return field;
 }
 
 /** A moment: a Date, or an ISO 8601 string, in the years 1 to 9999. */

@@ -94,6 +94,7 @@ export const queueOptions = new OptionSet(
         required: ['delaySeconds'],
         default: DEFAULT_BACKOFF,
         docType: '`{ delaySeconds, factor?, maxDelaySeconds?, jitter? }`',
+        docExpand: true,
         description: 'exponential backoff between attempts',
       },
     ),
@@ -108,7 +109,11 @@ export const queueOptions = new OptionSet(
       default: {},
       description:
         'the workflow signals its jobs accept, each with its mailbox size (1 to 10,000) (see [workflows.md](workflows.md#signals))',
-      jsonSchema: { type: 'object', additionalProperties: { type: 'integer', minimum: 1, maximum: 10_000 } },
+      jsonSchema: {
+        type: 'object',
+        additionalProperties: { type: 'integer', minimum: 1, maximum: 10_000 },
+        default: {},
+      },
       check: checkSignals,
     }),
     deleteCheckpointsOnComplete: boolean({

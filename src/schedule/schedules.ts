@@ -26,7 +26,7 @@ export const scheduleOptions = new OptionSet(
       docType: '`string`',
       default: 'UTC',
       description: 'the IANA time zone the expression is read in',
-      jsonSchema: { type: 'string' },
+      jsonSchema: { type: 'string', default: 'UTC' },
       check: (value) => checkCron('* * * * *', value).timezone,
     }),
   },

@@ -11,7 +11,7 @@ function batchSizeField(description: string) {
     docType: `\`number\` (whole, 1 to ${grouped(MAX_BATCH_SIZE)}; larger values are clamped with one warning)`,
     default: DEFAULT_BATCH_SIZE,
     description,
-    jsonSchema: { type: 'integer', minimum: 1 },
+    jsonSchema: { type: 'integer', minimum: 1, default: DEFAULT_BATCH_SIZE },
     check: (value, field, warnings) => {
       const { batchSize, warning } = checkBatchSize(value, field);
       if (warning) warnings.push(warning);
@@ -111,7 +111,7 @@ export const workerOptions = new OptionSet('worker', {
     },
   ),
   sweep: sweepField(
-    'the retention sweep on this worker (one node per interval across the cluster, first run 1 to 5 s after `start()`); `false` turns it off on this node only',
+    'the retention sweep on this worker (one node per interval across the cluster, first run 1 to 5 s after `start()`); `false` turns it off on this node only. `intervalSeconds` > 0, up to a year; `batchSize` 1 to 10,000, larger values clamped with one warning.',
     '`{ intervalSeconds: 3600, batchSize: 1000 }`',
   ),
   uniqueLockSweep: sweepField(
@@ -142,7 +142,7 @@ export function resolveWorkerOptions(input: unknown = {}): {
   warnings: string[];
 } {
   const warnings: string[] = [];
-  const options = workerOptions.read(input ?? {}, '', [], warnings);
+  const options = workerOptions.read(input ?? {}, '', warnings);
   const { concurrency, prefetch } = options;
   return {
     warnings,

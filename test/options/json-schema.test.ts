@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { OPTION_SETS } from '../../src/option-sets.js';
+import { toJsonSchema } from '../../src/options/json-schema.js';
+import type { OptionSet } from '../../src/options/option-set.js';
+
+/** A valid input of each set, written as another language would send it: JSON only. */
+const VALID: Record<keyof typeof OPTION_SETS, Record<string, unknown>> = {
+  open: { database: 'postgres://db/app', schema: 'jobs', retention: { completed: 60 }, poolSize: 5 },
+  queue: { name: 'emails', maxAttempts: 5, backoff: { delaySeconds: 2 }, signals: { approval: 1 } },
+  job: {
+    queue: 'emails',
+    data: { to: 'a@example.com' },
+    runAt: '2030-01-01T00:00:00Z',
+    priority: 3,
+    idempotencyKey: { key: 'k', ttlSeconds: 60 },
+    retention: false,
+  },
+  child: { priority: 1, retention: { ttlSeconds: 60, statuses: ['completed'] } },
+  worker: { queues: ['emails'], prefetch: 'auto', sweep: false, uniqueLockSweep: { batchSize: 500 } },
+  schedule: { name: 'nightly', cron: '0 3 * * *', queue: 'reports', timezone: 'UTC' },
+  dashboard: { port: 0, host: '127.0.0.1', readOnly: true, basePath: '/jobs' },
+};
+
+/** One invalid input of each set, refused by its JSON Schema as by the engine. */
+const INVALID: Record<keyof typeof OPTION_SETS, Record<string, unknown>> = {
+  open: { poolSize: 0 },
+  queue: { name: 'q', maxAttempts: 1.5 },
+  job: { queue: 'q', priority: 2_000_000 },
+  child: { queue: 'not a child option' },
+  worker: { concurrency: 0 },
+  schedule: { name: 'n', cron: '* * * * *' },
+  dashboard: { port: 70_000 },
+};
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+
+// biome-ignore lint/suspicious/noExplicitAny: sets of different shapes, read alike
+const SETS = Object.entries(OPTION_SETS) as [keyof typeof OPTION_SETS, OptionSet<any, any>][];
+
+for (const [id, set] of SETS) {
+  test(`${id}: its JSON Schema is plain JSON that a standard validator compiles, and agrees with the engine`, () => {
+    const schema = toJsonSchema(set);
+    const text = JSON.stringify(schema);
+    assert.deepEqual(JSON.parse(text), schema, 'plain JSON');
+    assert.doesNotMatch(text, /"(expected|docType|docDefault|docExpand|check|jsonSchema|~custom)"/);
+    const validate = ajv.compile(schema);
+    assert.equal(validate(VALID[id]), true, JSON.stringify(validate.errors));
+    assert.doesNotThrow(() => set.read(structuredClone(VALID[id])), 'the engine accepts it too');
+    assert.equal(validate(INVALID[id]), false);
+    assert.throws(() => set.read(structuredClone(INVALID[id])), 'the engine refuses it too');
+    assert.equal(validate({ ...VALID[id], notAnOption: 1 }), false, 'unknown keys are refused');
+  });
+}
