@@ -1,10 +1,10 @@
 import type { EngineCore } from '../engine-core.js';
 import { ALL_STATUSES } from '../job-status.js';
+import { RETENTION_TURN } from '../maintenance/retention-sweep/turn.js';
 import type { FrozenRetention } from '../model/job.js';
 import { WINDOW_KEYS } from '../model/job.js';
 import type { SweepRecord } from '../model/sweep.js';
 import type { HoldRecord } from '../retention/holds.js';
-import { RETENTION_TURN } from '../retention/sweep-turns.js';
 import { type LiveSweeps, liveSweeps } from './workers.js';
 
 /** How many of a queue's newest jobs are read for the windows they carry. */

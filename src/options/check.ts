@@ -92,10 +92,6 @@ export function checkDate(value: unknown, field: string): Date {
   return date;
 }
 
-export function optional<T>(value: unknown, check: (v: unknown) => T): T | undefined {
-  return value === undefined ? undefined : check(value);
-}
-
 /** A job id (or another bigint id, such as a hold's): its decimal string, or a safe integer. */
 export function checkId(id: unknown, field = 'id', what = 'a job id'): string {
   const text = typeof id === 'number' && Number.isSafeInteger(id) ? String(id) : id;

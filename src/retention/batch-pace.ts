@@ -1,4 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { isStatementCancelled } from '../storage/storage.js';
 
 /**
  * How long one deletion batch should take. On embedded PGlite a statement runs on the
@@ -37,14 +38,34 @@ export class BatchPace {
    * batch's result and the size it ran with.
    */
   async run<T>(batch: (size: number) => Promise<T>): Promise<{ value: T; size: number }> {
-    const size = this.current;
-    const t0 = performance.now();
-    const value = await batch(size);
-    const ms = performance.now() - t0;
-    if (ms > this.targetMs)
-      this.current = Math.max(Math.min(this.max, MIN_PACED_BATCH), Math.floor(size / 2));
-    else if (ms < this.targetMs / 4) this.current = Math.min(this.max, size * 2);
-    await nextTurn();
-    return { value, size };
+    for (;;) {
+      const size = this.current;
+      const t0 = performance.now();
+      let value: T;
+      try {
+        value = await batch(size);
+      } catch (error) {
+        // The database cancelled a batch that ran past its statement timeout: it deleted
+        // nothing, so the same batch runs again, halved, until it is as small as pacing goes.
+        if (!isStatementCancelled(error) || size <= this.floor) throw error;
+        this.current = this.halved(size);
+        await nextTurn();
+        continue;
+      }
+      const ms = performance.now() - t0;
+      if (ms > this.targetMs) this.current = this.halved(size);
+      else if (ms < this.targetMs / 4) this.current = Math.min(this.max, size * 2);
+      await nextTurn();
+      return { value, size };
+    }
+  }
+
+  /** The smallest batch pacing takes: MIN_PACED_BATCH, or the caller's size when smaller. */
+  private get floor(): number {
+    return Math.min(this.max, MIN_PACED_BATCH);
+  }
+
+  private halved(size: number): number {
+    return Math.max(this.floor, Math.floor(size / 2));
   }
 }

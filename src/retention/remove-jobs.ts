@@ -5,7 +5,7 @@ import { checkBatchSize, DEFAULT_BATCH_SIZE } from '../options/batch-size.js';
 import { checkBoolean, checkKnownKeys, checkObject, checkSeconds, checkString } from '../options/check.js';
 import { FIRST_BATCH } from '../storage/storage.js';
 import { BatchPace } from './batch-pace.js';
-import { reclaim, retentionOf } from './sweeper.js';
+import { reclaim, retentionOf } from './capability.js';
 
 /** Options of `tm.removeJobs` (manual purge). */
 export interface RemoveJobsOptions {
@@ -103,6 +103,6 @@ export async function removeJobs(core: EngineCore, input: RemoveJobsOptions = {}
     }
     throw error;
   } finally {
-    if (total > 0) await reclaim(core, retention);
+    if (total > 0) await reclaim(retention, core.logger);
   }
 }

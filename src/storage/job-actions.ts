@@ -1,4 +1,5 @@
 import { UniqueKeyConflictError } from '../errors.js';
+import { sqlState } from './database-errors.js';
 import { retryOnDeadlock } from './retry-deadlock.js';
 import type { Runner } from './runner.js';
 import * as actions from './sql/job-actions.js';
@@ -55,8 +56,8 @@ export async function retrySubtree(
 }
 
 function isUniqueKeyViolation(error: unknown): boolean {
-  const { code, constraint } = (error ?? {}) as { code?: unknown; constraint?: unknown };
-  return code === UNIQUE_VIOLATION && constraint === UNIQUE_KEY_INDEX;
+  const { constraint } = (error ?? {}) as { constraint?: unknown };
+  return sqlState(error) === UNIQUE_VIOLATION && constraint === UNIQUE_KEY_INDEX;
 }
 
 /** The key as the job's `unique` option gave it; a key taken from the data stays `data:<hash>`. */

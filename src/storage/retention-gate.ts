@@ -20,9 +20,10 @@ const GATE_ATTEMPTS = 20;
 export async function throughGate<Row extends GateRow>(
   storage: Runner,
   run: (tx: Queryable) => Promise<Row[]>,
+  timeoutMs = 0,
 ): Promise<Row> {
   for (let attempt = 1; ; attempt++) {
-    const [row] = await inDeletionBatch(storage, run);
+    const [row] = await inDeletionBatch(storage, run, timeoutMs);
     if (row.paused) throw new RetentionPausedError(row.paused_reason, toDate(row.paused_at));
     if (row.fresh) return row;
     if (attempt >= GATE_ATTEMPTS) {
@@ -31,10 +32,17 @@ export async function throughGate<Row extends GateRow>(
   }
 }
 
-/** Run `fn` in a transaction whose first statement is openDeletionBatch. */
-export function inDeletionBatch<T>(storage: Runner, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+/**
+ * Run `fn` in a transaction whose first statement is openDeletionBatch; each statement after
+ * it may run `timeoutMs` (0: no limit) before the database cancels it.
+ */
+export function inDeletionBatch<T>(
+  storage: Runner,
+  fn: (tx: Queryable) => Promise<T>,
+  timeoutMs = 0,
+): Promise<T> {
   return storage.driver.transaction(async (tx) => {
-    await storage.run(openDeletionBatch, {}, tx);
+    await storage.run(openDeletionBatch, { timeout_ms: timeoutMs }, tx);
     return fn(tx);
   });
 }

@@ -53,8 +53,11 @@ export interface PurgeFilter {
  * lockDueBatch, readArchived, the hook, deleteJobs.
  */
 export interface RetentionCapability {
-  /** Delete one batch of due trees. */
-  deleteDueBatch(batchSize: number, from: BatchCursor): Promise<DueBatch>;
+  /**
+   * Delete one batch of due trees. Each deleting method takes a statement timeout in
+   * milliseconds (default none): past it the database cancels the batch, which is kept whole.
+   */
+  deleteDueBatch(batchSize: number, from: BatchCursor, timeoutMs?: number): Promise<DueBatch>;
   /** Lock one batch of due trees on `tx`. */
   lockDueBatch(batchSize: number, from: BatchCursor, tx: Queryable): Promise<LockedBatch>;
   /** The locked jobs with their checkpoints and signals, read on `tx`. */
@@ -62,9 +65,9 @@ export interface RetentionCapability {
   /** Delete these jobs and everything that goes with them on `tx`; what went per queue and status. */
   deleteJobs(ids: string[], tx: Queryable): Promise<SweepBreakdown[]>;
   /** Delete up to `batchSize` consumed signals past their window; returns how many. */
-  deleteConsumedSignals(batchSize: number): Promise<number>;
+  deleteConsumedSignals(batchSize: number, timeoutMs?: number): Promise<number>;
   /** Delete up to `batchSize` expired unique locks; returns how many. */
-  deleteExpiredUniqueLocks(batchSize: number): Promise<number>;
+  deleteExpiredUniqueLocks(batchSize: number, timeoutMs?: number): Promise<number>;
   /** What a full pass would delete now. */
   preview(): Promise<{ byQueue: SweepBreakdown[]; signals: number; uniqueLocks: number }>;
   /** One batch of a manual purge. */
@@ -72,6 +75,7 @@ export interface RetentionCapability {
     filter: PurgeFilter,
     batchSize: number,
     from: BatchCursor,
+    timeoutMs?: number,
   ): Promise<{ scanned: number; next: BatchCursor; deleted: number }>;
   countPurgeable(filter: PurgeFilter): Promise<number>;
   recordSweep(sweep: SweepToRecord): Promise<void>;
@@ -81,8 +85,17 @@ export interface RetentionCapability {
 
 /* The retention capability over Tidemark's own schema, on either driver. */
 
-export async function deleteDueBatch(db: Runner, batchSize: number, from: BatchCursor): Promise<DueBatch> {
-  const row = await throughGate(db, (tx) => db.run(sql.deleteDueTrees(batchSize), cursorParams(from), tx));
+export async function deleteDueBatch(
+  db: Runner,
+  batchSize: number,
+  from: BatchCursor,
+  timeoutMs?: number,
+): Promise<DueBatch> {
+  const row = await throughGate(
+    db,
+    (tx) => db.run(sql.deleteDueTrees(batchSize), cursorParams(from), tx),
+    timeoutMs,
+  );
   return { scanned: Number(row.scanned), next: nextCursor(row, from), deleted: toBreakdown(row.counts) };
 }
 
@@ -104,13 +117,25 @@ export async function deleteJobs(db: Runner, ids: string[], tx: Queryable): Prom
   return toBreakdown(await db.run(sql.deleteJobsById, { ids }, tx));
 }
 
-export async function deleteConsumedSignals(db: Runner, batchSize: number): Promise<number> {
-  const row = await throughGate(db, (tx) => db.run(sql.deleteConsumedSignals(batchSize), {}, tx));
+export async function deleteConsumedSignals(
+  db: Runner,
+  batchSize: number,
+  timeoutMs?: number,
+): Promise<number> {
+  const row = await throughGate(db, (tx) => db.run(sql.deleteConsumedSignals(batchSize), {}, tx), timeoutMs);
   return Number(row.n);
 }
 
-export async function deleteExpiredUniqueLocks(db: Runner, batchSize: number): Promise<number> {
-  const row = await throughGate(db, (tx) => db.run(sql.deleteExpiredUniqueLocks(batchSize), {}, tx));
+export async function deleteExpiredUniqueLocks(
+  db: Runner,
+  batchSize: number,
+  timeoutMs?: number,
+): Promise<number> {
+  const row = await throughGate(
+    db,
+    (tx) => db.run(sql.deleteExpiredUniqueLocks(batchSize), {}, tx),
+    timeoutMs,
+  );
   return Number(row.n);
 }
 
@@ -123,9 +148,17 @@ export async function preview(
   return { byQueue: toBreakdown(rows), signals: Number(signals.n), uniqueLocks: Number(locks.n) };
 }
 
-export async function purgeBatch(db: Runner, filter: PurgeFilter, batchSize: number, from: BatchCursor) {
-  const row = await throughGate(db, (tx) =>
-    db.run(purgeFinished(batchSize), { ...purgeParams(filter), ...cursorParams(from) }, tx),
+export async function purgeBatch(
+  db: Runner,
+  filter: PurgeFilter,
+  batchSize: number,
+  from: BatchCursor,
+  timeoutMs?: number,
+) {
+  const row = await throughGate(
+    db,
+    (tx) => db.run(purgeFinished(batchSize), { ...purgeParams(filter), ...cursorParams(from) }, tx),
+    timeoutMs,
   );
   return { scanned: Number(row.scanned), next: nextCursor(row, from), deleted: Number(row.n) };
 }

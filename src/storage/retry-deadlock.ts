@@ -1,4 +1,5 @@
 import { DatabaseConflictError } from '../errors.js';
+import { sqlState } from './database-errors.js';
 
 /** SQLSTATE of a statement PostgreSQL aborted to break a deadlock. */
 const DEADLOCK_DETECTED = '40P01';
@@ -14,7 +15,7 @@ export async function retryOnDeadlock<T>(run: () => Promise<T>, attempts = 5): P
     try {
       return await run();
     } catch (error) {
-      if (attempt >= attempts || (error as { code?: unknown } | null)?.code !== DEADLOCK_DETECTED)
+      if (attempt >= attempts || sqlState(error) !== DEADLOCK_DETECTED)
         throw error;
       // A short random pause lets the surviving transaction finish first.
       await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40 * attempt));
@@ -36,7 +37,7 @@ export async function retryOnConflict<T>(run: () => Promise<T>, attempts = 6): P
     try {
       return await run();
     } catch (error) {
-      const code = (error as { code?: unknown } | null)?.code;
+      const code = sqlState(error);
       if (code !== DEADLOCK_DETECTED && code !== SERIALIZATION_FAILURE) throw error;
       if (attempt >= attempts) throw new DatabaseConflictError(String(code), attempts, error);
       await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40 * attempt));

@@ -52,6 +52,7 @@ export type { ScheduleToStore, StoredSchedule } from './schedules.js';
 export { ANY_JOB, type JobFilterFields, type JobFilterParams, jobFilterParams } from './sql/job-filter.js';
 export type { WorkerHolder, WorkerRegistration } from './workers.js';
 export type { CheckpointRow, ChildOutcome, SignalRefusal, SignalRow } from './workflow-storage.js';
+export { isConnectionError, isRefusal, isStatementCancelled } from './database-errors.js';
 
 /** Which database client an engine runs on. */
 export type DriverKind = Driver['kind'];

@@ -2,7 +2,7 @@
 import type { EngineCore } from '../engine-core.js';
 import type { ResolvedQueue } from '../queues/queue-options.js';
 import type { ClaimedJob, Queryable } from '../storage/storage.js';
-import { isConnectionError } from './database-errors.js';
+import { isConnectionError } from '../storage/storage.js';
 import type { RetryWindow } from './retry-window.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { JobStatus } from '../job-status.js';
 import { type Logger, silentLogger } from '../log/logger.js';
 import type { AttemptOutcome, Storage } from '../storage/storage.js';
-import { isRefusal } from './database-errors.js';
+import { isRefusal } from '../storage/storage.js';
 import { RetryWindow } from './retry-window.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { EngineCore } from '../engine-core.js';
 import type { Logger } from '../log/logger.js';
 import type { DatabaseContact } from '../maintenance/reconnect-grace.js';
-import { isConnectionError } from './database-errors.js';
+import { isConnectionError } from '../storage/storage.js';
 import { heartbeatSeconds, type WorkerPresence } from './presence.js';
 import { defaultRetryDelayMs } from './retry-window.js';
 import type { Slots } from './slots.js';

@@ -1,17 +1,14 @@
 import type { EngineCore } from '../engine-core.js';
 import type { Logger } from '../log/logger.js';
-import { RunEvery } from '../maintenance/run-every.js';
-import { runTick, type TickHooks } from '../maintenance/tick.js';
-import { retentionTurn, uniqueLockTurn } from '../retention/sweep-turns.js';
+import { retentionSweepService } from '../maintenance/retention-sweep/service.js';
+import type { MaintenanceService } from '../maintenance/service.js';
+import { sweepInputs } from '../maintenance/sweeps.js';
+import { tickService } from '../maintenance/tick/service.js';
+import { type TickHooks, tickInputs } from '../maintenance/tick/tick.js';
+import { uniqueLockSweepService } from '../maintenance/unique-lock-sweep/service.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
 
-/** A periodic service a worker runs beside its claim loop. */
-export interface WorkerService {
-  name: 'tick' | 'retention' | 'unique-locks';
-  start(): void;
-  stop(): Promise<void>;
-  runNow(): Promise<void>;
-}
+export type { MaintenanceService as WorkerService } from '../maintenance/service.js';
 
 /**
  * The services of one worker: the maintenance tick always; the retention sweep unless
@@ -24,49 +21,24 @@ export function createWorkerServices(
   options: ResolvedWorkerOptions,
   logger: Logger,
   tickHooks: TickHooks = {},
-): WorkerService[] {
+): MaintenanceService[] {
   const report = (scope: string) => (error: unknown) => {
     core.events.emit('error', { scope, error });
     logger.error(`${scope} failed`, { error: String(error) });
   };
-  const services: WorkerService[] = [];
-  const tick = options.tickIntervalSeconds;
-  services.push(
-    service(
-      'tick',
-      new RunEvery(
-        tick,
-        () => runTick(core, tick, tickHooks),
-        report('maintenance tick'),
-        tick * Math.random(),
-      ),
-    ),
-  );
+  const services = [
+    tickService(tickInputs(core), options.tickIntervalSeconds, tickHooks, report('maintenance tick')),
+  ];
   // Engine `retention: false` only changes the default policy: jobs whose queue or job set
   // their own windows are still swept. A storage without the capability runs no sweep.
-  const sweep = options.sweep;
-  if (sweep && core.storage.hasRetention) {
-    const run = () => retentionTurn(core, sweep);
-    services.push(
-      service(
-        'retention',
-        new RunEvery(sweep.intervalSeconds, run, report('retention sweep'), 1 + Math.random() * 4),
-      ),
-    );
+  if (!core.storage.hasRetention) return services;
+  if (options.sweep) {
+    const inputs = sweepInputs(core, 'sweep');
+    services.push(retentionSweepService(inputs, options.sweep, report('retention sweep')));
   }
-  const locks = options.uniqueLockSweep;
-  if (locks && core.storage.hasRetention) {
-    const run = () => uniqueLockTurn(core, locks);
-    services.push(
-      service(
-        'unique-locks',
-        new RunEvery(locks.intervalSeconds, run, report('unique-lock sweep'), 1 + Math.random() * 4),
-      ),
-    );
+  if (options.uniqueLockSweep) {
+    const inputs = sweepInputs(core, 'unique-lock sweep');
+    services.push(uniqueLockSweepService(inputs, options.uniqueLockSweep, report('unique-lock sweep')));
   }
   return services;
-}
-
-function service(name: WorkerService['name'], loop: RunEvery): WorkerService {
-  return { name, start: () => loop.start(), stop: () => loop.stop(), runNow: () => loop.runNow() };
 }

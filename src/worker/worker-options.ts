@@ -1,60 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { checkBatchSize, DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE } from '../options/batch-size.js';
-import { custom, either, grouped, integer, literal, object, seconds, text } from '../options/fields.js';
+import { retentionSweepOption } from '../maintenance/retention-sweep/options.js';
+import { tickIntervalOption } from '../maintenance/tick/options.js';
+import { uniqueLockSweepOption } from '../maintenance/unique-lock-sweep/options.js';
+import { either, integer, literal, seconds, text } from '../options/fields.js';
 import { OptionSet, type OptionsOf } from '../options/option-set.js';
 import { AUTO_PREFETCH_MAX } from './prefetch.js';
-
-/** A sweep's batch size: a whole number from 1, clamped to MAX_BATCH_SIZE with one warning. */
-function batchSizeField(description: string) {
-  return custom<number, number, number>({
-    expected: `a whole number from 1 to ${MAX_BATCH_SIZE} (larger values are clamped to ${MAX_BATCH_SIZE})`,
-    docType: `\`number\` (whole, 1 to ${grouped(MAX_BATCH_SIZE)}; larger values are clamped with one warning)`,
-    default: DEFAULT_BATCH_SIZE,
-    description,
-    jsonSchema: { type: 'integer', minimum: 1, default: DEFAULT_BATCH_SIZE },
-    check: (value, field, warnings) => {
-      const { batchSize, warning } = checkBatchSize(value, field);
-      if (warning) warnings.push(warning);
-      return batchSize;
-    },
-  });
-}
-
-/** A sweep on a worker: its interval and batch size, or `false` to run none on this node. */
-function sweepField(description: string, docDefault: string) {
-  return either(
-    [
-      literal(false),
-      object(
-        {
-          intervalSeconds: seconds(
-            { exclusiveMin: true, max: 31_536_000 },
-            { default: 3_600, description: 'seconds between runs, one node per interval across the cluster' },
-          ),
-          batchSize: batchSizeField('rows per delete statement'),
-        },
-        { docType: '`{ intervalSeconds?, batchSize? }`', description },
-      ),
-    ],
-    {
-      expected: 'false or { intervalSeconds?, batchSize? }',
-      docType: '`{ intervalSeconds?, batchSize? } \\| false`',
-      default: DEFAULT_SWEEP,
-      docDefault,
-      description,
-    },
-  );
-}
-
-export interface ResolvedSweep {
-  intervalSeconds: number;
-  batchSize: number;
-}
-
-export const DEFAULT_SWEEP: ResolvedSweep = Object.freeze({
-  intervalSeconds: 3_600,
-  batchSize: DEFAULT_BATCH_SIZE,
-});
 
 /** A worker's options, declared once: `tm.worker`'s input, checked, with its defaults. */
 export const workerOptions = new OptionSet('worker', {
@@ -94,14 +44,7 @@ export const workerOptions = new OptionSet('worker', {
         'how long a claim owns a job without a heartbeat; heartbeats extend it every third of it (a beat that fails is tried again within 2 s). A job whose lock lapses is stalled and recovered by the maintenance tick, unless its worker is alive after a database outage: see *Outages longer than the lock* in [concepts](concepts.md#outages-longer-than-the-lock).',
     },
   ),
-  tickIntervalSeconds: seconds(
-    { min: 0.05, max: 86_400 },
-    {
-      default: 5,
-      description:
-        'the maintenance tick: recover stalled jobs, expire overdue ones, promote due retries, fire schedules (one node per tick across the cluster); also the resolution of schedules',
-    },
-  ),
+  tickIntervalSeconds: tickIntervalOption,
   shutdownTimeoutSeconds: seconds(
     { max: 86_400 },
     {
@@ -110,14 +53,8 @@ export const workerOptions = new OptionSet('worker', {
         'how long `stop()` waits for running handlers; then it aborts them (`ctx.signal`) and gives their jobs back at once, without counting an attempt',
     },
   ),
-  sweep: sweepField(
-    'the retention sweep on this worker (one node per interval across the cluster, first run 1 to 5 s after `start()`); `false` turns it off on this node only. `intervalSeconds` > 0, up to a year; `batchSize` 1 to 10,000, larger values clamped with one warning.',
-    '`{ intervalSeconds: 3600, batchSize: 1000 }`',
-  ),
-  uniqueLockSweep: sweepField(
-    'the sweep of expired unique locks (from `idempotencyKey` and `uniqueFor`); runs even when retention is off',
-    'the same',
-  ),
+  sweep: retentionSweepOption,
+  uniqueLockSweep: uniqueLockSweepOption,
   id: text(200, {
     docDefault: '`host:pid:random`',
     description:

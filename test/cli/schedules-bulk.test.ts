@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { engineOf } from '../../src/engine-handle.js';
-import { tickOnce } from '../../src/maintenance/tick.js';
+import { tickInputs, tickOnce } from '../../src/maintenance/tick/tick.js';
 import { cliDatabase, runCli, withEngine } from '../support/cli.js';
 import { rawQuery, TEST_DRIVERS } from '../support/databases.js';
 import { finishedJobs } from '../support/jobs.js';
@@ -21,7 +21,7 @@ for (const kind of TEST_DRIVERS) {
         tm.createQueue({ name: 'reports' });
         await tm.schedule({ name: 'nightly', cron: '0 3 * * *', queue: 'reports' });
         await rawQuery(tm, `update "${tm.schema}".schedules set last_fire_at = now() - interval '2 days'`);
-        await tickOnce(engineOf(tm));
+        await tickOnce(tickInputs(engineOf(tm)));
         const [fire] = await rawQuery<{ job_id: string }>(
           tm,
           `select job_id::text as job_id from "${tm.schema}".schedule_fires`,

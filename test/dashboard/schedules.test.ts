@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { engineOf } from '../../src/engine-handle.js';
 import { silentLogger, type Tidemark } from '../../src/index.js';
-import { tickOnce } from '../../src/maintenance/tick.js';
+import { tickInputs, tickOnce } from '../../src/maintenance/tick/tick.js';
 import { csrfIn, get, post } from '../support/dashboard.js';
 import { rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
@@ -15,7 +15,7 @@ async function firedSchedule(tm: Tidemark): Promise<string> {
     tm,
     `update "${tm.schema}".schedules set last_fire_at = now() - interval '2 days' where name = 'nightly'`,
   );
-  assert.equal((await tickOnce(engineOf(tm))).scheduled, 1);
+  assert.equal((await tickOnce(tickInputs(engineOf(tm)))).scheduled, 1);
   const [fire] = await rawQuery<{ job_id: string }>(
     tm,
     `select job_id::text as job_id from "${tm.schema}".schedule_fires`,

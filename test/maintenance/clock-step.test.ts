@@ -2,13 +2,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { engineOf } from '../../src/engine-handle.js';
 import { silentLogger, type Tidemark } from '../../src/index.js';
-import { runTick } from '../../src/maintenance/tick.js';
-import {
-  RETENTION_TURN,
-  retentionTurn,
-  UNIQUE_LOCK_TURN,
-  uniqueLockTurn,
-} from '../../src/retention/sweep-turns.js';
+import { RETENTION_TURN, retentionTurn } from '../../src/maintenance/retention-sweep/turn.js';
+import { sweepInputs } from '../../src/maintenance/sweeps.js';
+import { runTick, tickInputs } from '../../src/maintenance/tick/tick.js';
+import { UNIQUE_LOCK_TURN, uniqueLockTurn } from '../../src/maintenance/unique-lock-sweep/turn.js';
 import { rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { insertJob } from '../support/factory.js';
@@ -41,7 +38,7 @@ describeEachDriver('maintenance turns after the clock steps back', ({ open }) =>
     tm.createQueue({ name: 'q' });
     const stalled = await insertJob(tm, { queue: 'q', status: 'active' });
     await lastRunTomorrow(tm, 'tick');
-    await runTick(engineOf(tm), 5);
+    await runTick(tickInputs(engineOf(tm)), 5);
     const job = await tm.getJob(stalled);
     // Recovered to retry, then promoted by the same tick.
     assert.equal(job?.status, 'pending');
@@ -57,9 +54,9 @@ describeEachDriver('maintenance turns after the clock steps back', ({ open }) =>
     await insertJob(tm, { queue: 'q', status: 'completed', pins: [{ expiresIn: -60 }] });
     await lastRunTomorrow(tm, RETENTION_TURN);
     await lastRunTomorrow(tm, UNIQUE_LOCK_TURN);
-    await uniqueLockTurn(engineOf(tm), SWEEP);
+    await uniqueLockTurn(sweepInputs(engineOf(tm), 'unique-lock sweep'), SWEEP);
     assert.equal(await countRows(tm, 'unique_locks'), 0);
-    await retentionTurn(engineOf(tm), SWEEP);
+    await retentionTurn(sweepInputs(engineOf(tm), 'sweep'), SWEEP);
     assert.equal(await countRows(tm, 'jobs', 'purge_after is not null'), 0);
     assert.equal(await countRows(tm, 'jobs'), 1);
     for (const name of [RETENTION_TURN, UNIQUE_LOCK_TURN]) {

@@ -34,8 +34,6 @@ const ALLOWED_UPWARD = [
   'src/engine-core.ts -> src/retention/archive.ts',
   'src/options/open-options.ts -> src/retention/archive.ts',
   'src/queues/queue-options.ts -> src/workflow/job-context.ts',
-  'src/retention/announce.ts -> src/worker/worker-options.ts',
-  'src/retention/sweep-turns.ts -> src/worker/worker-options.ts',
 ];
 
 interface Edge {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { engineOf } from '../../src/engine-handle.js';
 import { type Job, NonRetryableError, type Tidemark } from '../../src/index.js';
-import { tickOnce } from '../../src/maintenance/tick.js';
+import { tickInputs, tickOnce } from '../../src/maintenance/tick/tick.js';
 import { rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { insertJob } from '../support/factory.js';
@@ -104,7 +104,7 @@ describeEachDriver('purge_after is set by every finishing write', ({ open }) => 
     tm.createQueue({ name: 'q' });
     const { id } = await tm.addJob({ queue: 'q', expireInSeconds: 3_600 });
     await updateJob(tm, id, `expire_at = now() - interval '1 second'`);
-    await tickOnce(engineOf(tm));
+    await tickOnce(tickInputs(engineOf(tm)));
     assertPurgeAfter(await tm.getJob(id), 'expired', WINDOWS.expired);
   });
 
@@ -114,7 +114,7 @@ describeEachDriver('purge_after is set by every finishing write', ({ open }) => 
     const left = await insertJob(tm, { status: 'active', retention: WINDOWS });
     await updateJob(tm, spent, 'max_attempts = 1, attempts = 1');
     await updateJob(tm, left, 'max_attempts = 3, attempts = 1');
-    await tickOnce(engineOf(tm));
+    await tickOnce(tickInputs(engineOf(tm)));
     assertPurgeAfter(await tm.getJob(spent), 'failed', WINDOWS.failed);
     const retry = await tm.getJob(left);
     assert.ok(retry?.status === 'retry' || retry?.status === 'pending', retry?.status);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { engineOf } from '../../src/engine-handle.js';
 import { Retention, silentLogger, type Tidemark } from '../../src/index.js';
-import { tickOnce } from '../../src/maintenance/tick.js';
+import { tickInputs, tickOnce } from '../../src/maintenance/tick/tick.js';
 import { rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { fastWorker, waitForStatus } from '../support/jobs.js';
@@ -67,7 +67,7 @@ describeEachDriver('a queue stored policy reaches every process', ({ open }) => 
       owner,
       `update "${owner.schema}".schedules set last_fire_at = now() - interval '10 seconds'`,
     );
-    assert.equal((await tickOnce(engineOf(scheduler))).scheduled, 1);
+    assert.equal((await tickOnce(tickInputs(engineOf(scheduler)))).scheduled, 1);
     const [job] = await rawQuery<{ retention: unknown }>(
       owner,
       `select retention from "${owner.schema}".jobs`,

@@ -8,7 +8,7 @@ import {
   silentLogger,
   type Tidemark,
 } from '../../src/index.js';
-import { tickOnce } from '../../src/maintenance/tick.js';
+import { tickInputs, tickOnce } from '../../src/maintenance/tick/tick.js';
 import { rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { waitFor } from '../support/wait-for.js';
@@ -57,7 +57,7 @@ describeEachDriver('schedules', ({ open }) => {
         lastFireAt: undefined,
       },
     );
-    await waitFor('a fire', async () => (await tickOnce(engineOf(tm))).scheduled > 0);
+    await waitFor('a fire', async () => (await tickOnce(tickInputs(engineOf(tm)))).scheduled > 0);
     const [fire] = await fires(tm);
     assert.equal(fire.schedule_name, 'nightly');
     assert.equal(fire.fire_at.getMilliseconds(), 0, 'fires at whole cron slots');
@@ -76,7 +76,7 @@ describeEachDriver('schedules', ({ open }) => {
     await tm.schedule({ name: 's', cron: EVERY_SECOND, queue: 'q' });
     await tm.unschedule('s');
     await lastFiredAgo(tm, 's', 60);
-    assert.equal((await tickOnce(engineOf(tm))).scheduled, 0);
+    assert.equal((await tickOnce(tickInputs(engineOf(tm)))).scheduled, 0);
     assert.equal(await jobCount(tm), 0);
     await assert.rejects(tm.unschedule('s'), ScheduleNotFoundError);
   });
@@ -114,7 +114,7 @@ describeEachDriver('schedules', ({ open }) => {
     await tm.schedule({ name: 'minutely', cron: '0 * * * * *', queue: 'q' });
     await lastFiredAgo(tm, 'often', 3600);
     await lastFiredAgo(tm, 'minutely', 3600);
-    const { scheduled } = await tickOnce(engineOf(tm));
+    const { scheduled } = await tickOnce(tickInputs(engineOf(tm)));
     assert.equal(scheduled, 2);
     const rows = await fires(tm);
     const [now] = await rawQuery<{ now: Date }>(tm, 'select now() as now');
@@ -132,7 +132,7 @@ describeEachDriver('schedules', ({ open }) => {
     const queue = tm.createQueue({ name: 'q' });
     await tm.schedule({ name: 's', cron: EVERY_SECOND, queue: 'q' });
     await lastFiredAgo(tm, 's', 10);
-    assert.equal((await tickOnce(engineOf(tm))).scheduled, 1);
+    assert.equal((await tickOnce(tickInputs(engineOf(tm)))).scheduled, 1);
     const [latest] = await fires(tm);
     const id = await engineOf(tm).storage.schedules.recordFire(
       's',
@@ -152,7 +152,7 @@ describeEachDriver('schedules', ({ open }) => {
     await lastFiredAgo(nodes[0], 's', 30);
     let created = 0;
     await waitFor('three fires', async () => {
-      const results = await Promise.all(nodes.map((node) => tickOnce(engineOf(node))));
+      const results = await Promise.all(nodes.map((node) => tickOnce(tickInputs(engineOf(node)))));
       created += results.reduce((sum, r) => sum + r.scheduled, 0);
       return (await fires(nodes[0])).length >= 3;
     });

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { test } from 'node:test';
 import { engineOf } from '../../src/engine-handle.js';
 import { type Logger, silentLogger, type Tidemark } from '../../src/index.js';
-import { tickOnce } from '../../src/maintenance/tick.js';
+import { tickInputs, tickOnce } from '../../src/maintenance/tick/tick.js';
 import { rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { deferred, fastWorker, waitForStatus } from '../support/jobs.js';
@@ -110,13 +110,13 @@ describeEachDriver('workers register themselves', ({ open }) => {
       ['silent', true],
     ]);
 
-    await tickOnce(core);
+    await tickOnce(tickInputs(core));
     assert.ok(
       (await tm.listWorkers()).some((w) => w.id === 'silent'),
       'gone for under an hour: kept',
     );
     await beatAgo(tm, 'silent', 600 + 3_601);
-    await tickOnce(core);
+    await tickOnce(tickInputs(core));
     assert.deepEqual(
       (await tm.listWorkers()).map((w) => w.id),
       ['alive'],

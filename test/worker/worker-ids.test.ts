@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { test } from 'node:test';
 import { engineOf } from '../../src/engine-handle.js';
 import { silentLogger, type Tidemark, WorkerIdInUseError } from '../../src/index.js';
-import { GONE_WORKER_MAX_ROWS, tickOnce } from '../../src/maintenance/tick.js';
+import { GONE_WORKER_MAX_ROWS, tickInputs, tickOnce } from '../../src/maintenance/tick/tick.js';
 import { get } from '../support/dashboard.js';
 import { rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
@@ -78,7 +78,7 @@ describeEachDriver('worker rows: live workers first, gone rows bounded, one id p
     await ghosts(tm, 1_200, 600);
     const live = fastWorker(tm, { id: 'live-1', lockSeconds: 600, tickIntervalSeconds: 86_400 });
     await live.start();
-    await tickOnce(engineOf(tm));
+    await tickOnce(tickInputs(engineOf(tm)));
     const [{ gone, newest }] = await rawQuery<{ gone: number; newest: string }>(
       tm,
       `select count(*)::int as gone, min(id) as newest from "${tm.schema}".workers where id like 'ghost-%'`,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { engineOf } from '../../src/engine-handle.js';
 import { type Logger, silentLogger, type Tidemark } from '../../src/index.js';
-import { tickOnce } from '../../src/maintenance/tick.js';
+import { tickInputs, tickOnce } from '../../src/maintenance/tick/tick.js';
 import { rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { waitFor } from '../support/wait-for.js';
@@ -88,7 +88,7 @@ describeEachDriver('ctx.step', ({ open }) => {
       `update ${table(tm, 'jobs')} set lock_token = gen_random_uuid(), locked_until = now() - interval '1 second' where id = $1`,
       [id],
     );
-    const recovered = await tickOnce(engineOf(tm));
+    const recovered = await tickOnce(tickInputs(engineOf(tm)));
     assert.equal(recovered.stalled, 1);
     const done = await waitForStatus(tm, id, 'completed');
     assert.equal(done.attempts, 2);

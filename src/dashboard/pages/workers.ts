@@ -1,6 +1,6 @@
 import { formatCount, formatTime, formatWindow, relativeTime } from '../../admin/format.js';
 import { loadWorkers } from '../../admin/workers.js';
-import { GONE_WORKER_MAX_ROWS } from '../../maintenance/tick.js';
+import { GONE_WORKER_MAX_ROWS } from '../../maintenance/tick/tick.js';
 import type { WorkerRecord, WorkerSweepSetting } from '../../model/worker.js';
 import type { DashboardContext } from '../context.js';
 import { type Html, html } from '../html.js';

@@ -1,4 +1,4 @@
-import { defineQuery, type NoParams } from './define-query.js';
+import { defineQuery } from './define-query.js';
 
 /**
  * The first statement of every transaction that deletes in batches (the sweep, its archive
@@ -16,12 +16,15 @@ import { defineQuery, type NoParams } from './define-query.js';
  *   possible where nothing else is, at a high cost), so each batch reads its keyset range
  *   from the index and stops at its limit. JIT is off because those costs would cross its
  *   threshold and compile a statement that runs in milliseconds.
+ * - A statement timeout for the rest of the transaction (@timeout_ms; 0 for none): a batch the
+ *   database cancels for running too long is kept whole, and the caller runs a smaller one.
  */
-export const openDeletionBatch = defineQuery<NoParams, { locked: number }>(
+export const openDeletionBatch = defineQuery<{ timeout_ms: number }, { locked: number }>(
   'openDeletionBatch',
   /* sql */ `
   with gate as materialized (select id from /*schema*/retention_control where id = 1 for share)
   select (select count(*) from gate)::int as locked,
          set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true),
-         set_config('enable_sort', 'off', true), set_config('jit', 'off', true)`,
+         set_config('enable_sort', 'off', true), set_config('jit', 'off', true),
+         set_config('statement_timeout', (@timeout_ms::int)::text, true)`,
 );

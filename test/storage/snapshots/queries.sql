@@ -164,7 +164,8 @@ select count(*)::int as n from "tidemark".jobs
 with gate as materialized (select id from "tidemark".retention_control where id = 1 for share)
   select (select count(*) from gate)::int as locked,
          set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true),
-         set_config('enable_sort', 'off', true), set_config('jit', 'off', true)
+         set_config('enable_sort', 'off', true), set_config('jit', 'off', true),
+         set_config('statement_timeout', ($1::int)::text, true)
 
 -- bulk.ts#bulkBatchByIds
 select j.id::text as id from "tidemark".jobs j

@@ -1,5 +1,10 @@
+/*
+ * What a database error means, read from its SQLSTATE in one place: callers ask these
+ * questions and never match codes or message text themselves.
+ */
+
 /** The SQLSTATE of a database error (both drivers put it in `code`), or null. */
-function sqlState(error: unknown): string | null {
+export function sqlState(error: unknown): string | null {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : null;
 }
@@ -40,4 +45,9 @@ export function isConnectionError(error: unknown): boolean {
   if (state !== null) return state.startsWith('08') || ['57P01', '57P02', '57P03'].includes(state);
   const message = error instanceof Error ? error.message : '';
   return /^Connection terminated|not queryable|timeout exceeded when trying to connect/i.test(message);
+}
+
+/** The database cancelled the statement (57014): its statement timeout passed, or it was asked to. */
+export function isStatementCancelled(error: unknown): boolean {
+  return sqlState(error) === '57014';
 }

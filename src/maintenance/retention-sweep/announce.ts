@@ -1,10 +1,10 @@
-import type { EngineCore } from '../engine-core.js';
-import type { Logger } from '../log/logger.js';
-import { messages } from '../log/messages.js';
-import type { FrozenRetention } from '../model/job.js';
-import { WINDOW_KEYS } from '../model/job.js';
-import type { StoredQueue } from '../storage/storage.js';
-import type { ResolvedSweep } from '../worker/worker-options.js';
+import type { EngineCore } from '../../engine-core.js';
+import type { Logger } from '../../log/logger.js';
+import { messages } from '../../log/messages.js';
+import type { FrozenRetention } from '../../model/job.js';
+import { WINDOW_KEYS } from '../../model/job.js';
+import type { StoredQueue } from '../../storage/storage.js';
+import type { ResolvedSweep } from '../sweep-option.js';
 
 /** Queues named in the startup line at most; more are counted. */
 const QUEUES_SHOWN = 20;

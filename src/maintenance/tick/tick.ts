@@ -1,5 +1,29 @@
-import type { EngineCore } from '../engine-core.js';
-import { fireDueSchedules } from '../schedule/fire-schedules.js';
+import type { EngineCore } from '../../engine-core.js';
+import type { TypedEmitter } from '../../events.js';
+import type { Logger } from '../../log/logger.js';
+import { fireDueSchedules } from '../../schedule/fire-schedules.js';
+import type { Storage } from '../../storage/storage.js';
+
+/** What the tick works with, and nothing else. */
+export interface TickInputs {
+  maintenance: Storage['maintenance'];
+  workers: Storage['workers'];
+  /** Add the jobs of every due schedule fire; how many were added here. */
+  fireSchedules: () => Promise<number>;
+  events: TypedEmitter;
+  logger: Logger;
+}
+
+/** The tick's inputs from the engine's parts. */
+export function tickInputs(core: EngineCore): TickInputs {
+  return {
+    maintenance: core.storage.maintenance,
+    workers: core.storage.workers,
+    fireSchedules: () => fireDueSchedules(core),
+    events: core.events,
+    logger: core.logger,
+  };
+}
 
 const BATCH = 1_000;
 
@@ -30,19 +54,19 @@ export interface TickHooks {
  * workers beyond the newest GONE_WORKER_MAX_ROWS).
  */
 export async function runTick(
-  core: EngineCore,
+  inputs: TickInputs,
   intervalSeconds: number,
   hooks: TickHooks = {},
 ): Promise<void> {
   try {
     // A little under the interval, so timer drift on the winning node does not skip a tick.
-    const turn = await core.storage.maintenance.takeTurn('tick', intervalSeconds * 0.8);
+    const turn = await inputs.maintenance.takeTurn('tick', intervalSeconds * 0.8);
     hooks.answered?.();
     if (!turn) return;
     const recover = hooks.beforeRecovery ? await hooks.beforeRecovery() : true;
-    const counts = await tickOnce(core, intervalSeconds, recover);
-    core.events.emit('maintenance:tick', counts);
-    if (counts.stalled + counts.expired > 0) core.logger.debug('maintenance tick', { ...counts });
+    const counts = await tickOnce(inputs, intervalSeconds, recover);
+    inputs.events.emit('maintenance:tick', counts);
+    if (counts.stalled + counts.expired > 0) inputs.logger.debug('maintenance tick', { ...counts });
   } catch (error) {
     hooks.failed?.(error);
     throw error;
@@ -50,16 +74,16 @@ export async function runTick(
 }
 
 /** The work of a tick, without the cluster turn (also used by tests and the CLI). */
-export async function tickOnce(core: EngineCore, intervalSeconds = 5, recover = true) {
-  const { storage } = core;
-  const stalled = recover ? await drain(() => storage.maintenance.recoverStalled(BATCH)) : 0;
-  const expired = await drain(() => storage.maintenance.expireJobs(BATCH));
-  const promoted = await drain(() => storage.maintenance.promoteRetries(BATCH));
-  const scheduled = await fireDueSchedules(core);
-  await storage.maintenance.nudgeDueQueues(intervalSeconds * 2);
+export async function tickOnce(inputs: TickInputs, intervalSeconds = 5, recover = true) {
+  const { maintenance, workers } = inputs;
+  const stalled = recover ? await drain(() => maintenance.recoverStalled(BATCH)) : 0;
+  const expired = await drain(() => maintenance.expireJobs(BATCH));
+  const promoted = await drain(() => maintenance.promoteRetries(BATCH));
+  const scheduled = await inputs.fireSchedules();
+  await maintenance.nudgeDueQueues(intervalSeconds * 2);
   // One bounded batch per tick: a thousand workers killed at once go within a few ticks.
-  await storage.workers.deleteGoneWorkers(GONE_WORKER_KEEP_SECONDS, BATCH);
-  await storage.workers.trimGoneWorkers(GONE_WORKER_MAX_ROWS, BATCH);
+  await workers.deleteGoneWorkers(GONE_WORKER_KEEP_SECONDS, BATCH);
+  await workers.trimGoneWorkers(GONE_WORKER_MAX_ROWS, BATCH);
   return { stalled, expired, promoted, scheduled };
 }
 

@@ -1,8 +1,9 @@
-import type { EngineCore } from '../engine-core.js';
-import { checkBatchSize, DEFAULT_BATCH_SIZE } from '../options/batch-size.js';
-import { checkBoolean, checkKnownKeys, checkObject } from '../options/check.js';
-import type { SweepOutcome, SweepPreview } from './sweep-types.js';
-import { previewSweep, sweepRetention } from './sweeper.js';
+import type { EngineCore } from '../../engine-core.js';
+import { checkBatchSize, DEFAULT_BATCH_SIZE } from '../../options/batch-size.js';
+import { checkBoolean, checkKnownKeys, checkObject } from '../../options/check.js';
+import type { SweepOutcome, SweepPreview } from '../../retention/sweep-types.js';
+import { SWEEP_STATEMENT_TIMEOUT_MS, sweepInputs } from '../sweeps.js';
+import { previewSweep, sweepRetention } from './sweep.js';
 
 /** A checked `tm.sweep(options)` call. */
 export interface SweepRequest {
@@ -38,8 +39,13 @@ export async function sweepNow(
   request: SweepRequest,
 ): Promise<SweepOutcome | SweepPreview> {
   if (request.warning) core.once.warn(request.warning, request.warning);
-  if (request.dryRun) return previewSweep(core);
-  const result = await sweepRetention(core, { batchSize: request.batchSize, includeUniqueLocks: true });
+  const inputs = sweepInputs(core, 'sweep');
+  if (request.dryRun) return previewSweep(inputs);
+  const result = await sweepRetention(inputs, {
+    batchSize: request.batchSize,
+    statementTimeoutMs: SWEEP_STATEMENT_TIMEOUT_MS,
+    includeUniqueLocks: true,
+  });
   return {
     jobs: result.jobs,
     signals: result.signals,

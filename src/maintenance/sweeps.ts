@@ -1,0 +1,131 @@
+import type { EngineCore } from '../engine-core.js';
+import { RetentionPausedError } from '../errors.js';
+import type { TypedEmitter } from '../events.js';
+import type { Logger } from '../log/logger.js';
+import type { ArchiveHook } from '../retention/archive.js';
+import { BatchPace } from '../retention/batch-pace.js';
+import { retentionOf } from '../retention/capability.js';
+import type { SweepOutcome, SweepRecord } from '../retention/sweep-types.js';
+import type { RetentionCapability, Storage } from '../storage/storage.js';
+
+/**
+ * What a sweep works with, and nothing else: the retention capability, the gate the archive
+ * path holds, the archive hook, the cluster-wide turns, and where it reports.
+ */
+export interface SweepInputs {
+  retention: RetentionCapability;
+  controls: Storage['controls'];
+  turns: Storage['maintenance'];
+  archive?: ArchiveHook;
+  events: TypedEmitter;
+  logger: Logger;
+}
+
+/** A sweep's inputs from the engine's parts; RetentionUnsupportedError without the capability. */
+export function sweepInputs(core: EngineCore, operation: string, logger = core.logger): SweepInputs {
+  return {
+    retention: retentionOf(core, operation),
+    controls: core.storage.controls,
+    turns: core.storage.maintenance,
+    archive: core.archive,
+    events: core.events,
+    logger,
+  };
+}
+
+/** A sweep's settings: rows per statement, and how long one statement may run. */
+export interface SweepSettings {
+  batchSize: number;
+  /** A statement running longer is cancelled by the database, and the batch is halved. */
+  statementTimeoutMs: number;
+}
+
+/** How long one deletion statement may run before the database cancels it (and the batch halves). */
+export const SWEEP_STATEMENT_TIMEOUT_MS = 30_000;
+
+export interface SweepResult extends SweepOutcome {
+  batches: number;
+  durationMs: number;
+}
+
+/** Why a pass stopped before draining: retention's pause (not an error), or an error. */
+export type StopReason = { paused?: true; error?: string };
+
+export function stoppedBy(caught: unknown): StopReason {
+  if (caught instanceof RetentionPausedError) return { paused: true };
+  return { error: caught instanceof Error ? caught.message : String(caught) };
+}
+
+/** Delete in batches, paced (see BatchPace), until a short batch; the total deleted. */
+export async function drain(
+  step: (batchSize: number) => Promise<number>,
+  settings: SweepSettings,
+): Promise<number> {
+  let total = 0;
+  const pace = new BatchPace(settings.batchSize);
+  for (;;) {
+    const { value: n, size } = await pace.run(step);
+    total += n;
+    if (n < size) return total;
+  }
+}
+
+/** History row, event and log line of one sweep. */
+export async function report(
+  inputs: SweepInputs,
+  kind: SweepRecord['kind'],
+  startedAt: Date,
+  result: SweepResult,
+): Promise<void> {
+  const { events, logger } = inputs;
+  const { jobs, signals, uniqueLocks, batches, durationMs, error, paused } = result;
+  try {
+    await inputs.retention.recordSweep({
+      ...result,
+      kind,
+      startedAt,
+      error: error ?? null,
+      paused: paused === true,
+    });
+  } catch (recordError) {
+    logger.warn('could not record the sweep in its history', { kind, error: String(recordError) });
+  }
+  const fields = {
+    jobs,
+    signals,
+    uniqueLocks,
+    batches,
+    durationMs: Math.round(durationMs),
+    ...(paused ? { paused } : {}),
+    ...(error === undefined ? {} : { error }),
+  };
+  if (kind === 'retention') {
+    events.emit('sweep:finished', result);
+    logger.debug('retention sweep finished', fields);
+  } else {
+    events.emit('unique-lock-sweep:finished', {
+      uniqueLocks,
+      durationMs,
+      error,
+      ...(paused ? { paused } : {}),
+    });
+    logger.debug('unique-lock sweep finished', fields);
+  }
+  if (error !== undefined) {
+    logger.error(`${kind === 'retention' ? 'retention' : 'unique-lock'} sweep failed; the batch was kept`, {
+      error,
+    });
+  }
+}
+
+/** What a sweep leaves in its turn's row: its counts, for the dashboard and the CLI. */
+export function turnResult(result: SweepResult) {
+  return {
+    jobs: result.jobs,
+    signals: result.signals,
+    uniqueLocks: result.uniqueLocks,
+    durationMs: Math.round(result.durationMs),
+    error: result.error ?? null,
+    paused: result.paused === true,
+  };
+}

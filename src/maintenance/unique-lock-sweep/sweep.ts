@@ -1,0 +1,36 @@
+import {
+  drain,
+  report,
+  type StopReason,
+  type SweepInputs,
+  type SweepResult,
+  type SweepSettings,
+  stoppedBy,
+} from '../sweeps.js';
+
+/** Delete expired unique locks (R8) in batches until a short batch. */
+export async function sweepUniqueLocks(inputs: SweepInputs, settings: SweepSettings): Promise<SweepResult> {
+  const startedAt = new Date();
+  const t0 = performance.now();
+  let uniqueLocks = 0;
+  let stop: StopReason = {};
+  try {
+    uniqueLocks = await drain(
+      (n) => inputs.retention.deleteExpiredUniqueLocks(n, settings.statementTimeoutMs),
+      settings,
+    );
+  } catch (caught) {
+    stop = stoppedBy(caught);
+  }
+  const result: SweepResult = {
+    jobs: 0,
+    signals: 0,
+    uniqueLocks,
+    byQueue: [],
+    batches: 0,
+    durationMs: performance.now() - t0,
+    ...stop,
+  };
+  await report(inputs, 'unique-locks', startedAt, result);
+  return result;
+}
