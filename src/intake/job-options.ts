@@ -21,7 +21,11 @@ export const jobOptions = new OptionSet(
     }),
     delaySeconds: seconds(
       { max: MAX_DELAY_SECONDS },
-      { description: 'run no earlier than this many seconds from now; not with `runAt`', docDefault: '`0`' },
+      {
+        description: 'run no earlier than this many seconds from now; not with `runAt`',
+        docDefault: '`0`',
+        column: 'delay_seconds',
+      },
     ),
     runAt: dateField({
       description: 'run no earlier than this moment; not with `delaySeconds`',
@@ -30,16 +34,19 @@ export const jobOptions = new OptionSet(
     priority: integer(PRIORITY.min, PRIORITY.max, {
       default: PRIORITY.default,
       description: 'higher runs first',
+      column: 'priority',
     }),
     maxAttempts: integer(MAX_ATTEMPTS.min, MAX_ATTEMPTS.max, {
       description: "overrides the queue's for this job",
       docDefault: "the queue's",
+      column: 'max_attempts',
     }),
     expireInSeconds: seconds(
       { exclusiveMin: true },
       {
         description:
           'not started this long after its run time: the job becomes `expired` (by the maintenance tick)',
+        column: 'expire_in_seconds',
       },
     ),
     idempotencyKey: object(

@@ -30,6 +30,9 @@ export interface JobRequest {
   policy?: RetentionPolicy | false;
 }
 
+/** The job options written to the row as they are read, each under its column (job-options.ts). */
+const STORED_AS_GIVEN = jobOptions.columns();
+
 /** Check one `addJob` input (its errors name `field`, e.g. `jobs[3]`); nothing is written. */
 export function resolveAddJob(input: unknown, field = ''): JobRequest {
   return resolveJobRequest(jobOptions.read(input, field), field);
@@ -70,15 +73,16 @@ function resolveJobRequest(options: ReadJobOptions, field: string): JobRequest {
     );
   }
   const row: InsertRow = { queue, dataText, priority: options.priority };
+  for (const [option, column] of STORED_AS_GIVEN) {
+    const value = options[option as keyof ReadJobOptions];
+    if (value !== undefined) Object.assign(row, { [column]: value });
+  }
   const request: JobRequest = { row };
   if (options.retention !== undefined) {
     row.retention = options.retention.windows;
     request.policy = options.retention.policy;
   }
   if (options.runAt !== undefined) row.run_at = options.runAt.toISOString();
-  if (options.delaySeconds !== undefined) row.delay_seconds = options.delaySeconds;
-  if (options.maxAttempts !== undefined) row.max_attempts = options.maxAttempts;
-  if (options.expireInSeconds !== undefined) row.expire_in_seconds = options.expireInSeconds;
   const { unique } = options;
   if (unique === true) row.unique_key = `data:${sha256(canonicalJson(dataText))}`;
   else if (typeof unique === 'string') row.unique_key = `key:${unique}`;

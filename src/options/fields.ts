@@ -33,6 +33,8 @@ export interface FieldDoc {
   docType?: string;
   /** An object field: one docs row per field inside it (`backoff.factor`), none for the whole. */
   docExpand?: boolean;
+  /** A field stored as it is read, in this column of the row its set writes (a job's `priority`). */
+  column?: string;
 }
 
 /** A custom field's check: throws a typed error naming `field`, or returns the value to keep. */
@@ -81,6 +83,7 @@ function meta(doc: FieldDoc, expected: string, docType: string, fallback?: unkno
   if (fallback !== undefined) annotations.default = fallback;
   if (doc.docDefault !== undefined) annotations.docDefault = doc.docDefault;
   if (doc.docExpand) annotations.docExpand = true;
+  if (doc.column !== undefined) annotations.column = doc.column;
   return annotations;
 }
 

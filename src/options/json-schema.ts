@@ -8,8 +8,10 @@ const OWN_KEYS = new Set([
   'docType',
   'docDefault',
   'docExpand',
+  'column',
   'check',
   'jsonSchema',
+  'opaque',
   '~custom',
 ]);
 

@@ -91,6 +91,14 @@ export class OptionSet<P extends TProperties, R extends keyof P & string = never
     return this.#compiled;
   }
 
+  /** The fields stored as they are read, each with its column (see FieldDoc.column). */
+  columns(): [string, string][] {
+    return this.fields.flatMap(([key, schema]) => {
+      const { column } = fieldMeta(schema);
+      return column === undefined ? [] : [[key, column]];
+    });
+  }
+
   /** The fields, in declaration order. */
   get fields(): [string, TSchema][] {
     return Object.entries(this.schema.properties);
