@@ -7,6 +7,8 @@ import { BatchPace } from '../retention/batch-pace.js';
 import { retentionOf } from '../retention/capability.js';
 import type { SweepOutcome, SweepRecord } from '../retention/sweep-types.js';
 import type { RetentionCapability, Storage } from '../storage/storage.js';
+import { type MaintenanceService, periodicService } from './service.js';
+import type { ResolvedSweep } from './sweep-option.js';
 
 /**
  * What a sweep works with, and nothing else: the retention capability, the gate the archive
@@ -128,4 +130,32 @@ export function turnResult(result: SweepResult) {
     error: result.error ?? null,
     paused: result.paused === true,
   };
+}
+
+/**
+ * A sweep's turn on a worker: run `sweep` when this node wins the interval's turn cluster-wide
+ * (advisory lock plus the last-run row, taken a little under the interval so timer drift on
+ * the winning node does not skip one), then leave its counts in that row.
+ */
+export function sweepTurn(
+  name: string,
+  sweep: (inputs: SweepInputs, settings: SweepSettings) => Promise<SweepResult>,
+): (inputs: SweepInputs, options: ResolvedSweep) => Promise<void> {
+  return async (inputs, options) => {
+    if (!(await inputs.turns.takeTurn(name, options.intervalSeconds * 0.9))) return;
+    const settings = { batchSize: options.batchSize, statementTimeoutMs: SWEEP_STATEMENT_TIMEOUT_MS };
+    await inputs.turns.recordTurnResult(name, turnResult(await sweep(inputs, settings)));
+  };
+}
+
+/** A sweep as a worker runs it: its turn every interval, the first 1 to 5 s after start. */
+export function sweepService(
+  name: MaintenanceService['name'],
+  turn: (inputs: SweepInputs, options: ResolvedSweep) => Promise<void>,
+  inputs: SweepInputs,
+  options: ResolvedSweep,
+  onError: (error: unknown) => void,
+): MaintenanceService {
+  const run = () => turn(inputs, options);
+  return periodicService(name, options.intervalSeconds, run, onError, 1 + Math.random() * 4);
 }

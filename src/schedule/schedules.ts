@@ -1,5 +1,6 @@
 import type { EngineCore } from '../engine-core.js';
 import { ScheduleNotFoundError } from '../errors.js';
+import type { ScheduleRecord } from '../model/schedule.js';
 import { checkString } from '../options/check.js';
 import { custom, text } from '../options/fields.js';
 import { OptionSet, type OptionsOf } from '../options/option-set.js';
@@ -36,15 +37,7 @@ export const scheduleOptions = new OptionSet(
 /** Options of `tm.schedule`. */
 export type ScheduleOptions = OptionsOf<typeof scheduleOptions.properties, 'name' | 'cron' | 'queue'>;
 
-/** A stored schedule, as `tm.listSchedules()` gives it. */
-export interface ScheduleRecord {
-  name: string;
-  cron: string;
-  timezone: string;
-  queue: string;
-  data: unknown;
-  lastFireAt: Date | null;
-}
+export type { ScheduleRecord } from '../model/schedule.js';
 
 /** A schedule whose options have been checked: what is stored. */
 export interface CheckedSchedule {

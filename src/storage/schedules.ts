@@ -1,15 +1,10 @@
+import type { ScheduleRecord } from '../model/schedule.js';
 import { type InsertDefaults, type InsertRow, insertParams } from './insert-rows.js';
 import type { Runner } from './runner.js';
 import * as sql from './sql/schedules.js';
 
 /** A stored schedule, with the database's clock (`now`) to compute due fires against. */
-export interface StoredSchedule {
-  name: string;
-  cron: string;
-  timezone: string;
-  queue: string;
-  data: unknown;
-  lastFireAt: Date | null;
+export interface StoredSchedule extends ScheduleRecord {
   now: Date;
 }
 

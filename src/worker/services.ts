@@ -1,11 +1,11 @@
 import type { EngineCore } from '../engine-core.js';
 import type { Logger } from '../log/logger.js';
-import { retentionSweepService } from '../maintenance/retention-sweep/service.js';
+import { retentionTurn } from '../maintenance/retention-sweep/turn.js';
 import type { MaintenanceService } from '../maintenance/service.js';
-import { sweepInputs } from '../maintenance/sweeps.js';
+import { sweepInputs, sweepService } from '../maintenance/sweeps.js';
 import { tickService } from '../maintenance/tick/service.js';
 import { type TickHooks, tickInputs } from '../maintenance/tick/tick.js';
-import { uniqueLockSweepService } from '../maintenance/unique-lock-sweep/service.js';
+import { uniqueLockTurn } from '../maintenance/unique-lock-sweep/turn.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
 
 export type { MaintenanceService as WorkerService } from '../maintenance/service.js';
@@ -34,11 +34,19 @@ export function createWorkerServices(
   if (!core.storage.hasRetention) return services;
   if (options.sweep) {
     const inputs = sweepInputs(core, 'sweep');
-    services.push(retentionSweepService(inputs, options.sweep, report('retention sweep')));
+    services.push(sweepService('retention', retentionTurn, inputs, options.sweep, report('retention sweep')));
   }
   if (options.uniqueLockSweep) {
     const inputs = sweepInputs(core, 'unique-lock sweep');
-    services.push(uniqueLockSweepService(inputs, options.uniqueLockSweep, report('unique-lock sweep')));
+    services.push(
+      sweepService(
+        'unique-locks',
+        uniqueLockTurn,
+        inputs,
+        options.uniqueLockSweep,
+        report('unique-lock sweep'),
+      ),
+    );
   }
   return services;
 }
