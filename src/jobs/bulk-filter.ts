@@ -1,48 +1,71 @@
 import { InvalidOptionError } from '../errors.js';
-import { FINISHED_STATUSES, IN_FLIGHT_STATUSES, isJobStatus, type JobStatus } from '../job-status.js';
-import { checkBatchSize } from '../options/batch-size.js';
-import {
-  checkBoolean,
-  checkDate,
-  checkId,
-  checkKnownKeys,
-  checkObject,
-  checkSeconds,
-  checkString,
-} from '../options/check.js';
+import { ALL_STATUSES, FINISHED_STATUSES, IN_FLIGHT_STATUSES, type JobStatus } from '../job-status.js';
+import { checkId } from '../options/check.js';
+import { boolean, custom, either, literal, seconds, text } from '../options/fields.js';
+import { OptionSet, type OptionsOf } from '../options/option-set.js';
+import { batchSizeField, dateField, idsField } from '../options/shared-fields.js';
 import { type JobFilterParams, jobFilterParams } from '../storage/storage.js';
 
+export const DEFAULT_BULK_BATCH_SIZE = 500;
+export const MAX_BULK_IDS = 1000;
+
+/** What `tm.retryJobs` / `tm.cancelJobs` act on, declared once: every job matching all the given fields. */
+export const bulkFilterOptions = new OptionSet('filter', {
+  queue: text(200, { description: 'only jobs of this queue' }),
+  status: either(
+    ALL_STATUSES.map((status) => literal(status)),
+    {
+      expected: 'a job status',
+      docType: '`JobStatus`',
+      description:
+        'the status to act on; required unless `ids` is given. Retry takes a finished status or `retry`, cancel an in-flight one',
+    },
+  ),
+  since: seconds(
+    { exclusiveMin: true },
+    { description: 'created within the last N seconds (instead of `from`/`to`)' },
+  ),
+  from: dateField({ description: 'created at or after this time', docDefault: 'none' }),
+  to: dateField({ description: 'created before this time', docDefault: 'none' }),
+  q: text(200, {
+    description:
+      "text searched, case-insensitively, in the job's data as JSON text and its error's message and name",
+  }),
+  ids: idsField(MAX_BULK_IDS, 'only these jobs, still subject to the other fields'),
+});
+
 /** What `tm.retryJobs` / `tm.cancelJobs` act on: every job matching all the given fields. */
-export interface BulkJobFilter {
-  queue?: string;
-  /** The status to act on; required unless `ids` is given. Retry takes a finished status or `retry`, cancel an in-flight one. */
-  status?: JobStatus;
-  /** Created within the last N seconds (instead of `from`/`to`). */
-  since?: number;
-  /** Created at or after this time. */
-  from?: Date | string;
-  /** Created before this time. */
-  to?: Date | string;
-  /** Text searched, case-insensitively, in the job's data as JSON text and its error's message and name. */
-  q?: string;
-  /** Only these jobs (at most 1000), still subject to the other fields. */
-  ids?: string[];
-}
+export type BulkJobFilter = OptionsOf<typeof bulkFilterOptions.properties>;
+
+/** `tm.retryJobs` / `tm.cancelJobs`'s options, declared once. */
+export const bulkActionOptions = new OptionSet('options', {
+  dryRun: boolean({ default: false, description: 'count the matching jobs; change nothing' }),
+  batchSize: batchSizeField('jobs chosen per batch', DEFAULT_BULK_BATCH_SIZE),
+  throughId: custom<string | number, string>({
+    expected: 'a job id',
+    docType: '`string`',
+    docDefault: 'the highest id when the call begins',
+    description: "only jobs with ids up to this one (a dry run's `throughId`)",
+    jsonSchema: { type: 'string', pattern: '^(0|[1-9][0-9]{0,18})$' },
+    check: (value, field) => (value === '0' || value === 0 ? '0' : checkId(value, field)),
+  }),
+  maxMatched: custom<number>({
+    expected: 'a whole number of jobs, 0 or more',
+    docType: '`number` (whole, 0 or more)',
+    description:
+      'the count confirmed: when more jobs match, refuse with `BulkSetGrewError` (with the fresh count) and change nothing; never act on more than this many',
+    jsonSchema: { type: 'integer', minimum: 0 },
+    check: (value, field) => {
+      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+        throw new InvalidOptionError(field, 'a whole number of jobs, 0 or more', value);
+      }
+      return value;
+    },
+  }),
+});
 
 /** Options of `tm.retryJobs` / `tm.cancelJobs`. */
-export interface BulkActionOptions {
-  /** Count the matching jobs; change nothing. */
-  dryRun?: boolean;
-  /** Jobs chosen per batch, 1..10000 (larger values are clamped). Default 500. */
-  batchSize?: number;
-  /** Only jobs with ids up to this one (a dry run's `throughId`); default the highest id when the call begins. */
-  throughId?: string;
-  /**
-   * The count confirmed: when more jobs match, refuse with BulkSetGrewError (with the fresh
-   * count) and change nothing; never act on more than this many.
-   */
-  maxMatched?: number;
-}
+export type BulkActionOptions = OptionsOf<typeof bulkActionOptions.properties>;
 
 export type BulkActionName = 'retry' | 'cancel';
 
@@ -60,9 +83,6 @@ export interface CheckedBulkRequest {
   maxMatched: number | null;
 }
 
-export const DEFAULT_BULK_BATCH_SIZE = 500;
-export const MAX_BULK_IDS = 1000;
-
 /** The statuses each action can change: anything else would be refused job by job. */
 export const ACTIONABLE: Record<BulkActionName, readonly JobStatus[]> = {
   retry: [...FINISHED_STATUSES, 'retry'],
@@ -76,32 +96,23 @@ export function checkBulkRequest(
   optionsInput: unknown,
   now = Date.now(),
 ): CheckedBulkRequest {
-  const filter = checkObject(filterInput, 'filter');
-  checkKnownKeys(filter, 'filter', ['queue', 'status', 'since', 'from', 'to', 'q', 'ids']);
-  const options = checkObject(optionsInput ?? {}, 'options');
-  checkKnownKeys(options, 'options', ['dryRun', 'batchSize', 'throughId', 'maxMatched']);
-  const ids = filter.ids === undefined ? null : checkIds(filter.ids);
+  const filter = bulkFilterOptions.read(filterInput, 'filter');
+  const warnings: string[] = [];
+  const options = bulkActionOptions.read(optionsInput ?? {}, 'options', warnings);
+  const ids = filter.ids ?? null;
   const status = checkStatus(action, filter.status, ids !== null);
   if (filter.since !== undefined && (filter.from !== undefined || filter.to !== undefined)) {
     throw new InvalidOptionError('filter.since', 'either since or from/to, not both', filter.since);
   }
-  const since =
-    filter.since === undefined
-      ? null
-      : checkSeconds(filter.since, 'filter.since', { min: 0, exclusiveMin: true });
-  const batch =
-    options.batchSize === undefined
-      ? { batchSize: DEFAULT_BULK_BATCH_SIZE }
-      : checkBatchSize(options.batchSize, 'options.batchSize');
-  const queue = filter.queue === undefined ? null : checkString(filter.queue, 'filter.queue');
+  const queue = filter.queue ?? null;
   const match = jobFilterParams(
     {
       queue,
       status,
-      since,
-      from: filter.from === undefined ? null : checkDate(filter.from, 'filter.from'),
-      to: filter.to === undefined ? null : checkDate(filter.to, 'filter.to'),
-      q: filter.q === undefined ? null : checkString(filter.q, 'filter.q'),
+      since: filter.since ?? null,
+      from: filter.from ?? null,
+      to: filter.to ?? null,
+      q: filter.q ?? null,
     },
     now,
   );
@@ -110,28 +121,19 @@ export function checkBulkRequest(
     status,
     match,
     ids,
-    dryRun: options.dryRun === undefined ? false : checkBoolean(options.dryRun, 'options.dryRun'),
-    batchSize: batch.batchSize,
-    batchWarning: batch.warning,
-    throughId:
-      options.throughId === undefined
-        ? null
-        : options.throughId === '0' || options.throughId === 0
-          ? '0'
-          : checkId(options.throughId, 'options.throughId'),
-    maxMatched:
-      options.maxMatched === undefined ? null : checkCount(options.maxMatched, 'options.maxMatched'),
+    dryRun: options.dryRun,
+    batchSize: options.batchSize,
+    batchWarning: warnings[0],
+    throughId: options.throughId ?? null,
+    maxMatched: options.maxMatched ?? null,
   };
 }
 
-function checkCount(value: unknown, field: string): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw new InvalidOptionError(field, 'a whole number of jobs, 0 or more', value);
-  }
-  return value;
-}
-
-function checkStatus(action: BulkActionName, value: unknown, hasIds: boolean): JobStatus | null {
+function checkStatus(
+  action: BulkActionName,
+  value: JobStatus | undefined,
+  hasIds: boolean,
+): JobStatus | null {
   const allowed = ACTIONABLE[action];
   if (value === undefined) {
     if (hasIds) return null;
@@ -142,7 +144,7 @@ function checkStatus(action: BulkActionName, value: unknown, hasIds: boolean): J
       value,
     );
   }
-  if (!isJobStatus(value) || !allowed.includes(value)) {
+  if (!allowed.includes(value)) {
     throw new InvalidOptionError(
       'filter.status',
       `a status ${action} can act on (${allowed.join(', ')})`,
@@ -150,11 +152,4 @@ function checkStatus(action: BulkActionName, value: unknown, hasIds: boolean): J
     );
   }
   return value;
-}
-
-function checkIds(value: unknown): string[] {
-  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_BULK_IDS) {
-    throw new InvalidOptionError('filter.ids', `an array of 1 to ${MAX_BULK_IDS} job ids`, value);
-  }
-  return [...new Set(value.map((id, i) => checkId(id, `filter.ids[${i}]`)))];
 }

@@ -1,7 +1,9 @@
 import type { EngineCore } from '../engine-core.js';
 import { JobFailedError, JobNotFoundError, ResultTimeoutError } from '../errors.js';
 import { isFinished } from '../job-status.js';
-import { checkId, checkKnownKeys, checkObject, checkSeconds } from '../options/check.js';
+import { checkId } from '../options/check.js';
+import { seconds } from '../options/fields.js';
+import { OptionSet, type OptionsOf } from '../options/option-set.js';
 
 /** A checked `tm.result(id, options)` call. */
 export interface ResultRequest {
@@ -10,13 +12,18 @@ export interface ResultRequest {
   timeout: number | undefined;
 }
 
+/** `tm.result(id, options)`'s options, declared once. */
+export const resultOptions = new OptionSet('options', {
+  timeoutSeconds: seconds({}, { description: 'how long to wait', docDefault: 'none: it waits for ever' }),
+});
+
+/** Options of `tm.result`. */
+export type ResultOptions = OptionsOf<typeof resultOptions.properties>;
+
 /** Check `tm.result`'s arguments before anything is read. */
-export function checkResultRequest(id: string, options: { timeoutSeconds?: number }): ResultRequest {
+export function checkResultRequest(id: string, options: ResultOptions): ResultRequest {
   const jobId = checkId(id);
-  checkKnownKeys(checkObject(options, 'options'), '', ['timeoutSeconds']);
-  const timeout =
-    options.timeoutSeconds === undefined ? undefined : checkSeconds(options.timeoutSeconds, 'timeoutSeconds');
-  return { jobId, timeout };
+  return { jobId, timeout: resultOptions.read(options).timeoutSeconds };
 }
 
 /**

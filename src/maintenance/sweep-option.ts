@@ -1,5 +1,6 @@
-import { checkBatchSize, DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE } from '../options/batch-size.js';
-import { custom, either, grouped, literal, object, seconds } from '../options/fields.js';
+import { DEFAULT_BATCH_SIZE } from '../options/batch-size.js';
+import { either, literal, object, seconds } from '../options/fields.js';
+import { batchSizeField } from '../options/shared-fields.js';
 
 /** A sweep's settings on a worker, checked: how often, and rows per delete statement. */
 export interface ResolvedSweep {
@@ -11,22 +12,6 @@ export const DEFAULT_SWEEP: ResolvedSweep = Object.freeze({
   intervalSeconds: 3_600,
   batchSize: DEFAULT_BATCH_SIZE,
 });
-
-/** A batch size: a whole number from 1, clamped to MAX_BATCH_SIZE with one warning. */
-export function batchSizeField(description: string) {
-  return custom<number, number, number>({
-    expected: `a whole number from 1 to ${MAX_BATCH_SIZE} (larger values are clamped to ${MAX_BATCH_SIZE})`,
-    docType: `\`number\` (whole, 1 to ${grouped(MAX_BATCH_SIZE)}; larger values are clamped with one warning)`,
-    default: DEFAULT_BATCH_SIZE,
-    description,
-    jsonSchema: { type: 'integer', minimum: 1, default: DEFAULT_BATCH_SIZE },
-    check: (value, field, warnings) => {
-      const { batchSize, warning } = checkBatchSize(value, field);
-      if (warning) warnings.push(warning);
-      return batchSize;
-    },
-  });
-}
 
 /**
  * A sweep's option on a worker, as each sweep declares its own: its interval and batch size,

@@ -2,8 +2,9 @@ import { InvalidOptionError } from '../errors.js';
 import { FINISHED_STATUSES } from '../job-status.js';
 import type { FrozenRetention } from '../model/job.js';
 import { freezeRetention, type RetentionPolicy } from '../model/retention-policy.js';
-import { checkDate } from './check.js';
-import { custom, type FieldDoc } from './fields.js';
+import { checkBatchSize, DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE } from './batch-size.js';
+import { checkDate, checkId } from './check.js';
+import { custom, type FieldDoc, grouped } from './fields.js';
 import { toJsonText } from './json.js';
 
 /** A retention option once checked: the policy as given (for the notes on it) and its windows. */
@@ -82,6 +83,41 @@ export function functionField<F>(doc: FieldDoc & { expected: string; docType: st
     check: (value, field) => {
       if (typeof value !== 'function') throw new InvalidOptionError(field, doc.expected, value);
       return value as F;
+    },
+  });
+}
+
+/** A batch size: a whole number from 1, clamped to MAX_BATCH_SIZE with one warning. */
+export function batchSizeField(description: string, fallback: number = DEFAULT_BATCH_SIZE) {
+  return custom<number, number, number>({
+    expected: `a whole number from 1 to ${MAX_BATCH_SIZE} (larger values are clamped to ${MAX_BATCH_SIZE})`,
+    docType: `\`number\` (whole, 1 to ${grouped(MAX_BATCH_SIZE)}; larger values are clamped with one warning)`,
+    default: fallback,
+    description,
+    jsonSchema: { type: 'integer', minimum: 1, default: fallback },
+    check: (value, field, warnings) => {
+      const { batchSize, warning } = checkBatchSize(value, field);
+      if (warning) warnings.push(warning);
+      return batchSize;
+    },
+  });
+}
+
+const ID_SCHEMA = { type: 'string', pattern: '^[1-9][0-9]{0,18}$' };
+
+/** Job ids: 1 to `max` of them, each named in its error (`ids[3]`), kept once each. */
+export function idsField(max: number, description: string) {
+  const expected = `an array of 1 to ${max} job ids`;
+  return custom<(string | number)[], string[]>({
+    expected,
+    docType: `\`string[]\` (1 to ${grouped(max)} job ids)`,
+    description,
+    jsonSchema: { type: 'array', minItems: 1, maxItems: max, items: ID_SCHEMA },
+    check: (value, field) => {
+      if (!Array.isArray(value) || value.length === 0 || value.length > max) {
+        throw new InvalidOptionError(field, expected, value);
+      }
+      return [...new Set(value.map((id, i) => checkId(id, `${field}[${i}]`)))];
     },
   });
 }

@@ -1,24 +1,36 @@
 import type { EngineCore } from '../engine-core.js';
-import { InvalidOptionError, QueueNotFoundError } from '../errors.js';
+import { QueueNotFoundError } from '../errors.js';
 import type { FrozenRetention } from '../model/job.js';
-import { freezeRetention, type RetentionPolicy } from '../model/retention-policy.js';
-import { checkBatchSize, DEFAULT_BATCH_SIZE } from '../options/batch-size.js';
-import { checkBoolean, checkKnownKeys, checkObject, checkString } from '../options/check.js';
-import { readOptions } from '../options/read-options.js';
+import { boolean, text } from '../options/fields.js';
+import { OptionSet, type OptionsOf } from '../options/option-set.js';
+import { batchSizeField, functionField, retentionField } from '../options/shared-fields.js';
 import { notePolicy } from './policy-notes.js';
 
+/** `tm.applyRetention`'s options, declared once. */
+export const applyRetentionOptions = new OptionSet(
+  'options',
+  {
+    queue: text(200, { description: 'the queue whose stored jobs get the windows' }),
+    policy: retentionField({
+      description: "the policy to freeze onto the queue's jobs; `false` keeps them forever",
+      docDefault: "the queue's stored policy, else the engine's",
+    }),
+    dryRun: boolean({
+      default: false,
+      description: 'count the jobs whose windows would change; change nothing',
+    }),
+    batchSize: batchSizeField('jobs per statement'),
+    onProgress: functionField<(changedSoFar: number) => void>({
+      expected: 'a function',
+      docType: '`(changedSoFar: number) => void`',
+      description: 'called after each batch with the number of jobs changed so far',
+    }),
+  },
+  ['queue'],
+);
+
 /** Options of `tm.applyRetention`. */
-export interface ApplyRetentionOptions {
-  queue: string;
-  /** The policy to freeze onto the queue's jobs; default the queue's stored policy (else the engine's). `false` keeps them forever. */
-  policy?: RetentionPolicy | false;
-  /** Count the jobs whose windows would change; change nothing. */
-  dryRun?: boolean;
-  /** Jobs per statement, 1..10000 (larger values are clamped). Default 1000. */
-  batchSize?: number;
-  /** Called after each batch with the number of jobs changed so far. */
-  onProgress?: (changedSoFar: number) => void;
-}
+export type ApplyRetentionOptions = OptionsOf<typeof applyRetentionOptions.properties, 'queue'>;
 
 /** What `tm.applyRetention` resolves to. */
 export interface ApplyRetentionResult {
@@ -40,24 +52,13 @@ export async function applyRetention(
   core: EngineCore,
   input: ApplyRetentionOptions,
 ): Promise<ApplyRetentionResult> {
-  const options = checkObject(readOptions(input, 'options'), 'options');
-  checkKnownKeys(options, '', ['queue', 'policy', 'dryRun', 'batchSize', 'onProgress']);
-  const queue = checkString(options.queue, 'queue');
-  const policy = options.policy === undefined ? undefined : freezeRetention(options.policy, 'policy');
-  const dryRun = options.dryRun === undefined ? false : checkBoolean(options.dryRun, 'dryRun');
-  const { batchSize, warning } =
-    options.batchSize === undefined
-      ? { batchSize: DEFAULT_BATCH_SIZE }
-      : checkBatchSize(options.batchSize, 'batchSize');
-  const onProgress = options.onProgress as ApplyRetentionOptions['onProgress'];
-  if (onProgress !== undefined && typeof onProgress !== 'function') {
-    throw new InvalidOptionError('onProgress', 'a function', onProgress);
-  }
+  const warnings: string[] = [];
+  const { queue, policy, dryRun, batchSize, onProgress } = applyRetentionOptions.read(input, '', warnings);
   const stored = await core.storage.queues.getQueue(queue);
   if (!stored) throw new QueueNotFoundError(queue);
-  if (warning) core.once.warn(warning, warning);
-  if (options.policy !== undefined) notePolicy(core.once, options.policy, 'applyRetention.policy');
-  const retention = policy ?? stored.options.retention ?? core.engineRetention;
+  for (const warning of warnings) core.once.warn(warning, warning);
+  if (policy !== undefined) notePolicy(core.once, policy.policy, 'applyRetention.policy');
+  const retention = policy?.windows ?? stored.options.retention ?? core.engineRetention;
   if (dryRun) return { jobs: await core.storage.controls.countApply(queue, retention), retention, dryRun };
   let jobs = 0;
   let after = '0';

@@ -1,18 +1,32 @@
 import type { EngineCore } from '../engine-core.js';
 import { HoldNotFoundError, InvalidOptionError, JobNotFoundError } from '../errors.js';
 import { processName } from '../log/process-name.js';
-import { checkId, checkKnownKeys, checkObject, checkString } from '../options/check.js';
+import { checkId } from '../options/check.js';
+import { text } from '../options/fields.js';
+import { OptionSet, type OptionsOf } from '../options/option-set.js';
+import { idsField } from '../options/shared-fields.js';
 import type { HoldRecord } from '../storage/storage.js';
 
+const MAX_IDS = 10_000;
+
+/** `tm.holdJobs`'s options, declared once: jobs by id, a queue, or both, and why. */
+export const holdOptions = new OptionSet(
+  'options',
+  {
+    ids: idsField(MAX_IDS, 'jobs to keep, with the trees they belong to'),
+    queue: text(200, {
+      description:
+        'keep every job of this queue, those in the database now and those added while the hold stands',
+    }),
+    reason: text(500, {
+      description: 'why (an audit, an incident, a legal hold): shown wherever the hold is',
+    }),
+  },
+  ['reason'],
+);
+
 /** Options of `tm.holdJobs`: jobs by id, a queue, or both. */
-export interface HoldJobsOptions {
-  /** Jobs to keep, with the trees they belong to (at most 10,000 ids). */
-  ids?: string[];
-  /** Keep every job of this queue, those in the database now and those added while the hold stands. */
-  queue?: string;
-  /** Why (an audit, an incident, a legal hold): shown wherever the hold is. */
-  reason: string;
-}
+export type HoldJobsOptions = OptionsOf<typeof holdOptions.properties, 'reason'>;
 
 /** What `tm.holdJobs` resolves to. */
 export interface HoldResult {
@@ -23,25 +37,16 @@ export interface HoldResult {
 
 export type { HoldRecord };
 
-const MAX_IDS = 10_000;
-
 /**
  * Keep jobs, and the trees they belong to, through every sweep and bulk removal until
  * the hold is released. Placed after the deletions in progress; every later one sees it.
  * An id that names no job refuses the whole hold (JobNotFoundError), writing nothing.
  */
 export async function holdJobs(core: EngineCore, input: HoldJobsOptions): Promise<HoldResult> {
-  const options = checkObject(input, 'options');
-  checkKnownKeys(options, '', ['ids', 'queue', 'reason']);
-  const reason = checkString(options.reason, 'reason', { max: 500 });
-  let ids: string[] = [];
-  if (options.ids !== undefined) {
-    if (!Array.isArray(options.ids) || options.ids.length === 0 || options.ids.length > MAX_IDS) {
-      throw new InvalidOptionError('ids', `an array of 1 to ${MAX_IDS} job ids`, options.ids);
-    }
-    ids = [...new Set(options.ids.map((id, i) => checkId(id, `ids[${i}]`)))];
-  }
-  const queue = options.queue === undefined ? null : checkString(options.queue, 'queue');
+  const options = holdOptions.read(input);
+  const { reason } = options;
+  const ids = options.ids ?? [];
+  const queue = options.queue ?? null;
   if (ids.length === 0 && queue === null) {
     throw new InvalidOptionError('ids', 'job ids, or a queue, to hold', undefined);
   }

@@ -1,6 +1,7 @@
 import type { EngineCore } from '../engine-core.js';
 import { processName } from '../log/process-name.js';
-import { checkKnownKeys, checkObject, checkString } from '../options/check.js';
+import { text } from '../options/fields.js';
+import { OptionSet, type OptionsOf } from '../options/option-set.js';
 
 /** What `tm.retentionStatus()` resolves to: the cluster-wide pause switch and the holds. */
 export interface RetentionStatus {
@@ -15,11 +16,19 @@ export interface RetentionStatus {
   holds: number;
 }
 
+/** `tm.pauseRetention`'s options, declared once. */
+export const pauseOptions = new OptionSet(
+  'options',
+  {
+    reason: text(500, {
+      description: "why: shown in every worker's startup line, the dashboard, the CLI and refusals",
+    }),
+  },
+  ['reason'],
+);
+
 /** Options of `tm.pauseRetention`. */
-export interface PauseRetentionOptions {
-  /** Why: shown in every worker's startup line, the dashboard, the CLI and refusals. */
-  reason: string;
-}
+export type PauseRetentionOptions = OptionsOf<typeof pauseOptions.properties, 'reason'>;
 
 /**
  * Pause all deletion cluster-wide. Resolves once every deletion that was running has
@@ -29,9 +38,7 @@ export async function pauseRetention(
   core: EngineCore,
   input: PauseRetentionOptions,
 ): Promise<RetentionStatus> {
-  const options = checkObject(input, 'options');
-  checkKnownKeys(options, '', ['reason']);
-  const reason = checkString(options.reason, 'reason', { max: 500 });
+  const { reason } = pauseOptions.read(input);
   await core.storage.controls.pause(reason, processName());
   core.logger.warn('retention paused cluster-wide', { reason });
   return core.storage.controls.status();

@@ -1,6 +1,7 @@
 import type { EngineCore } from '../../engine-core.js';
-import { checkBatchSize, DEFAULT_BATCH_SIZE } from '../../options/batch-size.js';
-import { checkBoolean, checkKnownKeys, checkObject } from '../../options/check.js';
+import { boolean } from '../../options/fields.js';
+import { OptionSet } from '../../options/option-set.js';
+import { batchSizeField } from '../../options/shared-fields.js';
 import type { SweepOutcome, SweepPreview } from '../../retention/sweep-types.js';
 import { SWEEP_STATEMENT_TIMEOUT_MS, sweepInputs } from '../sweeps.js';
 import { previewSweep, sweepRetention } from './sweep.js';
@@ -13,15 +14,17 @@ export interface SweepRequest {
   warning?: string;
 }
 
+/** `tm.sweep`'s options, declared once. */
+export const sweepNowOptions = new OptionSet('options', {
+  dryRun: boolean({ default: false, description: 'say what a pass would delete now, deleting nothing' }),
+  batchSize: batchSizeField('tops of trees per delete statement'),
+});
+
 /** Check `tm.sweep`'s options before anything is read. */
 export function checkSweepRequest(options: { dryRun?: boolean; batchSize?: number }): SweepRequest {
-  const input = checkObject(options, 'options');
-  checkKnownKeys(input, '', ['dryRun', 'batchSize']);
-  const dryRun = input.dryRun === undefined ? false : checkBoolean(input.dryRun, 'dryRun');
-  const { batchSize, warning } =
-    input.batchSize === undefined
-      ? { batchSize: DEFAULT_BATCH_SIZE }
-      : checkBatchSize(input.batchSize, 'batchSize');
+  const warnings: string[] = [];
+  const { dryRun, batchSize } = sweepNowOptions.read(options, '', warnings);
+  const [warning] = warnings;
   return { dryRun, batchSize, ...(warning === undefined ? {} : { warning }) };
 }
 
