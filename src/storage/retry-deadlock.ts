@@ -15,8 +15,7 @@ export async function retryOnDeadlock<T>(run: () => Promise<T>, attempts = 5): P
     try {
       return await run();
     } catch (error) {
-      if (attempt >= attempts || sqlState(error) !== DEADLOCK_DETECTED)
-        throw error;
+      if (attempt >= attempts || sqlState(error) !== DEADLOCK_DETECTED) throw error;
       // A short random pause lets the surviving transaction finish first.
       await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40 * attempt));
     }

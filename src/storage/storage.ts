@@ -25,6 +25,7 @@ import * as workflow from './workflow-storage.js';
 
 export type { AttemptOutcome, ClaimedJob } from './attempts.js';
 export type { BulkWindow } from './bulk.js';
+export { isConnectionError, isRefusal, isStatementCancelled } from './database-errors.js';
 // The door's types: what the parts above storage name, without reaching past this module.
 export { type CallerTransaction, wrapCallerTransaction } from './driver/caller-transaction.js';
 export type { DatabaseOption, PgliteInstance } from './driver/create-driver.js';
@@ -52,7 +53,6 @@ export type { ScheduleToStore, StoredSchedule } from './schedules.js';
 export { ANY_JOB, type JobFilterFields, type JobFilterParams, jobFilterParams } from './sql/job-filter.js';
 export type { WorkerHolder, WorkerRegistration } from './workers.js';
 export type { CheckpointRow, ChildOutcome, SignalRefusal, SignalRow } from './workflow-storage.js';
-export { isConnectionError, isRefusal, isStatementCancelled } from './database-errors.js';
 
 /** Which database client an engine runs on. */
 export type DriverKind = Driver['kind'];
