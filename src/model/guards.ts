@@ -36,8 +36,3 @@ export function isOneOf<T>(list: readonly T[], value: unknown): value is T {
 export function keysOf<T extends object>(value: T): (keyof T & string)[] {
   return Object.keys(value) as (keyof T & string)[];
 }
-
-/** The entries of such an object, each key typed with its value (see keysOf). */
-export function entriesOf<T extends object>(value: T): [keyof T & string, T[keyof T]][] {
-  return Object.entries(value) as [keyof T & string, T[keyof T]][];
-}
