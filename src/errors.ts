@@ -3,7 +3,7 @@
  * Match on the class or on `code`, never on the message text. One file per concern under
  * errors/; this module gathers them, so `errors.js` stays the one place to import from.
  */
-export { TidemarkError } from './errors/base.js';
+export { codeOf, TidemarkError } from './errors/base.js';
 export { ERROR_CODES, type ErrorCode } from './errors/codes.js';
 export { InsecureDashboardError } from './errors/dashboard.js';
 export {

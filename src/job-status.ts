@@ -22,10 +22,14 @@ export const FINISHED_STATUSES: readonly FinishedStatus[] = ['completed', 'faile
 export const IN_FLIGHT_STATUSES: readonly JobStatus[] = ['pending', 'active', 'retry', 'waiting', 'paused'];
 export const ALL_STATUSES: readonly JobStatus[] = [...IN_FLIGHT_STATUSES, ...FINISHED_STATUSES];
 
+/** The same lists as sets of names, so that any string can be looked up in them. */
+const FINISHED: ReadonlySet<string> = new Set<string>(FINISHED_STATUSES);
+const ALL: ReadonlySet<string> = new Set<string>(ALL_STATUSES);
+
 export function isFinished(status: string): status is FinishedStatus {
-  return (FINISHED_STATUSES as readonly string[]).includes(status);
+  return FINISHED.has(status);
 }
 
 export function isJobStatus(value: unknown): value is JobStatus {
-  return typeof value === 'string' && (ALL_STATUSES as readonly string[]).includes(value);
+  return typeof value === 'string' && ALL.has(value);
 }

@@ -1,5 +1,6 @@
 import type { EngineCore } from '../engine-core.js';
 import { InvalidOptionError, QueueNotFoundError } from '../errors.js';
+import { isOneOf, keysOf } from '../model/guards.js';
 
 /** The windows the queue page draws: how long, cut into how many buckets. */
 export const CHART_WINDOWS = {
@@ -10,6 +11,9 @@ export const CHART_WINDOWS = {
 
 /** `1h`, `24h` or `7d`. */
 export type ChartWindow = keyof typeof CHART_WINDOWS;
+
+/** The windows' names, in the order the page offers them. */
+export const CHART_WINDOW_NAMES: readonly ChartWindow[] = keysOf(CHART_WINDOWS);
 
 /** The charts read at most this many finished jobs of the queue, newest first. */
 export const CHART_MAX_ROWS = 50_000;
@@ -40,7 +44,7 @@ const EMPTY: ChartBucket = { finished: 0, completed: 0, failed: 0, waitP50Ms: nu
 /** `?window=` as given, or 1h when absent; anything else is refused by name. */
 export function parseChartWindow(raw: string | null): ChartWindow {
   if (raw === null || raw === '') return '1h';
-  if (Object.hasOwn(CHART_WINDOWS, raw)) return raw as ChartWindow;
+  if (isOneOf(CHART_WINDOW_NAMES, raw)) return raw;
   throw new InvalidOptionError('window', "'1h', '24h' or '7d'", raw);
 }
 

@@ -1,10 +1,12 @@
+import { codeOf } from '../errors.js';
+
 /**
  * One line, with a hint, for the failures a user meets before any job is touched: a server
  * that does not answer, a database or role that does not exist, a refused password. Anything
  * else is not recognised (null) and keeps its stack, since it is a bug to report.
  */
 export function describeConnectionFailure(error: unknown, database: string): string | null {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = codeOf(error);
   const where = redactUrl(database);
   switch (code) {
     case 'ECONNREFUSED':

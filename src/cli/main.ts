@@ -1,4 +1,4 @@
-import { TidemarkError } from '../errors.js';
+import { codeOf, TidemarkError } from '../errors.js';
 import { type CliIo, processIo, UsageError } from './cli-io.js';
 import type { Command } from './command.js';
 import { dashboardCommand } from './commands/dashboard.js';
@@ -73,7 +73,8 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       io.stderr.write(`tidemark ${name}: ${error.message}\n`);
       return error instanceof UsageError ? 2 : 1;
     }
-    if (error instanceof TypeError && (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    const code = codeOf(error);
+    if (error instanceof TypeError && typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
       io.stderr.write(`tidemark ${name}: ${error.message}\n\n${command.usage}\n`);
       return 2;
     }

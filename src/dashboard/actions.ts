@@ -1,4 +1,4 @@
-import { FINISHED_STATUSES } from '../job-status.js';
+import { isFinished } from '../job-status.js';
 import { type DashboardContext, href } from './context.js';
 import { type Html, html } from './html.js';
 import { layout, notice } from './layout.js';
@@ -93,7 +93,7 @@ export async function runPurge(
 function parsePurge(form: URLSearchParams): PurgeRequest | string {
   const statuses = form.getAll('status').filter((s) => s !== '');
   if (statuses.length === 0) return 'Choose at least one status to purge.';
-  const unknown = statuses.find((s) => !(FINISHED_STATUSES as readonly string[]).includes(s));
+  const unknown = statuses.find((s) => !isFinished(s));
   if (unknown !== undefined)
     return `Only finished jobs can be purged; '${unknown}' is not a finished status.`;
   const custom = form.get('olderThanCustom')?.trim();

@@ -1,6 +1,8 @@
 import { parseFilter } from '../admin/job-list.js';
 import { BulkSetGrewError } from '../errors.js';
+import { isJobStatus } from '../job-status.js';
 import type { BulkActionName, BulkJobFilter } from '../jobs/bulk-actions.js';
+import { isOneOf } from '../model/guards.js';
 import type { ActionResult } from './actions.js';
 import type { DashboardContext } from './context.js';
 import { layout, notice } from './layout.js';
@@ -52,10 +54,14 @@ function parseConfirmed(form: URLSearchParams): { maxMatched: number; throughId:
   return { maxMatched: Number(matched), throughId: through };
 }
 
+const BULK_ACTIONS: readonly BulkActionName[] = ['retry', 'cancel'];
+
 function parseBulk(form: URLSearchParams, now = Date.now()): BulkRequest | string {
   const match = (form.get('do') ?? '').match(/^(retry|cancel)-(matching|selected)$/);
-  if (!match) return 'Choose retry or cancel, for the matching or the selected jobs.';
-  const action = match[1] as BulkActionName;
+  const action = match?.[1];
+  if (!match || !isOneOf(BULK_ACTIONS, action)) {
+    return 'Choose retry or cancel, for the matching or the selected jobs.';
+  }
   if (match[2] === 'selected') {
     const ids = form.getAll('id').filter(Boolean);
     if (ids.length === 0) return 'Tick at least one job in the list first.';
@@ -66,7 +72,8 @@ function parseBulk(form: URLSearchParams, now = Date.now()): BulkRequest | strin
   if (problems.length > 0) return problems.join('; ');
   const bulk: BulkJobFilter = {};
   if (filter.queue !== undefined) bulk.queue = filter.queue;
-  if (filter.status !== undefined) bulk.status = filter.status as BulkJobFilter['status'];
+  // The list's filter holds a known status or none.
+  if (isJobStatus(filter.status)) bulk.status = filter.status;
   // "Created in the last hour" is fixed when counted, so the confirmation acts on the same window.
   if (filter.since !== undefined) bulk.from = new Date(now - filter.since * 1000);
   else if (filter.from !== undefined) bulk.from = filter.from;

@@ -2,7 +2,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { engineOf } from '../engine-handle.js';
 import { TidemarkError } from '../errors.js';
 import { type Principal, TokenAuth } from '../http/auth.js';
-import { sessionCookie } from '../http/cookies.js';
 import { formIsGenuine } from '../http/csrf.js';
 import { statusOfError } from '../http/error-status.js';
 import { readForm } from '../http/form-body.js';
@@ -14,14 +13,14 @@ import { redirect, send, sendHtml } from '../http/respond.js';
 import type { DashboardHandlerOptions } from '../options/dashboard-options.js';
 import type { DashboardContext } from './context.js';
 import type { DashboardEngine } from './engine-port.js';
-import { barePage, layout, notice } from './layout.js';
+import { barePage, notice } from './layout.js';
 import { type ResolvedHandlerOptions, resolveHandlerOptions } from './options.js';
 import { errorPage } from './pages/error.js';
-import { loginPage } from './pages/login.js';
 import { REFRESH_SCRIPT } from './refresh-script.js';
 import { refusalTitle } from './refusal.js';
-import { loginLocation, returnTarget } from './return-to.js';
+import { loginLocation } from './return-to.js';
 import { actions, findRoute, type PageResult, pages } from './routes.js';
+import { login, logout } from './sessions.js';
 import { STYLE } from './style.js';
 
 /** A plain Node request handler: mount it in `http.createServer`, Express or Fastify. */
@@ -76,24 +75,15 @@ export function dashboardHandler(
 }
 
 async function serve(state: HandlerState, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const { tm, options, auth, throttle } = state;
+  const { options, auth, throttle } = state;
   const base = options.basePath;
-  const full = new URL(req.url ?? '/', 'http://dashboard');
-  let path = full.pathname;
-  if (base && (path === base || path.startsWith(`${base}/`))) path = path.slice(base.length) || '/';
-  const url = new URL(`${path}${full.search}`, 'http://dashboard');
+  const { full, path, url } = locate(req, base);
   const method = req.method ?? 'GET';
   if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') {
     res.setHeader('allow', 'GET, HEAD, POST');
     return send(res, 405, 'text/plain; charset=utf-8', 'Method not allowed\n');
   }
-  if (path === '/assets/style.css') return send(res, 200, 'text/css; charset=utf-8', STYLE, method);
-  if (path === '/assets/refresh.js')
-    return send(res, 200, 'text/javascript; charset=utf-8', REFRESH_SCRIPT, method);
-  if (path === '/favicon.ico') {
-    res.statusCode = 204;
-    return void res.end();
-  }
+  if (serveAsset(res, path, method)) return;
 
   if (!auth.required) {
     const refusal = openAccessRefusal(req, 'dashboard');
@@ -110,45 +100,104 @@ async function serve(state: HandlerState, req: IncomingMessage, res: ServerRespo
     if (method === 'POST') return send(res, 401, 'text/plain; charset=utf-8', 'Log in first.\n');
     return redirect(res, loginLocation(base, `${full.pathname}${full.search}`));
   }
+  const ctx = await contextFor(state, url, principal, res, method);
+  if (ctx === null) return;
+  if (path === '/logout' && method === 'POST') return logout(ctx, auth, principal, req, res);
+  if (method !== 'POST') return servePage(res, ctx, path, method);
+  return serveAction(state, req, res, ctx, path, principal);
+}
+
+/** The URL asked for (`full`), and its path and URL below the base path, as the routes read them. */
+function locate(req: IncomingMessage, base: string): { full: URL; path: string; url: URL } {
+  const full = new URL(req.url ?? '/', 'http://dashboard');
+  let path = full.pathname;
+  if (base && (path === base || path.startsWith(`${base}/`))) path = path.slice(base.length) || '/';
+  const url = new URL(`${path}${full.search}`, 'http://dashboard');
+  return { full, path, url };
+}
+
+/** The style sheet, the refresh script and the (empty) icon, served to anyone; false for any other path. */
+function serveAsset(res: ServerResponse, path: string, method: string): boolean {
+  if (path === '/assets/style.css') {
+    send(res, 200, 'text/css; charset=utf-8', STYLE, method);
+  } else if (path === '/assets/refresh.js') {
+    send(res, 200, 'text/javascript; charset=utf-8', REFRESH_SCRIPT, method);
+  } else if (path === '/favicon.ico') {
+    res.statusCode = 204;
+    res.end();
+  } else {
+    return false;
+  }
+  return true;
+}
+
+/**
+ * What every page and action of this request reads, with the retention status it shows; null
+ * once a refusal to read that status (a closed engine, say) has been sent as a page.
+ */
+async function contextFor(
+  state: HandlerState,
+  url: URL,
+  principal: Principal,
+  res: ServerResponse,
+  method: string,
+): Promise<DashboardContext | null> {
+  const { tm, options, auth } = state;
   let retention: DashboardContext['retention'];
   try {
     retention = await tm.retentionStatus();
   } catch (error) {
     if (!(error instanceof TidemarkError)) throw error;
     const status = statusOfError(error);
-    const page = barePage(base, refusalTitle(status), notice('error', error.message));
-    return sendHtml(res, status, page.text, method);
+    const page = barePage(options.basePath, refusalTitle(status), notice('error', error.message));
+    sendHtml(res, status, page.text, method);
+    return null;
   }
-  const ctx: DashboardContext = {
+  return {
     tm,
     core: engineOf(tm),
-    base,
+    base: options.basePath,
     url,
     readOnly: options.readOnly,
     csrf: auth.csrfFor(principal),
     loggedIn: principal.kind === 'session',
     retention,
   };
-  if (path === '/logout' && method === 'POST') return logout(ctx, auth, principal, req, res);
+}
 
-  if (method !== 'POST') {
-    const found = findRoute(pages, path);
-    let page: PageResult;
-    try {
-      page = found ? await found.route.render(ctx, found.match) : null;
-    } catch (error) {
-      // Any refusal the engine throws on purpose (an id beyond bigint, a closed engine) is a message.
-      if (!(error instanceof TidemarkError)) throw error;
-      return refuse(res, ctx, error, undefined, method);
-    }
-    if (!page) return sendHtml(res, 404, errorPage(ctx, 'Not found', `Nothing here: ${path}`).text, method);
-    if ('status' in page) return sendHtml(res, page.status, page.page.text, method);
-    return sendHtml(res, 200, page.text, method);
+/** A GET or HEAD: the page its route renders, or 404. */
+async function servePage(
+  res: ServerResponse,
+  ctx: DashboardContext,
+  path: string,
+  method: string,
+): Promise<void> {
+  const found = findRoute(pages, path);
+  let page: PageResult;
+  try {
+    page = found ? await found.route.render(ctx, found.match) : null;
+  } catch (error) {
+    // Any refusal the engine throws on purpose (an id beyond bigint, a closed engine) is a message.
+    if (!(error instanceof TidemarkError)) throw error;
+    return refuse(res, ctx, error, undefined, method);
   }
+  if (!page) return sendHtml(res, 404, errorPage(ctx, 'Not found', `Nothing here: ${path}`).text, method);
+  if ('status' in page) return sendHtml(res, page.status, page.page.text, method);
+  return sendHtml(res, 200, page.text, method);
+}
 
+/** A POST: its action run on the form, once the dashboard accepts changes and the form is genuine. */
+async function serveAction(
+  state: HandlerState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: DashboardContext,
+  path: string,
+  principal: Principal,
+): Promise<void> {
   const found = findRoute(actions, path);
   if (!found) return sendHtml(res, 404, errorPage(ctx, 'Not found', `No action at ${path}`).text);
-  if (options.readOnly) {
+  if (state.options.readOnly) {
     return sendHtml(
       res,
       403,
@@ -165,8 +214,8 @@ async function serve(state: HandlerState, req: IncomingMessage, res: ServerRespo
       'Send an HTML form (application/x-www-form-urlencoded)\n',
     );
   const nulInFields = nulInForm(form);
-  if (nulInFields !== undefined) return badRequest(res, base, nulInFields);
-  if (!formIsGenuine(req, auth, principal, form)) {
+  if (nulInFields !== undefined) return badRequest(res, ctx.base, nulInFields);
+  if (!formIsGenuine(req, state.auth, principal, form)) {
     return sendHtml(
       res,
       403,
@@ -202,51 +251,6 @@ function refuse(
 /** A request the dashboard cannot serve as sent (a NUL character in it): 400 and why. */
 function badRequest(res: ServerResponse, base: string, message: string, method = 'GET'): void {
   sendHtml(res, 400, barePage(base, 'Bad request', notice('error', message)).text, method);
-}
-
-async function login(
-  state: HandlerState,
-  req: IncomingMessage,
-  res: ServerResponse,
-  method: string,
-  requested: string | null,
-): Promise<void> {
-  const { auth, throttle } = state;
-  const base = state.options.basePath;
-  if (!auth.required) return redirect(res, `${base}/`);
-  const csrf = auth.csrfFor('login');
-  if (method !== 'POST')
-    return sendHtml(res, 200, loginPage(base, csrf, returnTarget(base, requested)).text, method);
-  const form = await readForm(req);
-  if (typeof form === 'string' || !formIsGenuine(req, auth, 'login', form)) {
-    return send(res, 403, 'text/plain; charset=utf-8', 'Refused: reload the login page and try again.\n');
-  }
-  const address = req.socket.remoteAddress;
-  const next = returnTarget(base, form.get('next'));
-  const wait = throttle.waitMs(address);
-  if (wait > 0) return sendHtml(res, 429, loginPage(base, csrf, next, retryAfter(res, wait)).text);
-  if (!auth.checkToken(form.get('token') ?? '')) {
-    throttle.fail(address);
-    return sendHtml(res, 401, loginPage(base, csrf, next, 'That token is not right.').text);
-  }
-  res.setHeader('set-cookie', sessionCookie(auth.newSession(state.now()), base || '/'));
-  return redirect(res, next);
-}
-
-async function logout(
-  ctx: DashboardContext,
-  auth: TokenAuth,
-  principal: Principal,
-  req: IncomingMessage,
-  res: ServerResponse,
-): Promise<void> {
-  const form = await readForm(req);
-  if (typeof form === 'string' || !auth.checkCsrf(principal, form.get('csrf') ?? undefined)) {
-    return sendHtml(res, 403, layout(ctx, 'Refused', '', notice('error', 'CSRF check failed.')).text);
-  }
-  if (principal.kind === 'session') auth.endSession(principal.session);
-  res.setHeader('set-cookie', sessionCookie('', ctx.base || '/', 0));
-  return redirect(res, `${ctx.base}/login`);
 }
 
 function backFrom(ctx: DashboardContext, path: string): string {

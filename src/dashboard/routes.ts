@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../errors.js';
+import { isOneOf } from '../model/guards.js';
 import { ID_DIGITS, isId } from '../model/job-rules.js';
 import { type ActionResult, runJobAction, runPurge, runQueueAction } from './actions.js';
 import { runBulk } from './bulk-job-actions.js';
@@ -25,6 +26,23 @@ const ID = `(${ID_DIGITS})`;
 function jobId(match: RegExpMatchArray): string {
   if (!isId(match[1])) throw new InvalidOptionError('id', 'a job id', match[1]);
   return match[1];
+}
+
+const JOB_ACTIONS = ['retry', 'cancel', 'pause', 'resume', 'delete', 'delete-subtree'] as const;
+const SWITCH = ['pause', 'resume'] as const;
+/** A two-step action: a dry run to confirm, then the change. */
+const STEPS = ['preview', 'confirm'] as const;
+
+/** A path segment matching one of these names, for a route's pattern. */
+function oneOf(names: readonly string[]): string {
+  return `(${names.join('|')})`;
+}
+
+/** What a route's pattern captured as `oneOf(names)`, typed as the name it is. */
+function named<T extends string>(names: readonly T[], captured: string): T {
+  if (!isOneOf(names, captured))
+    throw new InvalidOptionError('action', `one of ${names.join(', ')}`, captured);
+  return captured;
 }
 
 /** What a page renders: the page (200), a page with another status, or null for "not found". */
@@ -72,32 +90,32 @@ export const pages: PageRoute[] = [
 /** Every mutation: POST only, after the CSRF check, refused when read-only. */
 export const actions: ActionRoute[] = [
   {
-    pattern: new RegExp(`^/jobs/${ID}/(retry|cancel|pause|resume|delete|delete-subtree)$`),
-    run: async (ctx, m) => runJobAction(ctx, jobId(m), m[2] as Parameters<typeof runJobAction>[2]),
+    pattern: new RegExp(`^/jobs/${ID}/${oneOf(JOB_ACTIONS)}$`),
+    run: async (ctx, m) => runJobAction(ctx, jobId(m), named(JOB_ACTIONS, m[2])),
   },
   { pattern: new RegExp(`^/jobs/${ID}/signal$`), run: (ctx, m, form) => runSendSignal(ctx, jobId(m), form) },
   {
-    pattern: /^\/queues\/(pause|resume)$/,
-    run: (ctx, m, form) => runQueueAction(ctx, form, m[1] as 'pause' | 'resume'),
+    pattern: new RegExp(`^/queues/${oneOf(SWITCH)}$`),
+    run: (ctx, m, form) => runQueueAction(ctx, form, named(SWITCH, m[1])),
   },
   {
-    pattern: /^\/purge\/(preview|confirm)$/,
-    run: (ctx, m, form) => runPurge(ctx, form, m[1] as 'preview' | 'confirm'),
+    pattern: new RegExp(`^/purge/${oneOf(STEPS)}$`),
+    run: (ctx, m, form) => runPurge(ctx, form, named(STEPS, m[1])),
   },
   {
-    pattern: /^\/retention\/(pause|resume)$/,
-    run: (ctx, m, form) => runRetentionSwitch(ctx, form, m[1] as 'pause' | 'resume'),
+    pattern: new RegExp(`^/retention/${oneOf(SWITCH)}$`),
+    run: (ctx, m, form) => runRetentionSwitch(ctx, form, named(SWITCH, m[1])),
   },
   { pattern: /^\/retention\/holds$/, run: (ctx, _m, form) => runPlaceHold(ctx, form) },
   { pattern: /^\/retention\/holds\/release$/, run: (ctx, _m, form) => runReleaseHold(ctx, form) },
   {
-    pattern: /^\/retention\/apply\/(preview|confirm)$/,
-    run: (ctx, m, form) => runApplyRetention(ctx, form, m[1] as 'preview' | 'confirm'),
+    pattern: new RegExp(`^/retention/apply/${oneOf(STEPS)}$`),
+    run: (ctx, m, form) => runApplyRetention(ctx, form, named(STEPS, m[1])),
   },
   { pattern: /^\/schedules\/unschedule$/, run: (ctx, _m, form) => runUnschedule(ctx, form) },
   {
-    pattern: /^\/jobs\/bulk\/(preview|confirm)$/,
-    run: (ctx, m, form) => runBulk(ctx, form, m[1] as 'preview' | 'confirm'),
+    pattern: new RegExp(`^/jobs/bulk/${oneOf(STEPS)}$`),
+    run: (ctx, m, form) => runBulk(ctx, form, named(STEPS, m[1])),
   },
 ];
 

@@ -1,5 +1,4 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { InsecureDashboardError } from '../errors.js';
 import { isLoopbackHost } from '../http/loopback.js';
 import type { DashboardOptions, RunningDashboard } from '../options/dashboard-options.js';
@@ -49,7 +48,11 @@ async function startDashboard(tm: DashboardEngine, input: DashboardOptions = {})
       resolve();
     });
   });
-  const address = server.address() as AddressInfo;
+  const address = server.address();
+  // A server listening on a port (not a pipe) has an AddressInfo.
+  if (address === null || typeof address === 'string') {
+    throw new Error(`the dashboard server is not listening on a port (address: ${String(address)})`);
+  }
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let closing: Promise<void> | null = null;
   return {

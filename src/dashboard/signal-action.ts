@@ -20,7 +20,9 @@ export async function runSendSignal(
     try {
       payload = JSON.parse(text);
     } catch (error) {
-      const message = `The payload is not valid JSON (${(error as Error).message}); nothing was sent.`;
+      // JSON.parse throws a SyntaxError.
+      const reason = error instanceof Error ? error.message : String(error);
+      const message = `The payload is not valid JSON (${reason}); nothing was sent.`;
       const page = await jobDetailPage(ctx, id, { name, payload: text, error: message });
       return page
         ? { status: 400, page }

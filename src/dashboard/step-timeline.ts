@@ -1,6 +1,7 @@
 import { formatSeconds, formatTime } from '../admin/format.js';
 import type { AttemptEntry } from '../admin/job-extras.js';
 import { finiteTime } from '../admin/workflow-wait.js';
+import { propertyOf } from '../model/guards.js';
 import type { Job } from '../model/job.js';
 import type { CheckpointRow } from '../storage/storage.js';
 import { type Html, html } from './html.js';
@@ -96,12 +97,11 @@ function checkpointMark(
 
 /** A sleep's wake time or a pending signal wait's deadline, as stored in its checkpoint. */
 function waitsUntil(c: CheckpointRow): number | null {
-  const output = (c.output ?? {}) as { wakeAt?: unknown; deadline?: unknown; state?: unknown };
   const value =
     c.kind === 'sleep'
-      ? output.wakeAt
-      : c.kind === 'wait' && output.state === 'waiting'
-        ? output.deadline
+      ? propertyOf(c.output, 'wakeAt')
+      : c.kind === 'wait' && propertyOf(c.output, 'state') === 'waiting'
+        ? propertyOf(c.output, 'deadline')
         : null;
   if (typeof value !== 'string') return null;
   return finiteTime(new Date(value))?.getTime() ?? null;

@@ -55,10 +55,18 @@ function clip(text: string, max: number): string {
 /** `: <name>: <message>` of a stored job error, or '' when there is none. */
 export function errorSuffix(error: unknown): string {
   if (error === null || error === undefined) return '';
-  if (typeof error === 'object' && typeof (error as { message?: unknown }).message === 'string') {
-    const { name, message } = error as { name?: unknown; message: string };
+  if (typeof error === 'object' && 'message' in error && typeof error.message === 'string') {
+    const name = 'name' in error ? error.name : undefined;
     const label = typeof name === 'string' && name !== '' && name !== 'Error' ? `${name}: ` : '';
-    return `: ${label}${message}`;
+    return `: ${label}${error.message}`;
   }
   return `: ${describe(error)}`;
+}
+
+/**
+ * The `code` a thrown value carries, or undefined: a SQLSTATE (both database drivers put it
+ * there), a Node system error's (`ENOENT`, `ECONNREFUSED`) or an `ERR_…` code.
+ */
+export function codeOf(error: unknown): unknown {
+  return typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
 }

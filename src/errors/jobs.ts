@@ -1,4 +1,4 @@
-import { errorSuffix, TidemarkError } from './base.js';
+import { codeOf, errorSuffix, TidemarkError } from './base.js';
 
 export class JobNotFoundError extends TidemarkError {
   readonly jobId: string;
@@ -73,7 +73,7 @@ export class JobTimeoutError extends TidemarkError {
  */
 export class OutcomeRefusedError extends TidemarkError {
   constructor(jobId: string, what: 'output' | 'error', cause: unknown) {
-    const sqlState = (cause as { code?: unknown } | null)?.code;
+    const sqlState = codeOf(cause);
     const reason = cause instanceof Error ? cause.message : String(cause);
     super(
       'OUTCOME_REFUSED',

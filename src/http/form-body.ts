@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { isObject, propertyOf } from '../model/guards.js';
 
 const MAX_FORM_BYTES = 64 * 1024;
 
@@ -7,10 +8,10 @@ const MAX_FORM_BYTES = 64 * 1024;
  * leaves it on `req.body`), else reads the stream, up to 64 kB.
  */
 export async function readForm(req: IncomingMessage): Promise<URLSearchParams | 'too-large' | 'unsupported'> {
-  const parsed = (req as IncomingMessage & { body?: unknown }).body;
-  if (parsed !== undefined && parsed !== null && typeof parsed === 'object' && !Buffer.isBuffer(parsed)) {
+  const parsed = propertyOf(req, 'body');
+  if (isObject(parsed) && !Buffer.isBuffer(parsed)) {
     const form = new URLSearchParams();
-    for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
+    for (const [key, value] of Object.entries(parsed)) {
       for (const item of Array.isArray(value) ? value : [value]) form.append(key, String(item));
     }
     return form;

@@ -60,15 +60,10 @@ async function insertCompleted(
   for (let i = 0; i < requests.length; i++) (requests[i].lock ? locked : batch).push(i);
   locked.sort((a, b) => compareScopes(requests[a], requests[b]));
   for (const i of locked) {
-    const lock = requests[i].lock as { scope: string; ttlSeconds: number };
-    results[i] = await insertWithLock(
-      storage,
-      requests[i].row,
-      lock.scope,
-      lock.ttlSeconds,
-      insertDefaults,
-      on,
-    );
+    const { row, lock } = requests[i];
+    // Each request in `locked` has its lock.
+    if (lock)
+      results[i] = await insertWithLock(storage, row, lock.scope, lock.ttlSeconds, insertDefaults, on);
   }
   if (batch.length > 0) {
     const rows = batch.map((i) => requests[i].row);
@@ -79,7 +74,7 @@ async function insertCompleted(
         results[batch[k]] = { id: inserted[k].id, deduplicated: false };
         continue;
       }
-      const holder = await storage.jobs.findUniqueHolder(row.queue, row.unique_key as string, on);
+      const holder = await uniqueHolder(storage, row, on);
       // The holder can finish between the conflict and this read; insert again in that case.
       results[batch[k]] = holder
         ? { id: holder, deduplicated: true }
@@ -98,10 +93,16 @@ async function retryOne(
   for (let attempt = 0; attempt < 5; attempt++) {
     const [result] = await storage.jobs.insertJobs([row], defaults, on);
     if (result.inserted) return { id: result.id, deduplicated: false };
-    const holder = await storage.jobs.findUniqueHolder(row.queue, row.unique_key as string, on);
+    const holder = await uniqueHolder(storage, row, on);
     if (holder) return { id: holder, deduplicated: true };
   }
   throw new Error(`could not insert or find the holder of unique key ${row.unique_key}`);
+}
+
+/** The in-flight job holding the row's unique key: none for a row without a key. */
+async function uniqueHolder(storage: Storage, row: InsertRow, on?: Queryable): Promise<string | null> {
+  if (row.unique_key === undefined) return null;
+  return storage.jobs.findUniqueHolder(row.queue, row.unique_key, on);
 }
 
 async function insertWithLock(

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { InvalidOptionError } from '../errors.js';
+import { isObject } from '../model/guards.js';
 import type { RetentionPolicy } from '../model/retention-policy.js';
 import type { OptionsOf } from '../options/option-set.js';
 import type { InsertRow } from '../storage/storage.js';
@@ -110,11 +111,11 @@ function sha256(text: string): string {
 function canonicalJson(text: string): string {
   const sort = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(sort);
-    if (value && typeof value === 'object') {
+    if (isObject(value)) {
       return Object.fromEntries(
         Object.keys(value)
           .sort()
-          .map((key) => [key, sort((value as Record<string, unknown>)[key])]),
+          .map((key) => [key, sort(value[key])]),
       );
     }
     return value;

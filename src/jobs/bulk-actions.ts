@@ -156,9 +156,10 @@ async function applyToBatch(
       outcome.done++;
       for (const other of changed) if (other !== id && batch.has(other)) changedWithTree.add(other);
     } catch (error) {
+      // A refusal is one of Tidemark's errors: anything else stops the action.
       const reason = refusalReason(error);
-      if (reason === null) throw error;
-      refuse(outcome, id, reason, (error as Error).message);
+      if (reason === null || !(error instanceof Error)) throw error;
+      refuse(outcome, id, reason, error.message);
     }
   }
 }

@@ -1,7 +1,13 @@
 import type { EngineCore } from '../engine-core.js';
 import { InvalidOptionError } from '../errors.js';
 import { checkKnownKeys, checkObject, checkSeconds } from '../options/check.js';
-import type { MeterLike, ObservableCallbackLike } from './meter.js';
+import type {
+  CounterLike,
+  HistogramLike,
+  MeterLike,
+  ObservableCallbackLike,
+  ObservableGaugeLike,
+} from './meter.js';
 
 /** Options of `tm.instrument(meter, options)`. */
 export interface InstrumentOptions {
@@ -24,43 +30,75 @@ export function instrumentEngine(
   if (!meter || typeof meter.createCounter !== 'function') {
     throw new InvalidOptionError('meter', 'an OpenTelemetry Meter (metrics.getMeter(name))', meter);
   }
+  const sampleMs = depthSampleMs(input);
+  const instruments = createInstruments(meter);
+  const offs = feedFromEvents(core, instruments);
+  const observeDepth = depthObserver(core, sampleMs);
+  instruments.depth.addCallback(observeDepth);
+  return () => {
+    for (const off of offs) off();
+    instruments.depth.removeCallback(observeDepth);
+  };
+}
+
+/** How often queue depth may be read, in milliseconds, from the checked options. */
+function depthSampleMs(input: InstrumentOptions): number {
   const options = checkObject(input, 'options');
   checkKnownKeys(options, '', ['queueDepthSampleSeconds']);
-  const sampleMs =
+  return (
     1000 *
     (options.queueDepthSampleSeconds === undefined
       ? 5
-      : checkSeconds(options.queueDepthSampleSeconds, 'queueDepthSampleSeconds'));
+      : checkSeconds(options.queueDepthSampleSeconds, 'queueDepthSampleSeconds'))
+  );
+}
 
-  const added = meter.createCounter('tidemark.jobs.added', { description: 'Jobs added', unit: '{job}' });
-  const completed = meter.createCounter('tidemark.jobs.completed', {
-    description: 'Jobs completed',
-    unit: '{job}',
-  });
-  const failed = meter.createCounter('tidemark.jobs.failed', {
-    description: 'Failed attempts (will_retry says whether the job goes to retry)',
-    unit: '{job}',
-  });
-  const pickup = meter.createHistogram('tidemark.job.pickup_latency', {
-    description: 'Time from a job being due to a worker claiming it',
-    unit: 's',
-    advice: { explicitBucketBoundaries: SECONDS_BUCKETS },
-  });
-  const duration = meter.createHistogram('tidemark.job.duration', {
-    description: 'Handler run time per attempt',
-    unit: 's',
-    advice: { explicitBucketBoundaries: SECONDS_BUCKETS },
-  });
-  const deleted = meter.createCounter('tidemark.sweep.deleted', {
-    description: 'Rows deleted by retention sweeps',
-    unit: '{row}',
-  });
-  const depth = meter.createObservableGauge('tidemark.queue.depth', {
-    description: 'Jobs waiting to run (pending + retry), sampled',
-    unit: '{job}',
-  });
+interface Instruments {
+  added: CounterLike;
+  completed: CounterLike;
+  failed: CounterLike;
+  pickup: HistogramLike;
+  duration: HistogramLike;
+  deleted: CounterLike;
+  depth: ObservableGaugeLike;
+}
 
-  const offs = [
+function createInstruments(meter: MeterLike): Instruments {
+  return {
+    added: meter.createCounter('tidemark.jobs.added', { description: 'Jobs added', unit: '{job}' }),
+    completed: meter.createCounter('tidemark.jobs.completed', {
+      description: 'Jobs completed',
+      unit: '{job}',
+    }),
+    failed: meter.createCounter('tidemark.jobs.failed', {
+      description: 'Failed attempts (will_retry says whether the job goes to retry)',
+      unit: '{job}',
+    }),
+    pickup: meter.createHistogram('tidemark.job.pickup_latency', {
+      description: 'Time from a job being due to a worker claiming it',
+      unit: 's',
+      advice: { explicitBucketBoundaries: SECONDS_BUCKETS },
+    }),
+    duration: meter.createHistogram('tidemark.job.duration', {
+      description: 'Handler run time per attempt',
+      unit: 's',
+      advice: { explicitBucketBoundaries: SECONDS_BUCKETS },
+    }),
+    deleted: meter.createCounter('tidemark.sweep.deleted', {
+      description: 'Rows deleted by retention sweeps',
+      unit: '{row}',
+    }),
+    depth: meter.createObservableGauge('tidemark.queue.depth', {
+      description: 'Jobs waiting to run (pending + retry), sampled',
+      unit: '{job}',
+    }),
+  };
+}
+
+/** Count and time what the events report; the functions that unsubscribe. */
+function feedFromEvents(core: EngineCore, instruments: Instruments): (() => void)[] {
+  const { added, completed, failed, pickup, duration, deleted } = instruments;
+  return [
     core.events.on('job:added', (e) => added.add(e.count, { queue: e.queue })),
     core.events.on('job:started', (e) =>
       pickup.record(Math.max(e.pickupLatencyMs, 0) / 1000, { queue: e.queue }),
@@ -82,7 +120,13 @@ export function instrumentEngine(
       if (e.uniqueLocks > 0) deleted.add(e.uniqueLocks, { kind: 'unique_locks' });
     }),
   ];
+}
 
+/**
+ * The queue depth gauge's callback: it reads depth from the database at most every
+ * `sampleMs`, one read at a time, and observes the last sample read.
+ */
+function depthObserver(core: EngineCore, sampleMs: number): ObservableCallbackLike {
   let sample: { at: number; rows: { queue: string; depth: number }[] } | null = null;
   let reading: Promise<void> | null = null;
   const refresh = async () => {
@@ -94,7 +138,7 @@ export function instrumentEngine(
       core.events.emit('error', { scope: 'metrics', error });
     }
   };
-  const observeDepth: ObservableCallbackLike = async (result) => {
+  return async (result) => {
     if (!sample || Date.now() - sample.at >= sampleMs) {
       reading ??= refresh().finally(() => {
         reading = null;
@@ -102,11 +146,5 @@ export function instrumentEngine(
       await reading;
     }
     for (const row of sample?.rows ?? []) result.observe(row.depth, { queue: row.queue });
-  };
-  depth.addCallback(observeDepth);
-
-  return () => {
-    for (const off of offs) off();
-    depth.removeCallback(observeDepth);
   };
 }

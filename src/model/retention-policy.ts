@@ -1,5 +1,6 @@
 import { InvalidRetentionPolicyError } from '../errors.js';
-import { FINISHED_STATUSES, type JobStatus } from '../job-status.js';
+import { FINISHED_STATUSES, type FinishedStatus, type JobStatus } from '../job-status.js';
+import { isOneOf, isRecord, keysOf } from './guards.js';
 import { type FrozenRetention, WINDOW_KEYS } from './job.js';
 
 /**
@@ -26,27 +27,33 @@ export interface WindowRetentionPolicy {
 
 const DAY = 86_400;
 
+function frozen(policy: WindowRetentionPolicy): Readonly<WindowRetentionPolicy> {
+  return Object.freeze(policy);
+}
+
 /** Ready-made policies. */
 export const Retention = Object.freeze({
   /** Keep every finished job forever, on purpose (the same as `retention: false`). */
-  KEEP: Object.freeze({}) as Readonly<WindowRetentionPolicy>,
+  KEEP: frozen({}),
   /** The default: completed 30 days, failed/cancelled/expired 90 days, consumed signals 7 days. */
-  STOCK: Object.freeze({
+  STOCK: frozen({
     completed: 30 * DAY,
     failed: 90 * DAY,
     cancelled: 90 * DAY,
     expired: 90 * DAY,
     consumedSignals: 7 * DAY,
-  }) as Readonly<WindowRetentionPolicy>,
+  }),
   /** Tighter: completed 7 days, failed/cancelled/expired 30 days, consumed signals 7 days. */
-  TIGHT: Object.freeze({
+  TIGHT: frozen({
     completed: 7 * DAY,
     failed: 30 * DAY,
     cancelled: 30 * DAY,
     expired: 30 * DAY,
     consumedSignals: 7 * DAY,
-  }) as Readonly<WindowRetentionPolicy>,
+  }),
 });
+
+const POLICY_EXPECTED = 'a retention policy object or false';
 
 /** The largest window accepted: about 100 years. */
 const MAX_WINDOW = 3_200_000_000;
@@ -57,13 +64,11 @@ const MAX_WINDOW = 3_200_000_000;
  */
 export function freezeRetention(policy: unknown, field = 'retention'): FrozenRetention {
   if (policy === false) return {};
-  if (policy === null || typeof policy !== 'object' || Array.isArray(policy)) {
-    throw new InvalidRetentionPolicyError(field, 'a retention policy object or false', policy);
-  }
-  const input = policy as Record<string, unknown>;
+  if (!isRecord(policy)) throw new InvalidRetentionPolicyError(field, POLICY_EXPECTED, policy);
+  const input = policy;
   const keys = Object.keys(input);
   const ttlShape = keys.some((k) => k === 'ttlSeconds' || k === 'statuses');
-  const windowShape = keys.some((k) => (WINDOW_KEYS as readonly string[]).includes(k));
+  const windowShape = keys.some((k) => isOneOf(WINDOW_KEYS, k));
   if (ttlShape && windowShape) {
     throw new InvalidRetentionPolicyError(
       field,
@@ -72,7 +77,7 @@ export function freezeRetention(policy: unknown, field = 'retention'): FrozenRet
     );
   }
   for (const key of keys) {
-    if (key !== 'ttlSeconds' && key !== 'statuses' && !(WINDOW_KEYS as readonly string[]).includes(key)) {
+    if (key !== 'ttlSeconds' && key !== 'statuses' && !isOneOf(WINDOW_KEYS, key)) {
       throw new InvalidRetentionPolicyError(
         `${field}.${key}`,
         `one of ttlSeconds, statuses, ${WINDOW_KEYS.join(', ')}`,
@@ -87,7 +92,7 @@ export function freezeRetention(policy: unknown, field = 'retention'): FrozenRet
     const statuses =
       input.statuses === undefined ? FINISHED_STATUSES : checkStatuses(input.statuses, `${field}.statuses`);
     const frozen: FrozenRetention = {};
-    for (const status of statuses) frozen[status as keyof FrozenRetention] = ttl;
+    for (const status of statuses) frozen[status] = ttl;
     return dropZeros(frozen);
   }
   const frozen: FrozenRetention = {};
@@ -104,25 +109,25 @@ function checkWindow(value: unknown, field: string): number {
   return value;
 }
 
-function checkStatuses(value: unknown, field: string): JobStatus[] {
+function checkStatuses(value: unknown, field: string): FinishedStatus[] {
   if (!Array.isArray(value))
     throw new InvalidRetentionPolicyError(field, 'an array of finished statuses', value);
-  value.forEach((status, index) => {
-    if (!(FINISHED_STATUSES as readonly unknown[]).includes(status)) {
+  // map, as forEach, skips the holes of a sparse array and keeps them in what it returns.
+  return value.map((status: unknown, index) => {
+    if (!isOneOf(FINISHED_STATUSES, status)) {
       throw new InvalidRetentionPolicyError(
         `${field}[${index}]`,
         `a finished status (${FINISHED_STATUSES.join(', ')})`,
         status,
       );
     }
+    return status;
   });
-  return value as JobStatus[];
 }
 
 /** A window of 0 means kept forever, the same as an absent window. */
 function dropZeros(frozen: FrozenRetention): FrozenRetention {
-  for (const key of Object.keys(frozen) as (keyof FrozenRetention)[])
-    if (frozen[key] === 0) delete frozen[key];
+  for (const key of keysOf(frozen)) if (frozen[key] === 0) delete frozen[key];
   return frozen;
 }
 
@@ -135,17 +140,21 @@ function dropZeros(frozen: FrozenRetention): FrozenRetention {
  */
 export function policyGaps(policy: unknown): { omitted: JobStatus[]; keepsAll: boolean } {
   if (policy === false) return { omitted: [], keepsAll: true };
-  const input = policy as Record<string, unknown>;
+  // Only a checked policy comes here; anything else is refused as freezeRetention refuses it.
+  if (!isRecord(policy)) throw new InvalidRetentionPolicyError('retention', POLICY_EXPECTED, policy);
+  const input = policy;
   let named: readonly string[];
   if ('ttlSeconds' in input) {
-    named = input.ttlSeconds === 0 ? FINISHED_STATUSES : ((input.statuses as string[]) ?? FINISHED_STATUSES);
+    named =
+      input.ttlSeconds === 0 || input.statuses === undefined
+        ? FINISHED_STATUSES
+        : checkStatuses(input.statuses, 'retention.statuses');
   } else {
     const keys = Object.keys(input);
     named = keys.length === 0 ? FINISHED_STATUSES : FINISHED_STATUSES.filter((status) => status in input);
   }
   const omitted = FINISHED_STATUSES.filter((status) => !named.includes(status));
   const frozen = freezeRetention(policy);
-  const keepsAll =
-    omitted.length === 0 && FINISHED_STATUSES.every((status) => !frozen[status as keyof FrozenRetention]);
+  const keepsAll = omitted.length === 0 && FINISHED_STATUSES.every((status) => !frozen[status]);
   return { omitted, keepsAll };
 }

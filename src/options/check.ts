@@ -1,13 +1,12 @@
 import { InvalidOptionError } from '../errors.js';
+import { isRecord } from '../model/guards.js';
 import { isId } from '../model/job-rules.js';
 
 /** Small field checkers: each returns the value typed, or throws InvalidOptionError naming the field. */
 
 export function checkObject(value: unknown, field: string): Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new InvalidOptionError(field, 'an object', value);
-  }
-  return value as Record<string, unknown>;
+  if (!isRecord(value)) throw new InvalidOptionError(field, 'an object', value);
+  return value;
 }
 
 export function checkKnownKeys(
@@ -60,19 +59,19 @@ export function checkSeconds(
   field: string,
   { min = 0, max = 3.2e9, exclusiveMin = false } = {},
 ): number {
-  const ok =
-    typeof value === 'number' &&
-    Number.isFinite(value) &&
-    (exclusiveMin ? value > min : value >= min) &&
-    value <= max;
-  if (!ok) {
+  if (
+    typeof value !== 'number' ||
+    !Number.isFinite(value) ||
+    (exclusiveMin ? value <= min : value < min) ||
+    value > max
+  ) {
     throw new InvalidOptionError(
       field,
       `a number of seconds ${exclusiveMin ? '>' : '>='} ${min} and <= ${max}`,
       value,
     );
   }
-  return value as number;
+  return value;
 }
 
 export function checkBoolean(value: unknown, field: string): boolean {

@@ -1,4 +1,4 @@
-import type { TObject, TProperties, TSchema } from '@sinclair/typebox';
+import { KindGuard, type TProperties } from '@sinclair/typebox';
 import { docDefaultOf, fieldMeta } from './fields.js';
 import type { OptionSet } from './option-set.js';
 
@@ -9,12 +9,11 @@ function cell(text: string): string {
 
 function rows(properties: TProperties, required: readonly string[], prefix: string): string[] {
   const lines: string[] = [];
-  for (const [key, schema] of Object.entries(properties) as [string, TSchema][]) {
+  for (const [key, schema] of Object.entries(properties)) {
     const name = `${prefix}${key}`;
     const field = fieldMeta(schema);
-    if (field.docExpand) {
-      const inner = schema as TObject;
-      lines.push(...rows(inner.properties, inner.required ?? [], `${name}.`));
+    if (field.docExpand && KindGuard.IsObject(schema)) {
+      lines.push(...rows(schema.properties, schema.required ?? [], `${name}.`));
       continue;
     }
     const fallback = required.includes(key) && !prefix ? 'required' : docDefaultOf(schema);

@@ -13,6 +13,7 @@ import {
   type TUnsafe,
   Type,
 } from '@sinclair/typebox';
+import { isOneOf } from '../model/guards.js';
 
 /*
  * Option fields declared as data: each builder returns a JSON Schema (TypeBox) carrying what
@@ -40,8 +41,9 @@ export interface FieldDoc {
 /** A custom field's check: throws a typed error naming `field`, or returns the value to keep. */
 export type CustomCheck<Out> = (value: unknown, field: string, warnings: string[]) => Out;
 
-/** The annotations a field carries, as read back from its schema. */
-export interface FieldMeta extends FieldDoc {
+/** A field's schema as read back, with the annotations its builder put on it. */
+export interface FieldMeta extends TSchema, Omit<FieldDoc, 'description'> {
+  description: string;
   expected: string;
   docType: string;
   default?: unknown;
@@ -55,6 +57,15 @@ export interface FieldMeta extends FieldDoc {
 
 /** A field with a default: once read, it is always there. */
 export type WithDefault<S, D> = [D] extends [undefined] ? S : S & { default: D };
+
+/**
+ * A field's schema typed as its builder declares it. TypeBox types a schema by the keywords it
+ * is built from; the default a field is given (filled in by `read`) and a custom field's own
+ * types are not among them, so each builder states them here, once.
+ */
+function declared<S extends TSchema, D>(schema: TSchema): WithDefault<S, D> {
+  return schema as WithDefault<S, D>;
+}
 
 /** A custom field, typed as the caller gives it and as its check returns it. */
 export type TCustom<In, Out = In> = TUnsafe<In> & { readonly '~custom': true; readonly '~out'?: Out };
@@ -93,16 +104,18 @@ export function integer<D extends number | undefined = undefined>(
   max: number,
   doc: FieldDoc & { default?: D },
 ): WithDefault<TInteger, D> {
-  return Type.Integer({
-    minimum: min,
-    maximum: max,
-    ...meta(
-      doc,
-      `an integer from ${min} to ${max}`,
-      `\`number\` (whole, ${grouped(min)} to ${grouped(max)})`,
-      doc.default,
-    ),
-  }) as WithDefault<TInteger, D>;
+  return declared<TInteger, D>(
+    Type.Integer({
+      minimum: min,
+      maximum: max,
+      ...meta(
+        doc,
+        `an integer from ${min} to ${max}`,
+        `\`number\` (whole, ${grouped(min)} to ${grouped(max)})`,
+        doc.default,
+      ),
+    }),
+  );
 }
 
 /** A duration in seconds: a finite number, fractions allowed. */
@@ -115,16 +128,18 @@ export function seconds<D extends number | undefined = undefined>(
   const docType = exclusiveMin
     ? `\`number\` (> ${grouped(min)}, up to ${grouped(max)})`
     : `\`number\` (${grouped(min)} to ${grouped(max)})`;
-  return Type.Number({
-    ...bound,
-    maximum: max,
-    ...meta(
-      doc,
-      `a number of seconds ${exclusiveMin ? '>' : '>='} ${min} and <= ${max}`,
-      docType,
-      doc.default,
-    ),
-  }) as WithDefault<TNumber, D>;
+  return declared<TNumber, D>(
+    Type.Number({
+      ...bound,
+      maximum: max,
+      ...meta(
+        doc,
+        `a number of seconds ${exclusiveMin ? '>' : '>='} ${min} and <= ${max}`,
+        docType,
+        doc.default,
+      ),
+    }),
+  );
 }
 
 /**
@@ -138,23 +153,25 @@ export function text<D extends string | undefined = undefined>(
   max: number,
   doc: FieldDoc & { default?: D },
 ): WithDefault<TString, D> {
-  return Type.String({
-    minLength: 1,
-    maxLength: max,
-    pattern: STORABLE_TEXT,
-    ...meta(
-      doc,
-      `a non-empty string of at most ${max} characters, without NUL or unpaired surrogates`,
-      '`string`',
-      doc.default,
-    ),
-  }) as WithDefault<TString, D>;
+  return declared<TString, D>(
+    Type.String({
+      minLength: 1,
+      maxLength: max,
+      pattern: STORABLE_TEXT,
+      ...meta(
+        doc,
+        `a non-empty string of at most ${max} characters, without NUL or unpaired surrogates`,
+        '`string`',
+        doc.default,
+      ),
+    }),
+  );
 }
 
 export function boolean<D extends boolean | undefined = undefined>(
   doc: FieldDoc & { default?: D },
 ): WithDefault<TBoolean, D> {
-  return Type.Boolean(meta(doc, 'true or false', '`boolean`', doc.default)) as WithDefault<TBoolean, D>;
+  return declared<TBoolean, D>(Type.Boolean(meta(doc, 'true or false', '`boolean`', doc.default)));
 }
 
 /** One fixed value. */
@@ -173,14 +190,14 @@ export function object<
 ): WithDefault<TObject<Fields<P, R>>, D> {
   const fields: TProperties = {};
   for (const [key, schema] of Object.entries(properties)) {
-    fields[key] = (doc.required as readonly string[] | undefined)?.includes(key)
-      ? schema
-      : Type.Optional(schema);
+    fields[key] = doc.required !== undefined && isOneOf(doc.required, key) ? schema : Type.Optional(schema);
   }
-  return Type.Object(fields, {
-    additionalProperties: false,
-    ...meta(doc, doc.expected ?? 'an object', doc.docType, doc.default),
-  }) as unknown as WithDefault<TObject<Fields<P, R>>, D>;
+  return declared<TObject<Fields<P, R>>, D>(
+    Type.Object(fields, {
+      additionalProperties: false,
+      ...meta(doc, doc.expected ?? 'an object', doc.docType, doc.default),
+    }),
+  );
 }
 
 /** One of several shapes (`false` or an object, a number or `'auto'`). */
@@ -188,7 +205,7 @@ export function either<T extends TSchema[], D = undefined>(
   members: [...T],
   doc: FieldDoc & { expected: string; docType: string; default?: D },
 ): WithDefault<TUnion<T>, D> {
-  return Type.Union(members, meta(doc, doc.expected, doc.docType, doc.default)) as WithDefault<TUnion<T>, D>;
+  return declared<TUnion<T>, D>(Type.Union(members, meta(doc, doc.expected, doc.docType, doc.default)));
 }
 
 /**
@@ -214,12 +231,12 @@ export function custom<In, Out = In, D = undefined>(
     jsonSchema: jsonSchema ?? {},
     '~custom': true,
   };
-  return schema as unknown as WithDefault<TCustom<In, Out>, D>;
+  return declared<TCustom<In, Out>, D>(schema);
 }
 
 /** The annotations of a field's schema. */
 export function fieldMeta(schema: TAnySchema): FieldMeta {
-  return schema as unknown as FieldMeta;
+  return schema as FieldMeta;
 }
 
 /** `docDefault`, else the default written as code, else none. */

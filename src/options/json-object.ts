@@ -1,5 +1,6 @@
 // What JSON.stringify makes of an object: its toJSON result, and whether it is data at all.
 import { types } from 'node:util';
+import { isObject } from '../model/guards.js';
 
 /**
  * Why an object (already past its `toJSON`) would not survive JSON.stringify as it is, or null
@@ -11,16 +12,16 @@ import { types } from 'node:util';
  */
 export function objectShapeProblem(value: object): { expected: string; got: string } | null {
   if (Array.isArray(value) || types.isProxy(value)) return null;
-  const proto = Object.getPrototypeOf(value) as object | null;
+  const proto: object | null = Object.getPrototypeOf(value);
   if (proto === null || proto === Object.prototype || Object.getPrototypeOf(proto) === null) return null;
   return { expected: EXPECTED, got: kindOf(value, proto) };
 }
 
 /** What JSON.stringify serialises for an object: its `toJSON` result, a boxed primitive unboxed. */
 export function settle(value: unknown, key: string): unknown {
-  if (typeof value !== 'object' || value === null) return value;
+  if (!isObject(value)) return value;
   let settled: unknown = value;
-  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  const toJSON = value.toJSON;
   if (typeof toJSON === 'function') settled = toJSON.call(value, key);
   if (typeof settled !== 'object' || settled === null || !types.isBoxedPrimitive(settled)) return settled;
   if (types.isNumberObject(settled)) return Number(settled);
@@ -37,7 +38,13 @@ const EXPECTED =
 function kindOf(value: object, proto: object): string {
   if (types.isMap(value)) return 'a Map';
   if (types.isSet(value)) return 'a Set';
-  const maker = Object.getOwnPropertyDescriptor(proto, 'constructor')?.value as unknown;
+  const maker: unknown = Object.getOwnPropertyDescriptor(proto, 'constructor')?.value;
   const name = typeof maker === 'function' ? maker.name : '';
   return name ? `an instance of ${name}` : 'an object with a prototype of its own';
+}
+
+/** An array's length as JSON.stringify reads it (ToLength): a whole number from 0. */
+export function toLength(length: unknown): number {
+  const n = Math.trunc(Number(length));
+  return n > 0 ? Math.min(n, Number.MAX_SAFE_INTEGER) : 0;
 }

@@ -1,5 +1,5 @@
 import type { TProperties } from '@sinclair/typebox';
-import type { FieldMeta } from './fields.js';
+import { isRecord } from '../model/guards.js';
 import type { OptionSet } from './option-set.js';
 
 /** Annotations for Tidemark's own use: not part of the JSON Schema others read. */
@@ -27,10 +27,13 @@ export function toJsonSchema<P extends TProperties, R extends keyof P & string>(
 }
 
 function plain(schema: unknown): Record<string, unknown> {
-  const field = schema as FieldMeta & Record<string, unknown>;
+  // Every schema here is an object: what a field builder made, or a part of one.
+  const field = isRecord(schema) ? schema : {};
   // A custom field's default is the value its check keeps (a job's data as JSON text, say):
   // its documenting schema states the default a caller would write, when there is one.
-  if (field.check) return { ...field.jsonSchema, description: field.description };
+  if (field.check) {
+    return { ...(isRecord(field.jsonSchema) ? field.jsonSchema : {}), description: field.description };
+  }
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(field)) {
     if (OWN_KEYS.has(key) || (key === 'default' && !isJson(value))) continue;
@@ -40,12 +43,12 @@ function plain(schema: unknown): Record<string, unknown> {
 }
 
 function transform(key: string, value: unknown): unknown {
-  if (key === 'properties' || key === '$defs') {
-    return Object.fromEntries(
-      Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, plain(v)]),
-    );
+  if ((key === 'properties' || key === '$defs') && isRecord(value)) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]));
   }
-  if (key === 'anyOf' || key === 'allOf' || key === 'oneOf') return (value as unknown[]).map(plain);
+  if ((key === 'anyOf' || key === 'allOf' || key === 'oneOf') && Array.isArray(value)) {
+    return value.map(plain);
+  }
   if (key === 'items' && value !== null && typeof value === 'object') return plain(value);
   return value;
 }

@@ -1,6 +1,8 @@
 import { InvalidOptionError } from '../errors.js';
+import { isObject } from '../model/guards.js';
 import { isStorableText } from './check.js';
-import { objectShapeProblem, settle } from './json-object.js';
+import { objectShapeProblem, settle, toLength } from './json-object.js';
+import { cycleIn, type Place, pathOf } from './json-place.js';
 
 /** The largest JSON payload (data, output, signal payload) accepted, in bytes of JSON text. */
 export const MAX_PAYLOAD_BYTES = 1_048_576;
@@ -39,27 +41,19 @@ export function toJsonText(value: unknown, field: string, maxBytes = MAX_PAYLOAD
   return text;
 }
 
-/** Where a value sits in the payload; made into a path such as `data.a.b[3]` for an error only. */
-interface Place {
-  parent: Place | null;
-  key: string | number;
-  /** The array or object found there, once read. */
-  value?: object;
-}
+/** Where a value's copy goes: an index of an array of the copy, or a key of an object of it. */
+type Slot =
+  | { array: true; into: unknown[]; slot: number }
+  | { array: false; into: Record<string, unknown>; slot: string };
 
-/** An array or object of the copy, written by index or key. */
-type Container = Record<string | number, unknown>;
-
-/** A value still to copy into `into[slot]`, found `depth` containers down. */
-interface Pending {
+/** A value still to copy into its slot, found `depth` containers down. */
+type Pending = Slot & {
   value: unknown;
   place: Place;
   depth: number;
-  into: Container;
-  slot: string | number;
   /** Bytes of its key in the text (`"key":`), counted once the value is known to be written. */
   keyBytes: number;
-}
+};
 
 /**
  * A plain copy of `root` (arrays, plain objects and primitives) holding what
@@ -68,129 +62,177 @@ interface Pending {
  * inside its guard.
  */
 function plainCopy(root: unknown, field: string, maxBytes: number): unknown {
-  const top: Container = {};
-  const rootPlace: Place = { parent: null, key: field };
-  const stack: Pending[] = [
-    { value: root, place: rootPlace, depth: 0, into: top, slot: 'root', keyBytes: 0 },
-  ];
-  // A lower bound of the text's length: a value far too large (or a graph sharing objects,
-  // whose text grows exponentially with its depth) is refused before it is all read.
-  let bytes = 0;
-  // What a thrown error is reported against.
-  let reading = rootPlace;
-  let readingKey: string | number | undefined;
-  const count = (n: number) => {
-    bytes += n;
-    if (bytes <= maxBytes) return;
-    // A cycle wide enough can fill the budget before it nests too deep: name it as a cycle.
-    const cycle = cycleIn(reading);
-    if (cycle) refuse(cycle, 'JSON data without cycles', '[cycle]');
-    refuse(rootPlace, `JSON of at most ${maxBytes} bytes`, `more than ${maxBytes} bytes`);
-  };
-  try {
-    while (stack.length > 0) {
-      const step = stack.pop() as Pending;
-      const { place, into, slot } = step;
-      reading = place;
-      readingKey = undefined;
-      const value = settle(step.value, place.parent === null ? '' : String(place.key));
-      if (value === undefined) {
-        // What toJSON gave nothing for: left out of an object, null in an array.
-        if (Array.isArray(into)) into[slot] = null;
-        else delete into[slot];
-        continue;
-      }
-      if (typeof value !== 'object' || value === null) {
-        const problem = primitiveProblem(value);
-        if (problem) refuse(place, problem, value);
-        put(into, slot, value);
-        count(step.keyBytes + primitiveBytes(value));
-        continue;
-      }
-      const shape = objectShapeProblem(value);
-      if (shape) refuse(place, shape.expected, shape.got);
-      place.value = value;
-      const depth = step.depth + 1;
-      // A cycle nests without end, so it is looked for only once the nesting is too deep.
-      if (depth > MAX_JSON_DEPTH) {
-        const cycle = cycleIn(place);
-        if (cycle) refuse(cycle, 'JSON data without cycles', '[cycle]');
-        refuse(place, `JSON nested at most ${MAX_JSON_DEPTH} levels deep`, 'deeper nesting');
-      }
-      if (Array.isArray(value)) {
-        const length = toLength(value.length);
-        count(step.keyBytes + 2 + Math.max(length - 1, 0));
-        const copy: unknown[] = new Array(length);
-        put(into, slot, copy);
-        for (let i = 0; i < length; i++) {
-          readingKey = i;
-          // A hole is written as null, as JSON.stringify does.
-          const item = i in value ? value[i] : null;
-          if (item === undefined || typeof item === 'function' || typeof item === 'symbol') {
-            refuse(place, 'a JSON value', item, i);
-          }
-          if (typeof item === 'object' && item !== null) {
-            copy[i] = null;
-            stack.push({
-              value: item,
-              place: { parent: place, key: i },
-              depth,
-              into: copy as unknown as Container,
-              slot: i,
-              keyBytes: 0,
-            });
-            continue;
-          }
-          const problem = primitiveProblem(item);
-          if (problem) refuse(place, problem, item, i);
-          copy[i] = item;
-          count(primitiveBytes(item));
-        }
-      } else {
-        const keys = Object.keys(value);
-        count(step.keyBytes + 2 + Math.max(keys.length - 1, 0));
-        const copy: Record<string, unknown> = {};
-        put(into, slot, copy);
-        for (const key of keys) {
-          if (!isStorableText(key)) refuse(place, `keys that are ${TEXT}`, key);
-          readingKey = key;
-          const item = (value as Record<string, unknown>)[key];
-          if (item === undefined) continue;
-          if (typeof item === 'function' || typeof item === 'symbol')
-            refuse(place, 'a JSON value', item, key);
-          const keyBytes = key.length + 3;
-          if (typeof item === 'object' && item !== null) {
-            // Set now, so the key keeps its place in the object's order.
-            put(copy, key, null);
-            stack.push({
-              value: item,
-              place: { parent: place, key },
-              depth,
-              into: copy,
-              slot: key,
-              keyBytes,
-            });
-            continue;
-          }
-          const problem = primitiveProblem(item);
-          if (problem) refuse(place, problem, item, key);
-          put(copy, key, item);
-          count(keyBytes + primitiveBytes(item));
-        }
-      }
-    }
-  } catch (error) {
-    if (isRefusal(error)) throw error;
-    throw Object.assign(
-      new InvalidOptionError(
-        pathOf(reading, readingKey),
-        'JSON data that can be read (a getter, Proxy trap or toJSON threw)',
-        thrownText(error),
-      ),
-      { cause: error },
-    );
+  return new PlainCopy(root, field, maxBytes).run();
+}
+
+/** One walk of plainCopy: the stack of values still to copy, and what has been counted and read. */
+class PlainCopy {
+  private readonly top: Record<string, unknown> = {};
+  private readonly rootPlace: Place;
+  private readonly stack: Pending[];
+  /**
+   * A lower bound of the text's length: a value far too large (or a graph sharing objects,
+   * whose text grows exponentially with its depth) is refused before it is all read.
+   */
+  private bytes = 0;
+  /** What a thrown error is reported against. */
+  private reading: Place;
+  private readingKey: string | number | undefined;
+
+  constructor(
+    root: unknown,
+    field: string,
+    private readonly maxBytes: number,
+  ) {
+    this.rootPlace = { parent: null, key: field };
+    this.reading = this.rootPlace;
+    this.stack = [
+      {
+        value: root,
+        place: this.rootPlace,
+        depth: 0,
+        array: false,
+        into: this.top,
+        slot: 'root',
+        keyBytes: 0,
+      },
+    ];
   }
-  return top.root;
+
+  run(): unknown {
+    try {
+      for (let step = this.stack.pop(); step !== undefined; step = this.stack.pop()) this.copy(step);
+    } catch (error) {
+      if (isRefusal(error)) throw error;
+      throw Object.assign(
+        new InvalidOptionError(
+          pathOf(this.reading, this.readingKey),
+          'JSON data that can be read (a getter, Proxy trap or toJSON threw)',
+          thrownText(error),
+        ),
+        { cause: error },
+      );
+    }
+    return this.top.root;
+  }
+
+  /** Copy one value into its slot: a primitive as it is, an array or object as a container to fill. */
+  private copy(step: Pending): void {
+    const { place } = step;
+    this.reading = place;
+    this.readingKey = undefined;
+    const value = settle(step.value, place.parent === null ? '' : String(place.key));
+    if (value === undefined) {
+      // What toJSON gave nothing for: left out of an object, null in an array.
+      fill(step, undefined);
+      return;
+    }
+    if (!isObject(value)) {
+      const problem = primitiveProblem(value);
+      if (problem) refuse(place, problem, value);
+      fill(step, value);
+      this.count(step.keyBytes + primitiveBytes(value));
+      return;
+    }
+    const shape = objectShapeProblem(value);
+    if (shape) refuse(place, shape.expected, shape.got);
+    place.value = value;
+    const depth = step.depth + 1;
+    // A cycle nests without end, so it is looked for only once the nesting is too deep.
+    if (depth > MAX_JSON_DEPTH) {
+      const cycle = cycleIn(place);
+      if (cycle) refuse(cycle, 'JSON data without cycles', '[cycle]');
+      refuse(place, `JSON nested at most ${MAX_JSON_DEPTH} levels deep`, 'deeper nesting');
+    }
+    if (Array.isArray(value)) this.copyArray(value, step, depth);
+    else this.copyObject(value, step, depth);
+  }
+
+  /** An array's copy: its primitives now, its arrays and objects pushed to copy later. */
+  private copyArray(value: readonly unknown[], step: Pending, depth: number): void {
+    const { place } = step;
+    const length = toLength(value.length);
+    this.count(step.keyBytes + 2 + Math.max(length - 1, 0));
+    const copy: unknown[] = new Array(length);
+    fill(step, copy);
+    for (let i = 0; i < length; i++) {
+      this.readingKey = i;
+      // A hole is written as null, as JSON.stringify does.
+      const item = i in value ? value[i] : null;
+      if (item === undefined || typeof item === 'function' || typeof item === 'symbol') {
+        refuse(place, 'a JSON value', item, i);
+      }
+      if (typeof item === 'object' && item !== null) {
+        copy[i] = null;
+        this.stack.push({
+          value: item,
+          place: { parent: place, key: i },
+          depth,
+          array: true,
+          into: copy,
+          slot: i,
+          keyBytes: 0,
+        });
+        continue;
+      }
+      const problem = primitiveProblem(item);
+      if (problem) refuse(place, problem, item, i);
+      copy[i] = item;
+      this.count(primitiveBytes(item));
+    }
+  }
+
+  /** An object's copy, keys in their order: its primitives now, its arrays and objects pushed to copy later. */
+  private copyObject(value: Record<string, unknown>, step: Pending, depth: number): void {
+    const { place } = step;
+    const keys = Object.keys(value);
+    this.count(step.keyBytes + 2 + Math.max(keys.length - 1, 0));
+    const copy: Record<string, unknown> = {};
+    fill(step, copy);
+    for (const key of keys) {
+      if (!isStorableText(key)) refuse(place, `keys that are ${TEXT}`, key);
+      this.readingKey = key;
+      const item = value[key];
+      if (item === undefined) continue;
+      if (typeof item === 'function' || typeof item === 'symbol') refuse(place, 'a JSON value', item, key);
+      const keyBytes = key.length + 3;
+      if (typeof item === 'object' && item !== null) {
+        // Set now, so the key keeps its place in the object's order.
+        put(copy, key, null);
+        this.stack.push({
+          value: item,
+          place: { parent: place, key },
+          depth,
+          array: false,
+          into: copy,
+          slot: key,
+          keyBytes,
+        });
+        continue;
+      }
+      const problem = primitiveProblem(item);
+      if (problem) refuse(place, problem, item, key);
+      put(copy, key, item);
+      this.count(keyBytes + primitiveBytes(item));
+    }
+  }
+
+  /** Add `n` bytes to the text's length; over the limit, refuse the payload (or the cycle that filled it). */
+  private count(n: number): void {
+    this.bytes += n;
+    if (this.bytes <= this.maxBytes) return;
+    // A cycle wide enough can fill the budget before it nests too deep: name it as a cycle.
+    const cycle = cycleIn(this.reading);
+    if (cycle) refuse(cycle, 'JSON data without cycles', '[cycle]');
+    refuse(this.rootPlace, `JSON of at most ${this.maxBytes} bytes`, `more than ${this.maxBytes} bytes`);
+  }
+}
+
+/** Write a copied value into its slot; undefined is null in an array and no key in an object. */
+function fill(step: Pending, value: unknown): void {
+  if (step.array) step.into[step.slot] = value === undefined ? null : value;
+  else if (value === undefined) delete step.into[step.slot];
+  else put(step.into, step.slot, value);
 }
 
 /**
@@ -235,45 +277,12 @@ function primitiveBytes(value: unknown): number {
 }
 
 /** `into[slot] = value`, where a `__proto__` key is an entry like any other, not the prototype. */
-function put(into: Container, slot: string | number, value: unknown): void {
+function put(into: Record<string, unknown>, slot: string, value: unknown): void {
   if (slot === '__proto__') {
     Object.defineProperty(into, slot, { value, writable: true, enumerable: true, configurable: true });
   } else {
     into[slot] = value;
   }
-}
-
-/** The first place, from the top, holding an array or object that also holds it. */
-function cycleIn(place: Place): Place | null {
-  const chain: Place[] = [];
-  for (let at: Place | null = place; at !== null; at = at.parent) chain.push(at);
-  const above = new Set<object>();
-  for (let i = chain.length - 1; i >= 0; i--) {
-    const value = chain[i].value;
-    if (value === undefined) continue;
-    if (above.has(value)) return chain[i];
-    above.add(value);
-  }
-  return null;
-}
-
-/** The path of `place`, or of its entry `key`: `data.a.b[3]`. */
-function pathOf(place: Place, key?: string | number): string {
-  const parts: string[] = key === undefined ? [] : [pathStep(key)];
-  for (let at: Place | null = place; at !== null; at = at.parent) {
-    parts.push(at.parent === null ? String(at.key) : pathStep(at.key));
-  }
-  return parts.reverse().join('');
-}
-
-function pathStep(key: string | number): string {
-  return typeof key === 'number' ? `[${key}]` : `.${key}`;
-}
-
-/** An array's length as JSON.stringify reads it (ToLength): a whole number from 0. */
-function toLength(length: unknown): number {
-  const n = Math.trunc(Number(length));
-  return n > 0 ? Math.min(n, Number.MAX_SAFE_INTEGER) : 0;
 }
 
 /** A thrown value in a few words, without trusting it (it may be a Proxy itself). */

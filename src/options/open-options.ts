@@ -17,15 +17,20 @@ const LOGGER_METHODS = ['debug', 'info', 'warn', 'error'] as const;
 
 function checkLogger(value: unknown, field: string): Logger {
   const logger = checkObject(value, field);
-  const missing = LOGGER_METHODS.filter((method) => typeof logger[method] !== 'function');
-  if (missing.length > 0 || (logger.child !== undefined && typeof logger.child !== 'function')) {
+  if (!isLogger(logger)) {
     throw new InvalidOptionError(
       field,
       'an object with debug, info, warn and error functions (child optional)',
       value,
     );
   }
-  return value as Logger;
+  return logger;
+}
+
+/** The four level methods are functions, and so is `child` when it is there. */
+function isLogger(logger: Record<string, unknown>): logger is Record<string, unknown> & Logger {
+  const missing = LOGGER_METHODS.filter((method) => typeof logger[method] !== 'function');
+  return missing.length === 0 && (logger.child === undefined || typeof logger.child === 'function');
 }
 
 /** A connection string's password is not repeated in an error message. */

@@ -1,4 +1,5 @@
 import {
+  KindGuard,
   type Static,
   type TObject,
   type TOptional,
@@ -10,6 +11,7 @@ import {
 import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler';
 import { type ValueError, ValueErrorType } from '@sinclair/typebox/errors';
 import { InvalidOptionError } from '../errors.js';
+import { isOneOf, isRecord } from '../model/guards.js';
 import { type CustomCheck, type Fields, fieldMeta, type TCustom } from './fields.js';
 import { readOptions } from './read-options.js';
 
@@ -65,7 +67,7 @@ export class OptionSet<P extends TProperties, R extends keyof P & string = never
   ) {
     const fields: TProperties = {};
     for (const [key, schema] of Object.entries(properties)) {
-      fields[key] = (required as readonly string[]).includes(key) ? schema : Type.Optional(schema);
+      fields[key] = isOneOf(required, key) ? schema : Type.Optional(schema);
       if (fieldMeta(schema).opaque) this.#opaque.push(key);
     }
     this.schema = Type.Object(fields, { additionalProperties: false });
@@ -79,9 +81,7 @@ export class OptionSet<P extends TProperties, R extends keyof P & string = never
   /** A set of some of these fields, under another name (`ctx.runChild`'s options of a job's). */
   pick<K extends keyof P & string>(name: string, keys: readonly K[]): OptionSet<Pick<P, K>, Extract<R, K>> {
     const picked = Object.fromEntries(keys.map((key) => [key, this.properties[key]])) as Pick<P, K>;
-    const required = this.required.filter((key): key is Extract<R, K> =>
-      (keys as readonly string[]).includes(key),
-    );
+    const required = this.required.filter((key): key is Extract<R, K> => isOneOf(keys, key));
     return new OptionSet(name, picked, required);
   }
 
@@ -112,26 +112,25 @@ export class OptionSet<P extends TProperties, R extends keyof P & string = never
   read(input: OptionsOf<P, R> | unknown, field = '', warnings: string[] = []): ReadOptions<Fields<P, R>> {
     const at = (path: string) => (field && path ? `${field}.${path}` : field || path);
     const value = readOptions(input, field || this.name, this.#opaque);
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      throw new InvalidOptionError(field || this.name, 'an object', input);
-    }
+    if (!isRecord(value)) throw new InvalidOptionError(field || this.name, 'an object', input);
     if (!this.compiled.Check(value)) throw this.refusal(value, at);
-    const options = value as Record<string, unknown>;
-    complete(this.schema, options, at, warnings);
-    return options as ReadOptions<Fields<P, R>>;
+    complete(this.schema, value, at, warnings);
+    // What `complete` made of the checked value: its custom fields checked, its defaults in.
+    return value as ReadOptions<Fields<P, R>>;
   }
 
   /** The error of the first thing wrong, naming its field as the caller wrote it. */
   private refusal(value: unknown, at: (path: string) => string): InvalidOptionError {
-    const first = this.compiled.Errors(value).First() as ValueError;
-    return describeError(first, at);
+    const first = this.compiled.Errors(value).First();
+    // A value the check refused has a first error; the fallback only keeps the types whole.
+    return first ? describeError(first, at) : new InvalidOptionError(at(''), 'a valid value', value);
   }
 }
 
 function describeError(error: ValueError, at: (path: string) => string): InvalidOptionError {
-  if (error.type === ValueErrorType.Union && isPlainObject(error.value)) {
+  if (error.type === ValueErrorType.Union && isRecord(error.value) && KindGuard.IsUnion(error.schema)) {
     // `false` or an object, given an object: say what is wrong inside it.
-    for (const member of (error.schema as TUnion).anyOf) {
+    for (const member of error.schema.anyOf) {
       if (member.type !== 'object') continue;
       const inner = TypeCompiler.Compile(member).Errors(error.value).First();
       if (inner) return describeError({ ...inner, path: `${error.path}${inner.path}` }, at);
@@ -140,7 +139,7 @@ function describeError(error: ValueError, at: (path: string) => string): Invalid
   const path = fieldPath(error.path);
   if (error.type === ValueErrorType.ObjectAdditionalProperties) {
     const parent = fieldPath(error.path.slice(0, error.path.lastIndexOf('/')));
-    const known = Object.keys((error.schema as TObject).properties ?? {});
+    const known = KindGuard.IsObject(error.schema) ? Object.keys(error.schema.properties) : [];
     return new InvalidOptionError(
       at(path),
       `one of the known options (${known.join(', ')})`,
@@ -158,10 +157,6 @@ function fieldPath(pointer: string): string {
     path += /^\d+$/.test(key) ? `[${key}]` : path ? `.${key}` : key;
   }
   return path;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** What reading an object does after the structural check, worked out once per object schema. */
@@ -187,11 +182,12 @@ function planOf(schema: TObject): Plan {
       plan.customs.push([key, check]);
       continue;
     }
-    const shape =
-      field.type === 'object'
-        ? field
-        : (field.anyOf as TSchema[] | undefined)?.find((m) => m.type === 'object');
-    if (shape) plan.nested.push([key, shape as TObject]);
+    const shape = KindGuard.IsObject(field)
+      ? field
+      : KindGuard.IsUnion(field)
+        ? field.anyOf.find((member) => KindGuard.IsObject(member))
+        : undefined;
+    if (shape) plan.nested.push([key, shape]);
   }
   plans.set(schema, plan);
   return plan;
@@ -215,7 +211,7 @@ function complete(
   for (const [key, shape] of nested) {
     const value = options[key];
     // A default object is the declared one, complete already; only a given object is filled.
-    if (isPlainObject(value) && value !== fieldMeta(schema.properties[key]).default) {
+    if (isRecord(value) && value !== fieldMeta(schema.properties[key]).default) {
       complete(shape, value, (path) => at(`${key}.${path}`), warnings);
     }
   }

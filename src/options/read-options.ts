@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../errors.js';
+import { isObject } from '../model/guards.js';
 
 /**
  * A plain copy of an options object, read once before it is checked: every own enumerable
@@ -14,7 +15,7 @@ export function readOptions(value: unknown, root: string, opaque: readonly strin
 }
 
 function copy(value: unknown, path: string, root: string, opaque: Set<string>, seen: Map<object, unknown>) {
-  if (value === null || typeof value !== 'object') return value;
+  if (!isObject(value)) return value;
   const field = path || root;
   const known = seen.get(value);
   if (known !== undefined) return known;
@@ -29,7 +30,7 @@ function copy(value: unknown, path: string, root: string, opaque: Set<string>, s
   const keys = guarded(field, () => Object.keys(value));
   for (const key of keys) {
     const at = shape === 'array' ? `${field}[${key}]` : path ? `${path}.${key}` : key;
-    const read = guarded(at, () => (value as Record<string, unknown>)[key]);
+    const read = guarded(at, () => value[key]);
     (out as Record<string, unknown>)[key] =
       path === '' && opaque.has(key) ? read : copy(read, at, root, opaque, seen);
   }

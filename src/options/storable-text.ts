@@ -1,3 +1,4 @@
+import { isRecord } from '../model/guards.js';
 import { isStorableText } from './check.js';
 
 /** A UTF-16 surrogate without its other half. */
@@ -20,10 +21,10 @@ export function toStorableText(text: string): string {
  */
 export function storableJsonReplacer(_key: string, value: unknown): unknown {
   if (typeof value === 'string') return toStorableText(value);
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  if (!isRecord(value)) return value;
   const keys = Object.keys(value);
   if (keys.every(isStorableText)) return value;
   const out: Record<string, unknown> = {};
-  for (const key of keys) out[toStorableText(key)] = (value as Record<string, unknown>)[key];
+  for (const key of keys) out[toStorableText(key)] = value[key];
   return out;
 }

@@ -156,7 +156,7 @@ export function resolveQueueOptions(input: unknown): {
     concurrency: options.concurrency,
     maxAttempts: options.maxAttempts,
     timeoutSeconds: options.timeoutSeconds,
-    backoff: options.backoff as Required<BackoffOptions>,
+    backoff: options.backoff,
     signals: options.signals,
     deleteCheckpointsOnComplete: options.deleteCheckpointsOnComplete,
   };

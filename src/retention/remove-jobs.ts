@@ -1,6 +1,7 @@
 import type { EngineCore } from '../engine-core.js';
 import { HoldsChangingError, InvalidOptionError, RetentionPausedError } from '../errors.js';
 import { FINISHED_STATUSES } from '../job-status.js';
+import { isOneOf } from '../model/guards.js';
 import { checkBatchSize, DEFAULT_BATCH_SIZE } from '../options/batch-size.js';
 import { checkBoolean, checkKnownKeys, checkObject, checkSeconds, checkString } from '../options/check.js';
 import { FIRST_BATCH } from '../storage/storage.js';
@@ -34,21 +35,21 @@ interface ResolvedRemove {
 export function resolveRemoveJobs(input: unknown): ResolvedRemove & { dryRun: boolean } {
   const options = checkObject(input ?? {}, 'options');
   checkKnownKeys(options, '', ['queue', 'statuses', 'olderThanSeconds', 'batchSize', 'dryRun', 'onProgress']);
-  let statuses = [...FINISHED_STATUSES] as string[];
+  let statuses: string[] = [...FINISHED_STATUSES];
   if (options.statuses !== undefined) {
     if (!Array.isArray(options.statuses) || options.statuses.length === 0) {
       throw new InvalidOptionError('statuses', 'a non-empty array of finished statuses', options.statuses);
     }
-    options.statuses.forEach((status, i) => {
-      if (!(FINISHED_STATUSES as readonly unknown[]).includes(status)) {
+    statuses = options.statuses.map((status: unknown, i) => {
+      if (!isOneOf(FINISHED_STATUSES, status)) {
         throw new InvalidOptionError(
           `statuses[${i}]`,
           `a finished status (${FINISHED_STATUSES.join(', ')})`,
           status,
         );
       }
+      return status;
     });
-    statuses = options.statuses as string[];
   }
   if (options.onProgress !== undefined && typeof options.onProgress !== 'function') {
     throw new InvalidOptionError('onProgress', 'a function', options.onProgress);

@@ -15,7 +15,8 @@ export function checkCron(expression: unknown, timezone: unknown): { cron: strin
     if (cron.nextRun() === null) throw new Error('never fires');
     cron.stop();
   } catch (error) {
-    throw new InvalidOptionError('cron', `a valid cron expression (${(error as Error).message})`, expression);
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new InvalidOptionError('cron', `a valid cron expression (${reason})`, expression);
   }
   return { cron: expression, timezone: zone };
 }

@@ -3,9 +3,11 @@
  * questions and never match codes or message text themselves.
  */
 
+import { codeOf } from '../errors.js';
+
 /** The SQLSTATE of a database error (both drivers put it in `code`), or null. */
 export function sqlState(error: unknown): string | null {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = codeOf(error);
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : null;
 }
 
@@ -38,7 +40,7 @@ const SOCKET_CODES = new Set([
  * own messages for a connection that ended.
  */
 export function isConnectionError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = codeOf(error);
   // Before the SQLSTATE test: 'EPIPE' has the shape of one.
   if (typeof code === 'string' && SOCKET_CODES.has(code)) return true;
   const state = sqlState(error);

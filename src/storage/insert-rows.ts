@@ -1,3 +1,4 @@
+import { keysOf } from '../model/guards.js';
 import type { FrozenRetention } from '../model/job.js';
 import { INPUT_FIELDS, type InsertParams, type InsertRow } from './sql/job-columns.js';
 
@@ -9,7 +10,7 @@ export interface InsertDefaults {
   maxAttempts: number;
 }
 
-const FIELDS = Object.keys(INPUT_FIELDS) as (keyof typeof INPUT_FIELDS)[];
+const FIELDS = keysOf(INPUT_FIELDS);
 
 /**
  * The parameters of an insert statement (sql/job-columns.ts) for these rows: the rows as one

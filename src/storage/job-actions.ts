@@ -1,4 +1,5 @@
 import { UniqueKeyConflictError } from '../errors.js';
+import { propertyOf } from '../model/guards.js';
 import { sqlState } from './database-errors.js';
 import { retryOnDeadlock } from './retry-deadlock.js';
 import type { Runner } from './runner.js';
@@ -56,8 +57,7 @@ export async function retrySubtree(
 }
 
 function isUniqueKeyViolation(error: unknown): boolean {
-  const { constraint } = (error ?? {}) as { constraint?: unknown };
-  return sqlState(error) === UNIQUE_VIOLATION && constraint === UNIQUE_KEY_INDEX;
+  return sqlState(error) === UNIQUE_VIOLATION && propertyOf(error, 'constraint') === UNIQUE_KEY_INDEX;
 }
 
 /** The key as the job's `unique` option gave it; a key taken from the data stays `data:<hash>`. */

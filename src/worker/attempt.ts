@@ -1,13 +1,14 @@
 import type { EngineCore } from '../engine-core.js';
+import type { Job } from '../model/job.js';
 import { toJsonText } from '../options/json.js';
 import type { ResolvedQueue } from '../queues/queue-options.js';
 import type { ClaimedJob } from '../storage/storage.js';
 import { LostOwnership, Suspension } from '../workflow/suspend.js';
 import { WorkflowContext } from '../workflow/workflow-context.js';
 import { completeWithRetries } from './complete-in-transaction.js';
-import { type FinishBuffer, Unwritten } from './finish-buffer.js';
+import { type FinishBuffer, Unwritten, type WriteResult } from './finish-buffer.js';
 import { fail, notWritten, reportLost, suspend } from './record-outcome.js';
-import { abortOnTimeout, type Result, runHandler } from './run-handler.js';
+import { abortOnTimeout, type Outcome, type Result, runHandler } from './run-handler.js';
 import { Attempt, type AttemptHost } from './running-attempt.js';
 
 /**
@@ -26,7 +27,9 @@ export async function runAttempt(
   host: AttemptHost,
 ): Promise<void> {
   // No closure in this function captures its variables: one made here would put them all in
-  // a heap context allocated for every job. Closures live in the helpers it calls.
+  // a heap context allocated for every job. Closures live in the helpers it calls, which are
+  // module functions taking what they need as parameters; those on the success path are not
+  // async, so they add no promise per job either.
   const { job, token } = claimed;
   const attempt = new Attempt(job, token, queue.timeoutSeconds);
   host.register(attempt);
@@ -42,81 +45,112 @@ export async function runAttempt(
     });
     if (core.events.listenerCount('job:started') > 0) emitStarted(core, claimed);
     const outcome = await runHandler(queue, job, ctx, attempt);
-    let result: Result;
-    if ('aborted' in outcome) {
-      if (outcome.aborted !== 'timeout') return reportLost(core, job.id, job.queue, outcome.aborted);
-      result = { ok: false, error: attempt.abortError };
-    } else {
-      result = outcome;
+    if ('aborted' in outcome && outcome.aborted !== 'timeout') {
+      return reportLost(core, job.id, job.queue, outcome.aborted);
     }
     host.settled(attempt);
     const { abortedBy } = attempt;
     if (abortedBy === 'lost' || abortedBy === 'shutdown')
       return reportLost(core, job.id, job.queue, abortedBy);
     const durationMs = performance.now() - started;
-    if (ctx.suspension && (result.ok || !(result.error instanceof Suspension))) {
-      // The handler caught its suspension: the workflow still waits; what it returned is ignored.
-      core.logger.warn('a handler caught a workflow suspension; the job suspends anyway', { jobId: job.id });
-      result = { ok: false, error: ctx.suspension };
-    }
+    const result = finalResult(core, job, ctx, attempt, outcome);
+    if (!result.ok) return await recordFailure(core, claimed, queue, finish, durationMs, result.error);
 
-    if (result.ok) {
-      let outputText: string;
+    let outputText: string;
+    try {
+      // Most handlers return nothing: skip the checks (and their allocations) for that.
+      outputText = result.value == null ? 'null' : toJsonText(result.value, 'output');
+    } catch (error) {
+      return await fail({ core, finish, claimed, queue, durationMs }, error);
+    }
+    if (ctx.completionHook) {
+      let owned: boolean;
       try {
-        // Most handlers return nothing: skip the checks (and their allocations) for that.
-        outputText = result.value == null ? 'null' : toJsonText(result.value, 'output');
+        owned = await completeWithRetries(
+          core,
+          claimed,
+          queue,
+          outputText,
+          ctx.completionHook,
+          finish.window,
+        );
       } catch (error) {
         return await fail({ core, finish, claimed, queue, durationMs }, error);
       }
-      if (ctx.completionHook) {
-        let owned: boolean;
-        try {
-          owned = await completeWithRetries(
-            core,
-            claimed,
-            queue,
-            outputText,
-            ctx.completionHook,
-            finish.window,
-          );
-        } catch (error) {
-          return await fail({ core, finish, claimed, queue, durationMs }, error);
-        }
-        if (!owned) return reportLost(core, job.id, job.queue, 'lost');
-      } else {
-        const status = (
-          await finish.push({
-            id: job.id,
-            token,
-            ok: true,
-            output: outputText,
-            dropCheckpoints: queue.deleteCheckpointsOnComplete,
-          })
-        ).get(job.id);
-        if (status === undefined) return reportLost(core, job.id, job.queue, 'lost');
-        if (status instanceof Unwritten) {
-          return await notWritten({ core, finish, claimed, queue, durationMs }, status, 'output');
-        }
+      if (!owned) return reportLost(core, job.id, job.queue, 'lost');
+    } else {
+      const status = (await pushCompletion(finish, claimed, queue, outputText)).get(job.id);
+      if (status === undefined) return reportLost(core, job.id, job.queue, 'lost');
+      if (status instanceof Unwritten) {
+        return await notWritten({ core, finish, claimed, queue, durationMs }, status, 'output');
       }
-      if (core.events.listenerCount('job:completed') > 0) {
-        core.events.emit('job:completed', { id: job.id, queue: job.queue, durationMs });
-      }
-      return;
     }
-
-    const error = result.error;
-    if (error instanceof Suspension) return await suspend(core, claimed, error);
-    if (error instanceof LostOwnership) return reportLost(core, job.id, job.queue, 'lost');
-    await fail({ core, finish, claimed, queue, durationMs }, error);
+    if (core.events.listenerCount('job:completed') > 0) emitCompleted(core, job, durationMs);
   } catch (error) {
-    // The outcome could not be written (a suspension, say, while the database is unreachable):
-    // the lock lapses and the maintenance tick retries the job. Nothing is lost; report it.
-    core.events.emit('error', { scope: 'worker', error });
-    core.logger.error('could not record the outcome of an attempt', { jobId: job.id, error: String(error) });
+    reportUnrecorded(core, job, error);
   } finally {
     if (timer) clearTimeout(timer);
     host.finished(attempt);
   }
+}
+
+/**
+ * What the attempt ends with: the handler's result, or its timeout as a failure (a lost or
+ * shut-down attempt has returned before). A suspension the handler caught wins over both:
+ * the workflow still waits, and what the handler returned is ignored.
+ */
+function finalResult(
+  core: EngineCore,
+  job: Job,
+  ctx: WorkflowContext,
+  attempt: Attempt,
+  outcome: Outcome,
+): Result {
+  const result: Result = 'aborted' in outcome ? { ok: false, error: attempt.abortError } : outcome;
+  if (ctx.suspension && (result.ok || !(result.error instanceof Suspension))) {
+    core.logger.warn('a handler caught a workflow suspension; the job suspends anyway', { jobId: job.id });
+    return { ok: false, error: ctx.suspension };
+  }
+  return result;
+}
+
+/** Hand the completion to the finish buffer, to be written with others; resolves to the batch's statuses. */
+function pushCompletion(
+  finish: FinishBuffer,
+  claimed: ClaimedJob,
+  queue: ResolvedQueue,
+  outputText: string,
+): Promise<ReadonlyMap<string, WriteResult>> {
+  return finish.push({
+    id: claimed.job.id,
+    token: claimed.token,
+    ok: true,
+    output: outputText,
+    dropCheckpoints: queue.deleteCheckpointsOnComplete,
+  });
+}
+
+/** A failed attempt's outcome: a workflow suspends, a lost job is left alone, anything else fails. */
+function recordFailure(
+  core: EngineCore,
+  claimed: ClaimedJob,
+  queue: ResolvedQueue,
+  finish: FinishBuffer,
+  durationMs: number,
+  error: unknown,
+): Promise<void> | void {
+  if (error instanceof Suspension) return suspend(core, claimed, error);
+  if (error instanceof LostOwnership) return reportLost(core, claimed.job.id, claimed.job.queue, 'lost');
+  return fail({ core, finish, claimed, queue, durationMs }, error);
+}
+
+/**
+ * The outcome could not be written (a suspension, say, while the database is unreachable): the
+ * lock lapses and the maintenance tick retries the job. Nothing is lost; report it.
+ */
+function reportUnrecorded(core: EngineCore, job: Job, error: unknown): void {
+  core.events.emit('error', { scope: 'worker', error });
+  core.logger.error('could not record the outcome of an attempt', { jobId: job.id, error: String(error) });
 }
 
 function emitStarted(core: EngineCore, claimed: ClaimedJob): void {
@@ -126,4 +160,8 @@ function emitStarted(core: EngineCore, claimed: ClaimedJob): void {
     attempt: claimed.job.attempts,
     pickupLatencyMs: claimed.pickupLatencyMs,
   });
+}
+
+function emitCompleted(core: EngineCore, job: Job, durationMs: number): void {
+  core.events.emit('job:completed', { id: job.id, queue: job.queue, durationMs });
 }

@@ -1,6 +1,5 @@
 import type { EngineCore } from '../engine-core.js';
 import type { Logger } from '../log/logger.js';
-import type { ResolvedQueue } from '../queues/queue-options.js';
 import type { ClaimedJob } from '../storage/storage.js';
 import type { Slots } from './slots.js';
 import type { Wakeup } from './wakeup.js';
@@ -81,12 +80,12 @@ export class ClaimLoop {
   /** One claim statement for queues without a concurrency cap, one per capped queue with room. */
   private async claim(wanted: number): Promise<{ requested: number; claimed: ClaimedJob[] }> {
     const uncapped: string[] = [];
-    const capped: ResolvedQueue[] = [];
+    const capped: { name: string; concurrency: number }[] = [];
     for (const name of this.queueNames()) {
       const queue = this.core.registry.localQueue(name);
       if (!queue?.handler) continue;
       if (queue.concurrency === undefined) uncapped.push(name);
-      else capped.push(queue);
+      else capped.push({ name: queue.name, concurrency: queue.concurrency });
     }
     let room = wanted;
     let requested = 0;
@@ -105,7 +104,7 @@ export class ClaimLoop {
       take(await storage.attempts.claimJobs(uncapped, room, this.workerId, this.options.lockSeconds));
     }
     for (const queue of capped) {
-      const limit = Math.min(room, (queue.concurrency as number) - (heldPerQueue.get(queue.name) ?? 0));
+      const limit = Math.min(room, queue.concurrency - (heldPerQueue.get(queue.name) ?? 0));
       if (limit <= 0) continue;
       requested += limit;
       take(await storage.attempts.claimJobs([queue.name], limit, this.workerId, this.options.lockSeconds));

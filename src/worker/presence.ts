@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { EngineCore } from '../engine-core.js';
-import { WorkerIdInUseError } from '../errors.js';
+import { codeOf, WorkerIdInUseError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { OnceLogger } from '../log/once.js';
 import type { WorkerSettings } from '../model/worker.js';
@@ -151,7 +151,7 @@ function holderIsDead(holder: WorkerHolder): boolean {
     process.kill(holder.pid, 0);
     return false;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+    return codeOf(error) === 'ESRCH';
   }
 }
 

@@ -22,7 +22,7 @@ export async function suspend(
   core.events.emit('job:suspended', {
     id: job.id,
     queue: job.queue,
-    reason: suspension.wait.kind as 'sleep' | 'signal' | 'child',
+    reason: suspension.wait.kind,
   });
 }
 

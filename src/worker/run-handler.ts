@@ -1,5 +1,6 @@
 /** Running a job's handler: its result raced against the attempt's abort (lost, shutdown, timeout). */
 
+import { hasProperties } from '../model/guards.js';
 import type { Job } from '../model/job.js';
 import type { ResolvedQueue } from '../queues/queue-options.js';
 import type { WorkflowContext } from '../workflow/workflow-context.js';
@@ -43,5 +44,5 @@ export function runHandler(
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
+  return hasProperties(value) && typeof value.then === 'function';
 }

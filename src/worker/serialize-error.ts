@@ -1,3 +1,4 @@
+import { isObject } from '../model/guards.js';
 import type { JobError } from '../model/job.js';
 import { storableJsonReplacer } from '../options/storable-text.js';
 
@@ -28,9 +29,9 @@ function describeError(error: unknown): JobError {
     error instanceof Error
       ? { name: error.name, message: error.message, stack: error.stack }
       : { name: 'NonError', message: typeof error === 'string' ? error : safeString(error) };
-  if (error && typeof error === 'object') {
+  if (isObject(error)) {
     for (const key of ['code', 'field', 'details'] as const) {
-      const value = (error as Record<string, unknown>)[key];
+      const value = error[key];
       if (value !== undefined) out[key] = value;
     }
   }

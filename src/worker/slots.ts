@@ -76,8 +76,10 @@ export class Slots {
 
   /** Start buffered jobs while slots are free. */
   dispatch(): void {
-    while (this.running.size < this.options.concurrency && this.buffer.length > 0) {
-      this.launch(this.buffer.shift() as ClaimedJob);
+    while (this.running.size < this.options.concurrency) {
+      const next = this.buffer.shift();
+      if (next === undefined) return;
+      this.launch(next);
     }
   }
 

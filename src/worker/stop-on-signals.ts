@@ -39,6 +39,11 @@ interface ResolvedOptions {
 // Both kill the process without running any handler: listening for them would only mislead.
 const UNCATCHABLE = new Set(['SIGKILL', 'SIGSTOP']);
 
+/** A signal this platform names (`os.constants.signals`). */
+function isSignalName(name: string): name is NodeJS.Signals {
+  return name in constants.signals;
+}
+
 /**
  * One shutdown per engine, shared by every handler set installed on it: `tm.close()`
  * returns at once to a second caller, so a second installation waiting on it would exit
@@ -117,14 +122,14 @@ function resolveOptions(input: unknown): ResolvedOptions {
       throw new InvalidOptionError('signals', 'a non-empty array of signal names', options.signals);
     }
     signals = options.signals.map((signal, i) => {
-      if (typeof signal !== 'string' || !(signal in constants.signals) || UNCATCHABLE.has(signal)) {
+      if (typeof signal !== 'string' || !isSignalName(signal) || UNCATCHABLE.has(signal)) {
         throw new InvalidOptionError(
           `signals[${i}]`,
           'a signal name a process can handle, such as SIGTERM or SIGINT',
           signal,
         );
       }
-      return signal as NodeJS.Signals;
+      return signal;
     });
   }
   return {

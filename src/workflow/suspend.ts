@@ -1,10 +1,16 @@
+/** What a suspended workflow waits for, as the job's `wait` column stores it. */
+export type Wait =
+  | { kind: 'sleep'; name: string }
+  | { kind: 'signal'; names: string[]; count: number; key: string }
+  | { kind: 'child'; childId: string; key: string };
+
 /**
  * Thrown inside a handler to unwind it when a workflow must wait (sleep, signal, child).
  * The executor catches it and parks the job in `waiting`. Never exported to users.
  */
 export class Suspension extends Error {
   constructor(
-    readonly wait: Record<string, unknown>,
+    readonly wait: Wait,
     readonly wakeAt: Date | null,
   ) {
     super('workflow suspended: do not catch this error in a handler');

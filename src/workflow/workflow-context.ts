@@ -18,7 +18,7 @@ import {
   type SignalsResult,
   WAIT_PREFIX,
 } from './job-context.js';
-import { LostOwnership, Suspension } from './suspend.js';
+import { LostOwnership, Suspension, type Wait } from './suspend.js';
 
 export interface WorkflowContextDeps {
   /** The engine's parts: its storage, and the intake children go through. */
@@ -227,7 +227,7 @@ export class WorkflowContext implements JobContext {
     return Date.now() + this.clockLeadMs;
   }
 
-  private suspend(wait: Record<string, unknown>, wakeAt: Date | null): Suspension {
+  private suspend(wait: Wait, wakeAt: Date | null): Suspension {
     const suspension = new Suspension(wait, wakeAt);
     this.suspension ??= suspension;
     return suspension;

@@ -44,11 +44,21 @@ export function bulkHelp(name: BulkActionName): string {
   --json                print the outcome as JSON`;
 }
 
+/** The options that choose jobs in bulk, or say how to act on them. */
+const FILTER_OPTIONS: readonly (keyof BulkValues)[] = [
+  'queue',
+  'status',
+  'since',
+  'from',
+  'to',
+  'text',
+  'dry-run',
+  'batch-size',
+];
+
 /** Whether any filter option was given: then the command acts in bulk, not on one id. */
 export function isBulk(values: BulkValues): boolean {
-  return ['queue', 'status', 'since', 'from', 'to', 'text', 'dry-run', 'batch-size'].some(
-    (name) => values[name as keyof BulkValues] !== undefined,
-  );
+  return FILTER_OPTIONS.some((name) => values[name] !== undefined);
 }
 
 /** Retry or cancel every job matching the options, through tm.retryJobs / tm.cancelJobs. */

@@ -84,12 +84,34 @@ export const demoCommand: Command = {
 async function runDemo(tm: Tidemark, jobCount: number, io: CliIo): Promise<number> {
   const since = new Date(Date.now() - 1000);
   defineQueues(tm);
+  const started = performance.now();
+  const { orderIds, total } = await addDemoJobs(tm, jobCount, io);
+  const finished = await workUntilDone(tm, { since, started, total, orderIds }, io);
+  const seconds = (performance.now() - started) / 1000;
+  if (io.stdout.isTTY) io.stdout.write('\n');
+  io.stdout.write(`\n${summary(await counts(tm, since), seconds)}\n`);
+  await describeOrder(tm, orderIds[0], io);
+  if (finished < total) {
+    io.stderr.write(`demo: only ${finished} of ${total} jobs finished in time\n`);
+    return 1;
+  }
+  io.stdout.write(
+    `\nAll ${total} jobs finished in ${seconds.toFixed(1)} s (${Math.round(total / seconds)} jobs/s).\n`,
+  );
+  return 0;
+}
+
+/** Add the demo's jobs, about `jobCount` of them: the order workflows' ids, and how many jobs will run in all. */
+async function addDemoJobs(
+  tm: Tidemark,
+  jobCount: number,
+  io: CliIo,
+): Promise<{ orderIds: string[]; total: number }> {
   const plain = Math.round(jobCount * 0.8);
   const payments = Math.round(jobCount * 0.12);
   const reports = Math.round(jobCount * 0.05);
   const alerts = Math.max(jobCount - plain - payments - reports, 1);
   const orders = 20;
-  const started = performance.now();
   await tm.addJobs(
     Array.from({ length: plain }, (_, i) => ({ queue: 'demo.emails', data: { to: `user${i}@example.com` } })),
   );
@@ -114,91 +136,103 @@ async function runDemo(tm: Tidemark, jobCount: number, io: CliIo): Promise<numbe
       Array.from({ length: orders }, (_, i) => ({ queue: 'demo.orders', data: { order: i, cents: 2500 } })),
     )
   ).map((r) => r.id);
-  const total = plain + payments + reports + alerts + orders * 2;
   io.stdout.write(
     `Added ${plain} emails, ${payments} payments (some fail and retry), ${reports} delayed reports, ` +
       `${alerts} high-priority alerts and ${orders} order workflows.\n`,
   );
+  // Each order runs a child shipping job as well.
+  return { orderIds, total: plain + payments + reports + alerts + orders * 2 };
+}
 
+/** What the progress line follows: jobs added since `since`, `total` of them, from `started` on. */
+interface DemoRun {
+  since: Date;
+  started: number;
+  total: number;
+  orderIds: string[];
+}
+
+/**
+ * Work the jobs with one worker, approving the orders as they wait, and show a progress line
+ * until all are finished or three minutes have passed; how many finished.
+ */
+async function workUntilDone(tm: Tidemark, run: DemoRun, io: CliIo): Promise<number> {
   const worker = tm.worker({ concurrency: 20, tickIntervalSeconds: 0.5, pollIntervalSeconds: 0.2 });
   await worker.start();
   const approvals = setInterval(() => {
     // Approve every order; a full mailbox or an already-approved order is refused, harmlessly.
-    for (const id of orderIds) void tm.signal(id, 'approval', { by: 'demo' }).catch(() => {});
+    for (const id of run.orderIds) void tm.signal(id, 'approval', { by: 'demo' }).catch(() => {});
   }, 300);
   let finished = 0;
   const deadline = Date.now() + 180_000;
   let lastLine = 0;
   try {
     while (Date.now() < deadline) {
-      const rows = await counts(tm, since);
+      const rows = await counts(tm, run.since);
       finished = rows.filter((r) => isFinished(r.status)).reduce((s, r) => s + r.n, 0);
-      const by = (status: string) => rows.filter((r) => r.status === status).reduce((s, r) => s + r.n, 0);
-      const seconds = (performance.now() - started) / 1000;
-      const line =
-        `  finished ${finished}/${total}  active ${by('active')}  retry ${by('retry')}  ` +
-        `waiting ${by('waiting')}  pending ${by('pending')}  ${Math.round(finished / seconds)} jobs/s`;
+      const line = progressLine(rows, finished, run);
       if (io.stdout.isTTY) io.stdout.write(`\r${line}   `);
-      else if (Date.now() - lastLine > 1000 || finished >= total) {
+      else if (Date.now() - lastLine > 1000 || finished >= run.total) {
         io.stdout.write(`${line}\n`);
         lastLine = Date.now();
       }
-      if (finished >= total) break;
+      if (finished >= run.total) break;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   } finally {
     clearInterval(approvals);
     await worker.stop();
   }
-  const seconds = (performance.now() - started) / 1000;
-  if (io.stdout.isTTY) io.stdout.write('\n');
-  io.stdout.write(`\n${summary(await counts(tm, since), seconds)}\n`);
-  const order = orderIds[0] ? await tm.getJobDetail(orderIds[0]) : null;
-  if (order) {
-    io.stdout.write(
-      `\nOrder workflow ${order.job.id}: ${order.job.status}, checkpoints ${order.checkpoints
-        .map((c) => c.name)
-        .join(', ')}, ${order.signals.length} signal(s), child ${order.children[0]?.id ?? '-'} ` +
-        `(${order.children[0]?.status ?? '-'}); output ${JSON.stringify(order.job.output)}\n`,
-    );
-  }
-  if (finished < total) {
-    io.stderr.write(`demo: only ${finished} of ${total} jobs finished in time\n`);
-    return 1;
-  }
-  io.stdout.write(
-    `\nAll ${total} jobs finished in ${seconds.toFixed(1)} s (${Math.round(total / seconds)} jobs/s).\n`,
+  return finished;
+}
+
+function progressLine(rows: DemoRow[], finished: number, run: DemoRun): string {
+  const by = (status: string) => rows.filter((r) => r.status === status).reduce((s, r) => s + r.n, 0);
+  const seconds = (performance.now() - run.started) / 1000;
+  return (
+    `  finished ${finished}/${run.total}  active ${by('active')}  retry ${by('retry')}  ` +
+    `waiting ${by('waiting')}  pending ${by('pending')}  ${Math.round(finished / seconds)} jobs/s`
   );
-  return 0;
+}
+
+/** One order workflow as it ended: its checkpoints, signals, child and output. */
+async function describeOrder(tm: Tidemark, id: string | undefined, io: CliIo): Promise<void> {
+  const order = id ? await tm.getJobDetail(id) : null;
+  if (!order) return;
+  io.stdout.write(
+    `\nOrder workflow ${order.job.id}: ${order.job.status}, checkpoints ${order.checkpoints
+      .map((c) => c.name)
+      .join(', ')}, ${order.signals.length} signal(s), child ${order.children[0]?.id ?? '-'} ` +
+      `(${order.children[0]?.status ?? '-'}); output ${JSON.stringify(order.job.output)}\n`,
+  );
 }
 
 function defineQueues(tm: Tidemark): void {
   const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   tm.createQueue({ name: 'demo.emails', handler: async () => ({ sent: true }) });
-  tm.createQueue({
+  tm.createQueue<{ invoice: number }>({
     name: 'demo.payments',
     maxAttempts: 4,
     backoff: { delaySeconds: 0.05, factor: 2 },
     handler: async (job) => {
-      if (Math.random() < 0.25)
-        throw new Error(`card declined for invoice ${(job.data as { invoice: number }).invoice}`);
+      if (Math.random() < 0.25) throw new Error(`card declined for invoice ${job.data.invoice}`);
       return { charged: true };
     },
   });
   tm.createQueue({ name: 'demo.reports', handler: async () => ({ rendered: true }) });
   tm.createQueue({ name: 'demo.alerts', handler: async () => ({ paged: true }) });
-  tm.createQueue({
+  tm.createQueue<{ order: number }>({
     name: 'demo.shipping',
     handler: async (job) => {
       await pause(5);
-      return { tracking: `TM-${(job.data as { order: number }).order}` };
+      return { tracking: `TM-${job.data.order}` };
     },
   });
-  tm.createQueue({
+  tm.createQueue<{ order: number; cents: number }>({
     name: 'demo.orders',
     signals: { approval: 1 },
     handler: async (job, ctx) => {
-      const order = job.data as { order: number; cents: number };
+      const order = job.data;
       const charge = await ctx.step('charge', async () => ({
         chargeId: `ch_${order.order}`,
         cents: order.cents,

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { FINISHED_STATUSES } from '../../job-status.js';
+import { FINISHED_STATUSES, isFinished } from '../../job-status.js';
 import { type CliIo, UsageError } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { warnIfUnknownQueue } from '../known-queue.js';
@@ -85,7 +85,7 @@ function checkRequest(values: {
     .map((s) => s.trim())
     .filter(Boolean);
   for (const status of statuses) {
-    if (!(FINISHED_STATUSES as readonly string[]).includes(status)) {
+    if (!isFinished(status)) {
       throw new UsageError(
         `--status '${status}' is not a finished status (${FINISHED_STATUSES.join(', ')}); in-flight jobs are never purged`,
       );

@@ -49,7 +49,7 @@ export const sweepCommand: Command = {
           `Retention is paused cluster-wide: ${dryRun ? 'a sweep would delete nothing' : 'nothing was deleted'} until 'tidemark retention resume'.\n`,
         );
       }
-      const error = (result as { error?: string }).error;
+      const error = 'error' in result ? result.error : undefined;
       if (error) {
         io.stderr.write(`tidemark sweep: stopped early: ${error}\n`);
         return 1;

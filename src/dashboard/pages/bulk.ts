@@ -1,6 +1,6 @@
 import { formatCount, formatTime } from '../../admin/format.js';
 import type { JobFilter } from '../../admin/job-list.js';
-import type { JobStatus } from '../../job-status.js';
+import { isJobStatus } from '../../job-status.js';
 import type {
   BulkActionName,
   BulkJobFilter,
@@ -8,6 +8,7 @@ import type {
   BulkRefusalReason,
 } from '../../jobs/bulk-actions.js';
 import { ACTIONABLE } from '../../jobs/bulk-filter.js';
+import { keysOf } from '../../model/guards.js';
 import { csrfField, type DashboardContext, href } from '../context.js';
 import { type Html, html } from '../html.js';
 import { layout, notice } from '../layout.js';
@@ -38,7 +39,8 @@ const REASONS: Record<BulkRefusalReason, string> = {
  */
 export function bulkControls(ctx: DashboardContext, filter: JobFilter, hasRows: boolean): Html {
   if (!hasRows) return html``;
-  const status = filter.status as JobStatus | undefined;
+  // The list's filter holds a known status or none.
+  const status = isJobStatus(filter.status) ? filter.status : undefined;
   const matching = (action: BulkActionName) =>
     status !== undefined && ACTIONABLE[action].includes(status)
       ? html`<button type="submit" name="do" value="${action}-matching" class="danger">${VERB[action].label} all matching…</button> `
@@ -91,7 +93,7 @@ ${filterFields(request.filter)}<input type="hidden" name="matched" value="${Stri
 /** Step 3: what was done, and what was refused and why. */
 export function bulkDonePage(ctx: DashboardContext, request: BulkRequest, outcome: BulkOutcome): Html {
   const verb = VERB[request.action];
-  const refused = Object.entries(outcome.refused) as [BulkRefusalReason, number][];
+  const refused = keysOf(outcome.refused);
   const body = html`${notice(
     refused.length > 0 ? 'warn' : 'ok',
     html`${verb.past} <strong id="bulk-done">${formatCount(outcome.done)}</strong> of ${formatCount(outcome.matched)} matching jobs (${describe(request.filter)}), in ${outcome.batches} batches.`,
@@ -100,8 +102,8 @@ ${
   refused.length === 0
     ? ''
     : html`<div class="card" id="bulk-refused"><h2>Left as they were</h2><ul>${refused.map(
-        ([reason, n]) =>
-          html`<li><strong>${formatCount(n)}</strong> ${REASONS[reason]} (<span class="mono">${reason}</span>)</li>`,
+        (reason) =>
+          html`<li><strong>${formatCount(outcome.refused[reason] ?? 0)}</strong> ${REASONS[reason]} (<span class="mono">${reason}</span>)</li>`,
       )}</ul><table><thead><tr><th>job</th><th>reason</th><th>message</th></tr></thead><tbody>${outcome.refusals.map(
         (r) =>
           html`<tr><td><a href="${href(ctx, `/jobs/${r.id}`)}">${r.id}</a></td><td class="mono">${r.reason}</td><td class="small">${r.message}</td></tr>`,

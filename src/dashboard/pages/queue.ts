@@ -1,6 +1,7 @@
 import { formatCount } from '../../admin/format.js';
 import {
   CHART_MAX_ROWS,
+  CHART_WINDOW_NAMES,
   CHART_WINDOWS,
   type ChartWindow,
   loadQueueCharts,
@@ -53,7 +54,7 @@ export async function queuePage(ctx: DashboardContext, name: string): Promise<Ht
   };
   const { total, buckets } = charts;
   const refresh = ctx.url.searchParams.get('refresh') ?? undefined;
-  const windows = (Object.keys(CHART_WINDOWS) as ChartWindow[]).map(
+  const windows = CHART_WINDOW_NAMES.map(
     (w) =>
       html`<a href="${href(ctx, ctx.url.pathname, { window: w, refresh })}" class="${w === window ? 'current' : ''}" data-window="${w}">${WINDOW_LABELS[w]}</a>`,
   );

@@ -1,4 +1,5 @@
 import type { PGlite } from '@electric-sql/pglite';
+import { propertyOf } from '../../model/guards.js';
 import { type HeldLock, lockFolder } from './folder-lock.js';
 
 /**
@@ -7,9 +8,9 @@ import { type HeldLock, lockFolder } from './folder-lock.js';
  * as PGlite reads it: `file://` or a bare path is a folder, `memory://` or none is memory.
  */
 export function pgliteFolder(db: PGlite): string | null {
-  const root = (db.fs as { rootDir?: unknown } | undefined)?.rootDir;
+  const root = propertyOf(db.fs, 'rootDir');
   if (typeof root === 'string' && root !== '') return root;
-  const dir = (db as { dataDir?: unknown }).dataDir;
+  const dir = propertyOf(db, 'dataDir');
   if (typeof dir !== 'string' || dir === '') return null;
   if (dir.startsWith('file://')) return dir.slice('file://'.length) || null;
   // memory://, idb://, opfs-ahp://, memfs2opfs://: nothing on this machine's disk.

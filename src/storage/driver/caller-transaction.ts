@@ -1,5 +1,6 @@
 import { InvalidOptionError } from '../../errors.js';
-import type { Queryable, QueryResult, Statement } from './driver.js';
+import { hasProperties } from '../../model/guards.js';
+import { clientParams, type Queryable, type QueryResult, resultOf, type Statement } from './driver.js';
 
 /**
  * The structural subset of a caller's transaction that Tidemark uses: a `pg` client inside
@@ -12,23 +13,25 @@ export interface CallerTransaction {
   ): Promise<{ rows: unknown[]; rowCount?: number | null; affectedRows?: number }>;
 }
 
+/** Anything with a query() method: what a caller's transaction is recognised by. */
+function isCallerTransaction(tx: unknown): tx is CallerTransaction {
+  return hasProperties(tx) && typeof tx.query === 'function';
+}
+
 /** Wrap a caller's transaction so Tidemark's queries run inside it. */
 export function wrapCallerTransaction(tx: unknown): Queryable {
-  if (!tx || typeof (tx as CallerTransaction).query !== 'function') {
+  if (!isCallerTransaction(tx)) {
     throw new InvalidOptionError('tx', 'a pg client or a PGlite transaction (an object with query())', tx);
   }
-  const caller = tx as CallerTransaction;
+  const caller = tx;
   return {
     async query<Row>(
       statement: string | Statement,
       params: readonly unknown[] = [],
     ): Promise<QueryResult<Row>> {
       const text = typeof statement === 'string' ? statement : statement.text;
-      const result = await caller.query(text, params as unknown[]);
-      return {
-        rows: result.rows as Row[],
-        rowCount: result.rowCount ?? result.affectedRows ?? result.rows.length,
-      };
+      const result = await caller.query(text, clientParams(params));
+      return resultOf(result.rows, result.rowCount ?? result.affectedRows ?? result.rows.length);
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { InvalidOptionError } from '../../errors.js';
+import { isObject } from '../../model/guards.js';
 import type { Driver } from './driver.js';
 import { NodePostgresDriver } from './node-postgres.js';
 import { PgliteDriver } from './pglite.js';
@@ -54,7 +55,8 @@ export async function createDriver(
     return new NodePostgresDriver(database, false, pgOptions(options));
   if (isPglite(database)) {
     refuseListenDatabase(options);
-    return await PgliteDriver.wrap(database as unknown as PGlite);
+    // The instance is a PGlite: PgliteInstance names only what an app's type check needs.
+    return await PgliteDriver.wrap(database as PGlite);
   }
   throw new InvalidOptionError('database', DATABASE_EXPECTED, database);
 }
@@ -68,26 +70,22 @@ export function isDatabaseOption(value: unknown): value is DatabaseOption {
 }
 
 function isPglite(value: unknown): value is PgliteInstance {
-  const candidate = value as PgliteInstance | null;
   return (
-    !!candidate &&
-    typeof candidate === 'object' &&
-    typeof candidate.query === 'function' &&
-    typeof candidate.exec === 'function' &&
-    typeof candidate.transaction === 'function' &&
-    typeof candidate.listen === 'function'
+    isObject(value) &&
+    typeof value.query === 'function' &&
+    typeof value.exec === 'function' &&
+    typeof value.transaction === 'function' &&
+    typeof value.listen === 'function'
   );
 }
 
 /** A pg.Pool from another copy of `pg` fails instanceof; recognise it by shape. */
 function isPool(value: unknown): value is pg.Pool {
-  const candidate = value as pg.Pool | null;
   return (
-    !!candidate &&
-    typeof candidate === 'object' &&
-    typeof candidate.connect === 'function' &&
-    typeof candidate.query === 'function' &&
-    typeof (candidate as { totalCount?: unknown }).totalCount === 'number'
+    isObject(value) &&
+    typeof value.connect === 'function' &&
+    typeof value.query === 'function' &&
+    typeof value.totalCount === 'number'
   );
 }
 

@@ -1,3 +1,6 @@
+import { codeOf } from '../../errors.js';
+import { propertyOf } from '../../model/guards.js';
+
 /** SQLSTATE disk_full: PostgreSQL's code for a write the disk (or a quota) refused. */
 const DISK_FULL = '53100';
 
@@ -7,7 +10,8 @@ const NO_SPACE = /No space left on device|Disk quota exceeded/;
 /** The disk (or a quota) refused a write: PostgreSQL's disk_full, or the system's own code or words. */
 export function isOutOfSpace(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
-  const { code, message } = error as { code?: unknown; message?: unknown };
+  const code = codeOf(error);
+  const message = propertyOf(error, 'message');
   if (code === DISK_FULL || code === 'ENOSPC' || code === 'EDQUOT') return true;
   return typeof message === 'string' && NO_SPACE.test(message);
 }
@@ -19,7 +23,7 @@ export function isOutOfSpace(error: unknown): boolean {
  * segment on a full disk).
  */
 export function endsBackend(error: unknown): boolean {
-  const severity = (error as { severity?: unknown } | null)?.severity;
+  const severity = propertyOf(error, 'severity');
   return severity === 'PANIC' || severity === 'FATAL';
 }
 

@@ -4,6 +4,22 @@ export interface QueryResult<Row> {
   rowCount: number;
 }
 
+/**
+ * Rows a client returned untyped, as the result of a statement whose columns give `Row`
+ * (statements name their row type once, beside their SQL: see sql/define-query.ts).
+ */
+export function resultOf<Row>(rows: unknown[], rowCount: number): QueryResult<Row> {
+  return { rows: rows as Row[], rowCount };
+}
+
+/**
+ * A statement's parameters as the client libraries take them: a mutable array, which they only
+ * read. Passed as given rather than copied, since every statement goes through here.
+ */
+export function clientParams(params: readonly unknown[]): unknown[] {
+  return params as unknown[];
+}
+
 /** A statement with an optional name; named statements may be prepared once per connection. */
 export interface Statement {
   text: string;

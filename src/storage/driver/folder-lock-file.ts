@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { codeOf } from '../../errors.js';
 import { OWNER_FILE, readOwnerText } from './folder-owner.js';
 
 /** A takeover holds its mutex for a few system calls; one this old died inside it. */
@@ -30,7 +31,7 @@ export async function holdOwnerFile(
         linkSync(mine, lock);
         return { taken: true };
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        if (codeOf(error) !== 'EEXIST') throw error;
       }
       const seen = readOwnerText(lock);
       // Released between the two calls: try again.
@@ -63,7 +64,7 @@ export async function underTakeoverMutex<T>(mutex: string, fn: () => T | Promise
       mkdirSync(mutex);
       break;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (codeOf(error) !== 'EEXIST') throw error;
       clearIfStale(mutex);
       await sleep(5);
     }

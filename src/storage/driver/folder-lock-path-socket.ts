@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, linkSync, lstatSync, openSync, rmSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
+import { codeOf } from '../../errors.js';
 import { underTakeoverMutex } from './folder-lock-file.js';
 
 /** The socket in a held folder. Its file outlives a crash; only a listener behind it holds the folder. */
@@ -49,7 +50,7 @@ export async function holdSocketFile(folder: string): Promise<SocketFileHold | '
     server = await listen(mineAddress);
   } catch (error) {
     address.close();
-    if (UNSUPPORTED.has(codeOf(error))) return 'unsupported';
+    if (UNSUPPORTED.has(codeText(error))) return 'unsupported';
     throw error;
   }
   let hold: SocketFileHold | null = null;
@@ -86,7 +87,7 @@ export async function holdSocketFile(folder: string): Promise<SocketFileHold | '
     };
     return hold;
   } catch (error) {
-    if (UNSUPPORTED.has(codeOf(error))) return 'unsupported';
+    if (UNSUPPORTED.has(codeText(error))) return 'unsupported';
     throw error;
   } finally {
     // The listener stays reachable through `tidemark.sock`; its own name is not needed.
@@ -126,7 +127,7 @@ function tryLink(from: string, to: string): boolean {
     linkSync(from, to);
     return true;
   } catch (error) {
-    if (codeOf(error) === 'EEXIST') return false;
+    if (codeText(error) === 'EEXIST') return false;
     throw error;
   }
 }
@@ -144,7 +145,7 @@ function probe(address: string): Promise<'live' | 'stale' | 'gone'> {
     });
     socket.once('error', (error) => {
       socket.destroy();
-      const code = codeOf(error);
+      const code = codeText(error);
       resolve(code === 'ECONNREFUSED' ? 'stale' : code === 'ENOENT' ? 'gone' : 'live');
     });
   });
@@ -170,6 +171,6 @@ function close(server: Server): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
-function codeOf(error: unknown): string {
-  return String((error as NodeJS.ErrnoException | null)?.code ?? '');
+function codeText(error: unknown): string {
+  return String(codeOf(error) ?? '');
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, realpathSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DatabaseFolderError, DatabaseLockedError } from '../../errors.js';
+import { codeOf, DatabaseFolderError, DatabaseLockedError } from '../../errors.js';
 import { holdOwnerFile } from './folder-lock-file.js';
 import { holdSocketFile } from './folder-lock-path-socket.js';
 import { holdName, releaseName } from './folder-lock-socket.js';
@@ -214,6 +214,6 @@ function installExitHook(): void {
 
 function folderError(folder: string, error: unknown): unknown {
   if (error instanceof DatabaseFolderError) return error;
-  const code = (error as NodeJS.ErrnoException | null)?.code;
+  const code = codeOf(error);
   return typeof code === 'string' ? new DatabaseFolderError(folder, code, error) : error;
 }

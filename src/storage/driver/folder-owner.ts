@@ -1,6 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { codeOf } from '../../errors.js';
+import { propertyOf } from '../../model/guards.js';
 
 /**
  * The owner file names the process that holds an embedded folder, so that a refused opener can
@@ -43,7 +45,7 @@ export function parseOwner(text: string | null): Owner | null {
   if (!Number.isSafeInteger(pid) || pid <= 0) return null;
   let start: unknown = null;
   try {
-    start = (JSON.parse(second) as { processStart?: unknown }).processStart;
+    start = propertyOf(JSON.parse(second), 'processStart');
   } catch {
     // The bare-pid form written by earlier versions.
   }
@@ -56,7 +58,7 @@ export function isAlive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return codeOf(error) === 'EPERM';
   }
 }
 

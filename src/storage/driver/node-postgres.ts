@@ -1,5 +1,13 @@
 import pg from 'pg';
-import type { Driver, QueryResult, Statement, Subscription, TransactionHandle } from './driver.js';
+import {
+  clientParams,
+  type Driver,
+  type QueryResult,
+  resultOf,
+  type Statement,
+  type Subscription,
+  type TransactionHandle,
+} from './driver.js';
 import { LISTEN_PROBE_MS, probeDelivery } from './listen-probe.js';
 
 export interface NodePostgresDriverOptions {
@@ -56,7 +64,7 @@ export class NodePostgresDriver implements Driver {
     params: readonly unknown[] = [],
   ): Promise<QueryResult<Row>> {
     const result = await this.pool.query(toConfig(statement, params, this.named));
-    return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
+    return resultOf(result.rows, result.rowCount ?? 0);
   }
 
   async exec(script: string): Promise<void> {
@@ -78,7 +86,7 @@ export class NodePostgresDriver implements Driver {
       const handle: TransactionHandle = {
         async query<Row>(statement: string | Statement, params: readonly unknown[] = []) {
           const result = await client.query(toConfig(statement, params, named));
-          return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
+          return resultOf<Row>(result.rows, result.rowCount ?? 0);
         },
         async exec(script: string) {
           await client.query(script);
@@ -244,9 +252,9 @@ interface Listener {
 /** A statement for pg: named (prepared once per connection) only when `named`. */
 function toConfig(statement: string | Statement, params: readonly unknown[], named: boolean): pg.QueryConfig {
   if (typeof statement === 'string' || !named) {
-    return { text: typeof statement === 'string' ? statement : statement.text, values: params as unknown[] };
+    return { text: typeof statement === 'string' ? statement : statement.text, values: clientParams(params) };
   }
-  return { text: statement.text, name: statement.name, values: params as unknown[] };
+  return { text: statement.text, name: statement.name, values: clientParams(params) };
 }
 
 function quoteIdent(name: string): string {

@@ -1,9 +1,15 @@
 import type { PGlite } from '@electric-sql/pglite';
+import { hasProperties, propertyOf } from '../../model/guards.js';
 
 /** The folder lock's files (`tidemark.lock`, `tidemark.sock` and their aside names). */
 const LOCK_FILE = /^tidemark\./;
 
 type DirectoryLister = { readdir(path: string): string[] };
+
+/** Emscripten's file system object, as far as it is used here. */
+function isDirectoryLister(fs: unknown): fs is DirectoryLister {
+  return hasProperties(fs) && typeof fs.readdir === 'function';
+}
 
 const patched = new WeakSet<object>();
 const wrapped = new WeakSet<PGlite>();
@@ -20,8 +26,8 @@ export function leaveLockFilesOutOfDumps(db: PGlite): void {
   const dump = db.dumpDataDir.bind(db);
   db.dumpDataDir = async (...args: Parameters<PGlite['dumpDataDir']>) => {
     await db.waitReady;
-    const fs = (db.Module as unknown as { FS?: DirectoryLister } | undefined)?.FS;
-    if (fs && !patched.has(fs)) {
+    const fs = propertyOf(db.Module, 'FS');
+    if (isDirectoryLister(fs) && !patched.has(fs)) {
       patched.add(fs);
       const readdir = fs.readdir.bind(fs);
       fs.readdir = (path: string) => readdir(path).filter((name) => !LOCK_FILE.test(name));

@@ -3,7 +3,14 @@ import type { PGlite, PGliteOptions, Transaction } from '@electric-sql/pglite';
 import { DatabaseFullError, TidemarkError, TransactionMisuseError } from '../../errors.js';
 import { holdCallerFolder, pgliteFolder } from './caller-pglite.js';
 import { isOutOfSpace, OutOfSpaceStop } from './disk-full.js';
-import type { Driver, QueryResult, Statement, Subscription, TransactionHandle } from './driver.js';
+import {
+  clientParams,
+  type Driver,
+  type QueryResult,
+  type Statement,
+  type Subscription,
+  type TransactionHandle,
+} from './driver.js';
 import { lockFolder } from './folder-lock.js';
 import { leaveLockFilesOutOfDumps } from './pglite-dump.js';
 
@@ -114,7 +121,7 @@ export class PgliteDriver implements Driver {
     this.refuseIfStopped();
     const text = typeof statement === 'string' ? statement : statement.text;
     try {
-      const result = await this.db.query<Row>(text, params as unknown[], QUERY_OPTIONS);
+      const result = await this.db.query<Row>(text, clientParams(params), QUERY_OPTIONS);
       return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
     } catch (error) {
       throw this.translate(error);
@@ -192,7 +199,7 @@ export class PgliteDriver implements Driver {
       query: async <Row>(statement: string | Statement, params: readonly unknown[] = []) => {
         const text = typeof statement === 'string' ? statement : statement.text;
         try {
-          const result = await tx.query<Row>(text, params as unknown[], QUERY_OPTIONS);
+          const result = await tx.query<Row>(text, clientParams(params), QUERY_OPTIONS);
           return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
         } catch (error) {
           throw this.translate(error);
