@@ -1,10 +1,19 @@
 import { childOptions, jobOptions } from './intake/job-options.js';
+import { bulkActionOptions, bulkFilterOptions } from './jobs/bulk-filter.js';
+import { resultOptions } from './jobs/result.js';
+import { sweepNowOptions } from './maintenance/retention-sweep/sweep-now.js';
+import { instrumentOptions } from './metrics/instrument.js';
 import { dashboardOptions } from './options/dashboard-options.js';
 import { openOptions } from './options/open-options.js';
 import type { OptionSet } from './options/option-set.js';
 import { queueOptions } from './queues/queue-options.js';
+import { applyRetentionOptions } from './retention/apply-retention.js';
+import { holdOptions } from './retention/holds.js';
+import { pauseOptions } from './retention/pause.js';
+import { removeJobsOptions } from './retention/remove-jobs.js';
 import { scheduleOptions } from './schedule/schedules.js';
-import { workerOptions } from './worker/worker-options.js';
+import { stopOnSignalsOptions } from './worker/stop-on-signals.js';
+import { stopOptions, workerOptions } from './worker/worker-options.js';
 
 /**
  * Every option set, each under the id its table has in docs/configuration.md
@@ -19,6 +28,17 @@ export const OPTION_SETS = {
   worker: workerOptions,
   schedule: scheduleOptions,
   dashboard: dashboardOptions,
+  result: resultOptions,
+  'worker-stop': stopOptions,
+  'stop-on-signals': stopOnSignalsOptions,
+  instrument: instrumentOptions,
+  'bulk-filter': bulkFilterOptions,
+  'bulk-options': bulkActionOptions,
+  sweep: sweepNowOptions,
+  'remove-jobs': removeJobsOptions,
+  'hold-jobs': holdOptions,
+  'pause-retention': pauseOptions,
+  'apply-retention': applyRetentionOptions,
   // biome-ignore lint/suspicious/noExplicitAny: a catalogue of sets of different shapes
 } satisfies Record<string, OptionSet<any, any>>;
 

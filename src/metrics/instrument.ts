@@ -1,6 +1,7 @@
 import type { EngineCore } from '../engine-core.js';
 import { InvalidOptionError } from '../errors.js';
-import { checkKnownKeys, checkObject, checkSeconds } from '../options/check.js';
+import { seconds } from '../options/fields.js';
+import { OptionSet, type OptionsOf } from '../options/option-set.js';
 import type {
   CounterLike,
   HistogramLike,
@@ -10,10 +11,16 @@ import type {
 } from './meter.js';
 
 /** Options of `tm.instrument(meter, options)`. */
-export interface InstrumentOptions {
-  /** Queue depth is read from the database at most this often (seconds). Default 5. */
-  queueDepthSampleSeconds?: number;
-}
+/** `tm.instrument(meter, options)`'s options, declared once. */
+export const instrumentOptions = new OptionSet('options', {
+  queueDepthSampleSeconds: seconds(
+    {},
+    { default: 5, description: 'queue depth is read from the database at most this often' },
+  ),
+});
+
+/** Options of `tm.instrument`. */
+export type InstrumentOptions = OptionsOf<typeof instrumentOptions.properties>;
 
 /** Histogram buckets in seconds, from 5 ms to 5 min. */
 const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
@@ -43,14 +50,7 @@ export function instrumentEngine(
 
 /** How often queue depth may be read, in milliseconds, from the checked options. */
 function depthSampleMs(input: InstrumentOptions): number {
-  const options = checkObject(input, 'options');
-  checkKnownKeys(options, '', ['queueDepthSampleSeconds']);
-  return (
-    1000 *
-    (options.queueDepthSampleSeconds === undefined
-      ? 5
-      : checkSeconds(options.queueDepthSampleSeconds, 'queueDepthSampleSeconds'))
-  );
+  return 1000 * instrumentOptions.read(input).queueDepthSampleSeconds;
 }
 
 interface Instruments {

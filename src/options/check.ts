@@ -9,22 +9,6 @@ export function checkObject(value: unknown, field: string): Record<string, unkno
   return value;
 }
 
-export function checkKnownKeys(
-  value: Record<string, unknown>,
-  field: string,
-  known: readonly string[],
-): void {
-  for (const key of Object.keys(value)) {
-    if (!known.includes(key)) {
-      throw new InvalidOptionError(
-        field ? `${field}.${key}` : key,
-        `one of the known options (${known.join(', ')})`,
-        key,
-      );
-    }
-  }
-}
-
 export function checkString(value: unknown, field: string, { max = 200 }: { max?: number } = {}): string {
   if (typeof value !== 'string' || value.length === 0 || value.length > max || !isStorableText(value)) {
     throw new InvalidOptionError(

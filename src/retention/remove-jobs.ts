@@ -1,26 +1,55 @@
 import type { EngineCore } from '../engine-core.js';
 import { HoldsChangingError, InvalidOptionError, RetentionPausedError } from '../errors.js';
-import { FINISHED_STATUSES } from '../job-status.js';
+import { FINISHED_STATUSES, type FinishedStatus } from '../job-status.js';
 import { isOneOf } from '../model/guards.js';
-import { checkBatchSize, DEFAULT_BATCH_SIZE } from '../options/batch-size.js';
-import { checkBoolean, checkKnownKeys, checkObject, checkSeconds, checkString } from '../options/check.js';
+import { boolean, custom, seconds, text } from '../options/fields.js';
+import { OptionSet, type OptionsOf } from '../options/option-set.js';
+import { batchSizeField, functionField } from '../options/shared-fields.js';
 import { FIRST_BATCH } from '../storage/storage.js';
 import { BatchPace } from './batch-pace.js';
 import { reclaim, retentionOf } from './capability.js';
 
+/** `tm.removeJobs`'s options (manual purge), declared once. */
+export const removeJobsOptions = new OptionSet('options', {
+  queue: text(200, { description: 'only jobs of this queue', docDefault: 'every queue' }),
+  statuses: custom<string[], FinishedStatus[]>({
+    expected: 'a non-empty array of finished statuses',
+    docType: '`string[]`',
+    docDefault: 'all four finished statuses',
+    description: 'finished statuses to remove; in-flight statuses are refused',
+    jsonSchema: { type: 'array', minItems: 1, items: { enum: [...FINISHED_STATUSES] } },
+    check: checkFinishedStatuses,
+  }),
+  olderThanSeconds: seconds(
+    {},
+    { default: 0, description: 'only jobs finished at least this long ago (0: any finished job)' },
+  ),
+  batchSize: batchSizeField('trees (a job with its descendants) per delete statement'),
+  dryRun: boolean({ default: false, description: 'count what would be removed, delete nothing' }),
+  onProgress: functionField<(deletedSoFar: number) => void>({
+    expected: 'a function',
+    docType: '`(deletedSoFar: number) => void`',
+    description: 'called after each batch with the running total (for progress lines)',
+  }),
+});
+
 /** Options of `tm.removeJobs` (manual purge). */
-export interface RemoveJobsOptions {
-  queue?: string;
-  /** Finished statuses to remove; default all four. In-flight statuses are refused. */
-  statuses?: string[];
-  /** Only jobs finished at least this long ago. Default 0 (any finished job). */
-  olderThanSeconds?: number;
-  /** Trees (a job with its descendants) per delete statement, 1..10000 (larger values are clamped). Default 1000. */
-  batchSize?: number;
-  /** Count what would be removed, delete nothing. */
-  dryRun?: boolean;
-  /** Called after each batch with the running total (for progress lines). */
-  onProgress?: (deletedSoFar: number) => void;
+export type RemoveJobsOptions = OptionsOf<typeof removeJobsOptions.properties>;
+
+function checkFinishedStatuses(value: unknown, field: string): FinishedStatus[] {
+  if (!Array.isArray(value) || value.length === 0) {
+    throw new InvalidOptionError(field, 'a non-empty array of finished statuses', value);
+  }
+  return value.map((status: unknown, i) => {
+    if (!isOneOf(FINISHED_STATUSES, status)) {
+      throw new InvalidOptionError(
+        `${field}[${i}]`,
+        `a finished status (${FINISHED_STATUSES.join(', ')})`,
+        status,
+      );
+    }
+    return status;
+  });
 }
 
 interface ResolvedRemove {
@@ -33,39 +62,15 @@ interface ResolvedRemove {
 }
 
 export function resolveRemoveJobs(input: unknown): ResolvedRemove & { dryRun: boolean } {
-  const options = checkObject(input ?? {}, 'options');
-  checkKnownKeys(options, '', ['queue', 'statuses', 'olderThanSeconds', 'batchSize', 'dryRun', 'onProgress']);
-  let statuses: string[] = [...FINISHED_STATUSES];
-  if (options.statuses !== undefined) {
-    if (!Array.isArray(options.statuses) || options.statuses.length === 0) {
-      throw new InvalidOptionError('statuses', 'a non-empty array of finished statuses', options.statuses);
-    }
-    statuses = options.statuses.map((status: unknown, i) => {
-      if (!isOneOf(FINISHED_STATUSES, status)) {
-        throw new InvalidOptionError(
-          `statuses[${i}]`,
-          `a finished status (${FINISHED_STATUSES.join(', ')})`,
-          status,
-        );
-      }
-      return status;
-    });
-  }
-  if (options.onProgress !== undefined && typeof options.onProgress !== 'function') {
-    throw new InvalidOptionError('onProgress', 'a function', options.onProgress);
-  }
-  const batch =
-    options.batchSize === undefined
-      ? { batchSize: DEFAULT_BATCH_SIZE }
-      : checkBatchSize(options.batchSize, 'batchSize');
+  const warnings: string[] = [];
+  const options = removeJobsOptions.read(input ?? {}, '', warnings);
   return {
-    queue: options.queue === undefined ? null : checkString(options.queue, 'queue'),
-    statuses,
-    older_than_seconds:
-      options.olderThanSeconds === undefined ? 0 : checkSeconds(options.olderThanSeconds, 'olderThanSeconds'),
-    batchSize: batch.batchSize,
-    batchWarning: batch.warning,
-    dryRun: options.dryRun === undefined ? false : checkBoolean(options.dryRun, 'dryRun'),
+    queue: options.queue ?? null,
+    statuses: options.statuses ?? [...FINISHED_STATUSES],
+    older_than_seconds: options.olderThanSeconds,
+    batchSize: options.batchSize,
+    batchWarning: warnings[0],
+    dryRun: options.dryRun,
   };
 }
 

@@ -1,26 +1,37 @@
 import { constants } from 'node:os';
 import type { EngineCore } from '../engine-core.js';
 import { InvalidOptionError } from '../errors.js';
-import { checkBoolean, checkKnownKeys, checkObject, checkSeconds } from '../options/check.js';
+import { boolean, custom, seconds } from '../options/fields.js';
+import { OptionSet, type OptionsOf } from '../options/option-set.js';
 import type { Worker } from './worker.js';
 
-/** Options of `tm.stopOnSignals()`. */
-export interface StopOnSignalsOptions {
-  /** Signals that start the shutdown. Default `['SIGTERM', 'SIGINT']`. */
-  signals?: NodeJS.Signals[];
-  /**
-   * How long running handlers get to finish before their jobs are given back (no attempt
-   * counted). Default: each worker's own `shutdownTimeoutSeconds`.
-   */
-  timeoutSeconds?: number;
-  /**
-   * Exit the process once the engine is closed: code 0, or 1 when closing failed. Default
-   * true. With `false` the process is left to the application, and the handlers are
-   * removed at the first signal, so a second one gets the application's own handling (or
-   * Node's default: the process ends by that signal).
-   */
-  exit?: boolean;
-}
+/** `tm.stopOnSignals()`'s options, declared once. */
+export const stopOnSignalsOptions = new OptionSet('options', {
+  signals: custom<NodeJS.Signals[]>({
+    expected: 'a non-empty array of signal names',
+    docType: '`NodeJS.Signals[]`',
+    docDefault: "`['SIGTERM', 'SIGINT']`",
+    description: 'signals that start the shutdown',
+    jsonSchema: { type: 'array', minItems: 1, items: { type: 'string' } },
+    check: checkSignals,
+  }),
+  timeoutSeconds: seconds(
+    { max: 86_400 },
+    {
+      description:
+        'how long running handlers get to finish before their jobs are given back (no attempt counted)',
+      docDefault: "each worker's own `shutdownTimeoutSeconds`",
+    },
+  ),
+  exit: boolean({
+    default: true,
+    description:
+      "exit the process once the engine is closed: code 0, or 1 when closing failed. With `false` the process is left to the application, and the handlers are removed at the first signal, so a second one gets the application's own handling (or Node's default: the process ends by that signal)",
+  }),
+});
+
+/** Options of `tm.stopOnSignals`. */
+export type StopOnSignalsOptions = OptionsOf<typeof stopOnSignalsOptions.properties>;
 
 /** What the shutdown needs of the engine. */
 export interface ShutdownHost {
@@ -114,30 +125,23 @@ function shutDown(host: ShutdownHost, timeoutSeconds: number | undefined): Promi
 }
 
 function resolveOptions(input: unknown): ResolvedOptions {
-  const options = checkObject(input, 'options');
-  checkKnownKeys(options, '', ['signals', 'timeoutSeconds', 'exit']);
-  let signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
-  if (options.signals !== undefined) {
-    if (!Array.isArray(options.signals) || options.signals.length === 0) {
-      throw new InvalidOptionError('signals', 'a non-empty array of signal names', options.signals);
-    }
-    signals = options.signals.map((signal, i) => {
-      if (typeof signal !== 'string' || !isSignalName(signal) || UNCATCHABLE.has(signal)) {
-        throw new InvalidOptionError(
-          `signals[${i}]`,
-          'a signal name a process can handle, such as SIGTERM or SIGINT',
-          signal,
-        );
-      }
-      return signal;
-    });
+  const { signals, timeoutSeconds, exit } = stopOnSignalsOptions.read(input);
+  const chosen: NodeJS.Signals[] = signals ?? ['SIGTERM', 'SIGINT'];
+  return { signals: [...new Set(chosen)], timeoutSeconds, exit };
+}
+
+function checkSignals(value: unknown, field: string): NodeJS.Signals[] {
+  if (!Array.isArray(value) || value.length === 0) {
+    throw new InvalidOptionError(field, 'a non-empty array of signal names', value);
   }
-  return {
-    signals: [...new Set(signals)],
-    timeoutSeconds:
-      options.timeoutSeconds === undefined
-        ? undefined
-        : checkSeconds(options.timeoutSeconds, 'timeoutSeconds', { max: 86_400 }),
-    exit: options.exit === undefined ? true : checkBoolean(options.exit, 'exit'),
-  };
+  return value.map((signal, i) => {
+    if (typeof signal !== 'string' || !isSignalName(signal) || UNCATCHABLE.has(signal)) {
+      throw new InvalidOptionError(
+        `${field}[${i}]`,
+        'a signal name a process can handle, such as SIGTERM or SIGINT',
+        signal,
+      );
+    }
+    return signal;
+  });
 }

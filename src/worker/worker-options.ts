@@ -91,3 +91,17 @@ export function resolveWorkerOptions(input: unknown = {}): {
     },
   };
 }
+
+/** `worker.stop(options)`'s options, declared once. */
+export const stopOptions = new OptionSet('options', {
+  timeoutSeconds: seconds(
+    { max: 86_400 },
+    {
+      description: 'how long running handlers get to finish before their jobs are given back',
+      docDefault: "the worker's `shutdownTimeoutSeconds`",
+    },
+  ),
+});
+
+/** Options of `worker.stop`. */
+export type StopOptions = OptionsOf<typeof stopOptions.properties>;

@@ -6,7 +6,6 @@ import { childLogger, type Logger } from '../log/logger.js';
 import { DatabaseContact } from '../maintenance/reconnect-grace.js';
 import { announceRetention } from '../maintenance/retention-sweep/announce.js';
 import type { TickHooks } from '../maintenance/tick/tick.js';
-import { checkKnownKeys, checkObject, checkSeconds } from '../options/check.js';
 import type { Subscription } from '../storage/storage.js';
 import { isConnectionError } from '../storage/storage.js';
 import { ClaimLoop } from './claim-loop.js';
@@ -18,7 +17,7 @@ import { RetryWindow } from './retry-window.js';
 import { createWorkerServices, type WorkerService } from './services.js';
 import { Slots } from './slots.js';
 import { Wakeup } from './wakeup.js';
-import type { ResolvedWorkerOptions } from './worker-options.js';
+import { type ResolvedWorkerOptions, type StopOptions, stopOptions } from './worker-options.js';
 
 export type { WorkerRecord } from '../model/worker.js';
 
@@ -136,7 +135,7 @@ export class Worker {
    * counted) so another worker takes them. A call while a stop is under way joins it, and
    * that stop keeps its own timeout.
    */
-  stop(options: { timeoutSeconds?: number } = {}): Promise<void> {
+  stop(options: StopOptions = {}): Promise<void> {
     let timeoutSeconds: number;
     try {
       timeoutSeconds = this.stopTimeout(options);
@@ -152,10 +151,7 @@ export class Worker {
   }
 
   private stopTimeout(options: unknown): number {
-    const input = checkObject(options, 'options');
-    checkKnownKeys(input, '', ['timeoutSeconds']);
-    if (input.timeoutSeconds === undefined) return this.options.shutdownTimeoutSeconds;
-    return checkSeconds(input.timeoutSeconds, 'timeoutSeconds', { max: 86_400 });
+    return stopOptions.read(options).timeoutSeconds ?? this.options.shutdownTimeoutSeconds;
   }
 
   private async stopNow(timeoutSeconds: number): Promise<void> {

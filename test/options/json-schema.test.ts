@@ -21,6 +21,17 @@ const VALID: Record<keyof typeof OPTION_SETS, Record<string, unknown>> = {
   worker: { queues: ['emails'], prefetch: 'auto', sweep: false, uniqueLockSweep: { batchSize: 500 } },
   schedule: { name: 'nightly', cron: '0 3 * * *', queue: 'reports', timezone: 'UTC' },
   dashboard: { port: 0, host: '127.0.0.1', readOnly: true, basePath: '/jobs' },
+  result: { timeoutSeconds: 5 },
+  'worker-stop': { timeoutSeconds: 10 },
+  'stop-on-signals': { signals: ['SIGTERM'], exit: false },
+  instrument: { queueDepthSampleSeconds: 2 },
+  'bulk-filter': { queue: 'q', status: 'failed', since: 3600, q: 'timeout' },
+  'bulk-options': { dryRun: true, batchSize: 100, throughId: '42', maxMatched: 7 },
+  sweep: { dryRun: true },
+  'remove-jobs': { statuses: ['failed'], olderThanSeconds: 86_400, batchSize: 500 },
+  'hold-jobs': { ids: ['1', '2'], reason: 'audit' },
+  'pause-retention': { reason: 'incident' },
+  'apply-retention': { queue: 'q', policy: { completed: 60 }, dryRun: true },
 };
 
 /** One invalid input of each set, refused by its JSON Schema as by the engine. */
@@ -32,6 +43,17 @@ const INVALID: Record<keyof typeof OPTION_SETS, Record<string, unknown>> = {
   worker: { concurrency: 0 },
   schedule: { name: 'n', cron: '* * * * *' },
   dashboard: { port: 70_000 },
+  result: { timeoutSeconds: -1 },
+  'worker-stop': { timeoutSeconds: 100_000 },
+  'stop-on-signals': { exit: 'yes' },
+  instrument: { queueDepthSampleSeconds: 'often' },
+  'bulk-filter': { status: 'finished' },
+  'bulk-options': { dryRun: 1 },
+  sweep: { batchSize: 0 },
+  'remove-jobs': { olderThanSeconds: -5 },
+  'hold-jobs': { reason: '' },
+  'pause-retention': {},
+  'apply-retention': { policy: false },
 };
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
