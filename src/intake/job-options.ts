@@ -34,7 +34,6 @@ export const jobOptions = new OptionSet(
     priority: integer(PRIORITY.min, PRIORITY.max, {
       default: PRIORITY.default,
       description: 'higher runs first',
-      column: 'priority',
     }),
     maxAttempts: integer(MAX_ATTEMPTS.min, MAX_ATTEMPTS.max, {
       description: "overrides the queue's for this job",

@@ -52,6 +52,8 @@ export type OptionsOf<P extends TProperties, R extends keyof P = never> = Static
 export class OptionSet<P extends TProperties, R extends keyof P & string = never> {
   readonly schema: TObject;
   #compiled: TypeCheck<TObject> | null = null;
+  /** What reading does after the check (see Plan), worked out on the first read. */
+  #plan: Plan | null = null;
   /** Fields taken as given rather than copied (see FieldMeta.opaque). */
   readonly #opaque: string[] = [];
 
@@ -114,7 +116,8 @@ export class OptionSet<P extends TProperties, R extends keyof P & string = never
     const value = readOptions(input, field || this.name, this.#opaque);
     if (!isRecord(value)) throw new InvalidOptionError(field || this.name, 'an object', input);
     if (!this.compiled.Check(value)) throw this.refusal(value, at);
-    complete(this.schema, value, at, warnings);
+    this.#plan ??= planOf(this.schema);
+    complete(this.#plan, value, at, warnings);
     // What `complete` made of the checked value: its custom fields checked, its defaults in.
     return value as ReadOptions<Fields<P, R>>;
   }
@@ -165,8 +168,8 @@ interface Plan {
   customs: [string, CustomCheck<unknown>][];
   /** Fields with a default. */
   defaults: [string, unknown][];
-  /** Fields that are objects (or `false` or an object) with fields of their own to complete. */
-  nested: [string, TObject][];
+  /** Fields that are objects (or `false` or an object) with fields of their own, and their defaults. */
+  nested: [string, TObject, unknown][];
 }
 
 const plans = new WeakMap<TObject, Plan>();
@@ -187,7 +190,7 @@ function planOf(schema: TObject): Plan {
       : KindGuard.IsUnion(field)
         ? field.anyOf.find((member) => KindGuard.IsObject(member))
         : undefined;
-    if (shape) plan.nested.push([key, shape]);
+    if (shape) plan.nested.push([key, shape, fallback]);
   }
   plans.set(schema, plan);
   return plan;
@@ -198,21 +201,28 @@ function planOf(schema: TObject): Plan {
  * default, in this object and in the objects given inside it.
  */
 function complete(
-  schema: TObject,
+  plan: Plan,
   options: Record<string, unknown>,
   at: (path: string) => string,
   warnings: string[],
 ): void {
-  const { customs, defaults, nested } = planOf(schema);
-  for (const [key, check] of customs) {
-    if (options[key] !== undefined) options[key] = check(options[key], at(key), warnings);
+  // Indexed loops: this runs for every job a bulk add reads.
+  const { customs, defaults, nested } = plan;
+  for (let i = 0; i < customs.length; i++) {
+    const key = customs[i][0];
+    const value = options[key];
+    if (value !== undefined) options[key] = customs[i][1](value, at(key), warnings);
   }
-  for (const [key, fallback] of defaults) if (options[key] === undefined) options[key] = fallback;
-  for (const [key, shape] of nested) {
+  for (let i = 0; i < defaults.length; i++) {
+    const key = defaults[i][0];
+    if (options[key] === undefined) options[key] = defaults[i][1];
+  }
+  for (let i = 0; i < nested.length; i++) {
+    const [key, shape, fallback] = nested[i];
     const value = options[key];
     // A default object is the declared one, complete already; only a given object is filled.
-    if (isRecord(value) && value !== fieldMeta(schema.properties[key]).default) {
-      complete(shape, value, (path) => at(`${key}.${path}`), warnings);
+    if (isRecord(value) && value !== fallback) {
+      complete(planOf(shape), value, (path) => at(`${key}.${path}`), warnings);
     }
   }
 }
