@@ -1,47 +1,19 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
-  AncestorInFlightError,
-  BulkSetGrewError,
-  ChildJobFailedError,
-  DatabaseConflictError,
-  DatabaseFolderError,
-  DatabaseFullError,
   DatabaseLockedError,
   DriverClosedError,
-  DuplicateStepError,
   ERROR_CODES,
   type ErrorCode,
   HoldNotFoundError,
-  HoldsChangingError,
-  InsecureDashboardError,
-  InvalidJobStateError,
   InvalidOptionError,
-  InvalidRetentionPolicyError,
-  JobFailedError,
-  JobHasChildrenError,
-  JobHeldError,
-  JobInFlightError,
   JobNotFoundError,
-  JobTimeoutError,
-  OutcomeRefusedError,
-  PartOfWorkflowError,
   QueueNotFoundError,
-  ResultTimeoutError,
-  RetentionPausedError,
-  RetentionUnsupportedError,
   ScheduleNotFoundError,
-  SchemaConflictError,
-  SchemaNotFoundError,
-  SchemaTooNewError,
   TidemarkError,
-  TransactionClosedError,
-  TransactionMisuseError,
-  UniqueKeyConflictError,
-  UnknownSignalError,
-  WorkerIdInUseError,
 } from '../../src/errors.js';
 import { statusOfError } from '../../src/http/error-status.js';
+import { ONE_OF_EVERY_ERROR } from '../support/every-error.js';
 
 /** The status each code answers with: part of what an HTTP client sees, so changing one is deliberate. */
 const EXPECTED: Record<ErrorCode, number> = {
@@ -83,46 +55,6 @@ const EXPECTED: Record<ErrorCode, number> = {
   WORKER_ID_IN_USE: 409,
 };
 
-/** One error of every class, so each code is met as the engine throws it. */
-const ERRORS: TidemarkError[] = [
-  new InvalidOptionError('a.b', 'a number', 'x'),
-  new InvalidRetentionPolicyError('retention.completed', 'a window', -1),
-  new RetentionUnsupportedError('sweep'),
-  new JobNotFoundError('7'),
-  new QueueNotFoundError('q'),
-  new InvalidJobStateError('7', 'active', 'no'),
-  new JobInFlightError('7', 'active'),
-  new AncestorInFlightError('7', '3', 'active'),
-  new PartOfWorkflowError('7', '3'),
-  new JobHasChildrenError('7'),
-  new JobHeldError('7', '2', 'audit'),
-  new UniqueKeyConflictError('7', 'q', 'k', '8'),
-  new HoldNotFoundError('2'),
-  new HoldsChangingError(20),
-  new DatabaseConflictError('40P01', 6),
-  new RetentionPausedError('audit', null),
-  new UnknownSignalError('q', 's'),
-  new SchemaNotFoundError('tidemark', 0, 3),
-  new SchemaConflictError('public', ['jobs']),
-  new WorkerIdInUseError('w-1', 'node-a', 42, 3, 60),
-  new SchemaTooNewError('tidemark', 9, 1),
-  new DriverClosedError(),
-  new DatabaseLockedError('/tmp/x', 1),
-  new DatabaseFolderError('/tmp/x', 'EACCES'),
-  new DatabaseFullError('/tmp/x', 'stopped'),
-  new TransactionMisuseError(),
-  new TransactionClosedError(),
-  new JobTimeoutError(5),
-  new OutcomeRefusedError('7', 'error', new Error('unsupported Unicode escape sequence')),
-  new DuplicateStepError('s'),
-  new ChildJobFailedError('8', 'failed', null),
-  new JobFailedError('7', 'failed', null),
-  new ResultTimeoutError('7', 'active', 1),
-  new ScheduleNotFoundError('s'),
-  new BulkSetGrewError('retry', 5, 3),
-  new InsecureDashboardError('0.0.0.0'),
-];
-
 /** The dashboard's mapping before statuses were read from the code: by class, parents included. */
 function statusByClass(error: TidemarkError): number {
   if (
@@ -144,14 +76,15 @@ describe('statusOfError', () => {
 
   for (const code of ERROR_CODES) {
     test(`${code} answers ${EXPECTED[code]}`, () => {
-      const error = ERRORS.find((candidate) => candidate.code === code);
+      const error = ONE_OF_EVERY_ERROR.find((candidate) => candidate.code === code);
       assert.ok(error, `an error of every code is thrown here: add one for ${code}`);
       assert.equal(statusOfError(error), EXPECTED[code]);
     });
   }
 
   test('each class answers what its place among the classes gave it before', () => {
-    for (const error of ERRORS) assert.equal(statusOfError(error), statusByClass(error), error.name);
+    for (const error of ONE_OF_EVERY_ERROR)
+      assert.equal(statusOfError(error), statusByClass(error), error.name);
   });
 
   test('an error that is not a TidemarkError is no refusal: it gets no status (the server answers 500)', () => {
