@@ -78,9 +78,10 @@ if (TEST_DRIVERS.includes('pg')) {
       // PostgreSQL aborts whichever side's deadlock check finds the cycle: the apply's, one
       // second after it began to wait, unless a loaded machine delays this statement past that
       // check; then this side's. A worker aborted so writes its outcome again later.
-      const wake = await client
-        .query(`update ${s}.jobs set status = 'pending' where id = $1`, [parent])
-        .then(() => null, (error: unknown) => error);
+      const wake = await client.query(`update ${s}.jobs set status = 'pending' where id = $1`, [parent]).then(
+        () => null,
+        (error: unknown) => error,
+      );
       if (wake === null) await client.query('commit');
       else {
         assert.equal((wake as { code?: unknown }).code, '40P01', `the wake-up failed: ${String(wake)}`);
