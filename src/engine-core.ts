@@ -1,6 +1,7 @@
 import type { TypedEmitter } from './events.js';
 import type { Logger } from './log/logger.js';
 import type { OnceLogger } from './log/once.js';
+import type { Clock } from './model/clock.js';
 import type { FrozenRetention } from './model/job.js';
 import type { QueueRegistry } from './queues/queue-registry.js';
 import type { ArchiveHook } from './retention/archive.js';
@@ -21,4 +22,6 @@ export interface EngineCore {
   once: OnceLogger;
   events: TypedEmitter;
   archive?: ArchiveHook;
+  /** Where the engine reads the time of day (the database reads the same: see model/clock.ts). */
+  clock: Clock;
 }

@@ -2,6 +2,7 @@ import type { EngineCore } from './engine-core.js';
 import { TypedEmitter } from './events.js';
 import { defaultLogger } from './log/logger.js';
 import { OnceLogger } from './log/once.js';
+import { type Clock, systemClock } from './model/clock.js';
 import { freezeRetention, Retention } from './model/retention-policy.js';
 import { type OpenOptions, openOptions } from './options/open-options.js';
 import { DEFAULT_MAX_ATTEMPTS } from './queues/queue-options.js';
@@ -9,11 +10,17 @@ import { QueueRegistry } from './queues/queue-registry.js';
 import { notePolicy } from './retention/policy-notes.js';
 import { openStorage } from './storage/open-storage.js';
 
+/** What `tidemark/testing` opens an engine with, beyond the public options. */
+export interface EngineInternals {
+  /** A clock the test moves, read by the engine and (through its storage) by the database. */
+  testClock?: Clock;
+}
+
 /**
  * `Tidemark.open`: check the options (nothing is opened when one is wrong), connect,
  * migrate or check the schema, and assemble the engine's parts.
  */
-export async function openEngine(input: OpenOptions): Promise<EngineCore> {
+export async function openEngine(input: OpenOptions, internals: EngineInternals = {}): Promise<EngineCore> {
   const options = openOptions.read(input ?? {});
   const retentionDisabled = options.retention?.policy === false;
   const engineRetention = options.retention?.windows ?? freezeRetention(Retention.STOCK);
@@ -29,6 +36,7 @@ export async function openEngine(input: OpenOptions): Promise<EngineCore> {
     poolSize: options.poolSize,
     preparedStatements: options.preparedStatements,
     listenDatabase: options.listenDatabase,
+    testClockAt: internals.testClock ? new Date(internals.testClock.now()) : undefined,
     onError: (error) => {
       events.emit('error', { scope: 'database', error });
       logger.warn('database connection error', { error: String(error) });
@@ -44,5 +52,6 @@ export async function openEngine(input: OpenOptions): Promise<EngineCore> {
     once,
     events,
     archive: options.archive,
+    clock: internals.testClock ?? systemClock,
   };
 }

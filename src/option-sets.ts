@@ -12,6 +12,7 @@ import { holdOptions } from './retention/holds.js';
 import { pauseOptions } from './retention/pause.js';
 import { removeJobsOptions } from './retention/remove-jobs.js';
 import { scheduleOptions } from './schedule/schedules.js';
+import { testKitOptions } from './testing/test-kit-options.js';
 import { stopOnSignalsOptions } from './worker/stop-on-signals.js';
 import { stopOptions, workerOptions } from './worker/worker-options.js';
 
@@ -39,6 +40,7 @@ export const OPTION_SETS = {
   'hold-jobs': holdOptions,
   'pause-retention': pauseOptions,
   'apply-retention': applyRetentionOptions,
+  'test-kit': testKitOptions,
   // biome-ignore lint/suspicious/noExplicitAny: a catalogue of sets of different shapes
 } satisfies Record<string, OptionSet<any, any>>;
 

@@ -36,7 +36,7 @@ export class Tidemark extends EngineHandle {
   private readonly workers = new Set<Worker>();
   private readonly dashboards = new Set<RunningDashboard>();
 
-  private constructor(core: EngineCore) {
+  protected constructor(core: EngineCore) {
     super(core);
   }
 

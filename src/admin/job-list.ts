@@ -106,7 +106,11 @@ export function parseFilter(params: URLSearchParams): { filter: JobFilter; probl
  * range is turned into an id range by binary search over the primary key, and a text search
  * covers a bounded window of ids per page.
  */
-export async function listJobs(core: EngineCore, filter: JobFilter, now = Date.now()): Promise<JobListPage> {
+export async function listJobs(
+  core: EngineCore,
+  filter: JobFilter,
+  now = core.clock.now(),
+): Promise<JobListPage> {
   const bounds = await core.storage.reads.jobIdRange();
   if (!bounds.lo || !bounds.hi) return EMPTY;
   // The one filter of the list and the bulk actions; since is fixed against now here.

@@ -66,7 +66,7 @@ export async function loadRetentionInfo(core: EngineCore): Promise<RetentionInfo
   const shortest = live.intervals[0];
   const nextDueAt =
     lastRunAt && shortest !== undefined
-      ? new Date(Math.max(lastRunAt.getTime() + shortest * 1000, Date.now()))
+      ? new Date(Math.max(lastRunAt.getTime() + shortest * 1000, core.clock.now()))
       : null;
   return {
     engine: core.engineRetention,

@@ -67,7 +67,7 @@ export async function bulkAction(
   filter: BulkJobFilter,
   options: BulkActionOptions = {},
 ): Promise<BulkOutcome> {
-  const request = checkBulkRequest(action, filter, options);
+  const request = checkBulkRequest(action, filter, options, core.clock.now());
   if (request.batchWarning) core.once.warn(request.batchWarning, request.batchWarning);
   if (request.queue !== null) request.match.queue = (await core.registry.get(request.queue)).name;
   const queues = request.queue !== null ? [request.match.queue!] : null;

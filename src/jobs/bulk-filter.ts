@@ -94,7 +94,7 @@ export function checkBulkRequest(
   action: BulkActionName,
   filterInput: unknown,
   optionsInput: unknown,
-  now = Date.now(),
+  now: number,
 ): CheckedBulkRequest {
   const filter = bulkFilterOptions.read(filterInput, 'filter');
   const warnings: string[] = [];

@@ -2,6 +2,7 @@ import type { EngineCore } from '../engine-core.js';
 import { RetentionPausedError } from '../errors.js';
 import type { TypedEmitter } from '../events.js';
 import type { Logger } from '../log/logger.js';
+import type { Clock } from '../model/clock.js';
 import type { ArchiveHook } from '../retention/archive.js';
 import { BatchPace } from '../retention/batch-pace.js';
 import { retentionOf } from '../retention/capability.js';
@@ -21,6 +22,8 @@ export interface SweepInputs {
   archive?: ArchiveHook;
   events: TypedEmitter;
   logger: Logger;
+  /** What a sweep's record says it started at. */
+  clock: Clock;
 }
 
 /** A sweep's inputs from the engine's parts; RetentionUnsupportedError without the capability. */
@@ -32,6 +35,7 @@ export function sweepInputs(core: EngineCore, operation: string, logger = core.l
     archive: core.archive,
     events: core.events,
     logger,
+    clock: core.clock,
   };
 }
 

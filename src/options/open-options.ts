@@ -15,7 +15,7 @@ import { functionField, retentionField } from './shared-fields.js';
 
 const LOGGER_METHODS = ['debug', 'info', 'warn', 'error'] as const;
 
-function checkLogger(value: unknown, field: string): Logger {
+export function checkLogger(value: unknown, field: string): Logger {
   const logger = checkObject(value, field);
   if (!isLogger(logger)) {
     throw new InvalidOptionError(

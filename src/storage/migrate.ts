@@ -16,9 +16,15 @@ import { bindSchema } from './schema-name.js';
  * exactly once. A schema migrated by newer code is refused, and so is one holding tables of
  * another tool under names the pending migrations create (SchemaConflictError, before
  * anything is written). An install that kept its record under the old name `migrations` is
- * renamed in place. Returns the versions applied.
+ * renamed in place. `rewrite` changes each migration's text once its schema is bound (the test
+ * kit's clock). Returns the versions applied.
  */
-export async function migrate(driver: Driver, schema: string): Promise<number[]> {
+export async function migrate(
+  driver: Driver,
+  schema: string,
+  rewrite: (text: string) => string = String,
+): Promise<number[]> {
+  const bind = (text: string) => rewrite(bindSchema(text, schema));
   return driver.transaction(async (tx) => {
     await tx.query("select pg_advisory_xact_lock(hashtext('tidemark:migrate:' || $1::text))", [schema]);
     await tx.exec(`create schema if not exists "${schema}";`);
@@ -28,10 +34,10 @@ export async function migrate(driver: Driver, schema: string): Promise<number[]>
     const pending = migrations.filter((m) => m.version > current);
     await checkNoForeignTables(tx, schema, pending);
     if (table !== null && table !== BOOKKEEPING_TABLE) await adoptOldBookkeeping(tx, schema);
-    await tx.exec(bindSchema(CREATE_BOOKKEEPING, schema));
+    await tx.exec(bind(CREATE_BOOKKEEPING));
     const applied: number[] = [];
     for (const migration of pending) {
-      await tx.exec(bindSchema(migration.sql, schema));
+      await tx.exec(bind(migration.sql));
       await tx.query(
         bindSchema(`insert into /*schema*/${BOOKKEEPING_TABLE} (version, name) values ($1, $2)`, schema),
         [migration.version, migration.name],

@@ -1,6 +1,10 @@
 import { type CreateDriverOptions, createDriver, type DatabaseOption } from './driver/create-driver.js';
+import type { Driver } from './driver/driver.js';
 import { checkSchema, migrate, schemaVersion } from './migrate.js';
 import { latestVersion } from './migrations/index.js';
+import { Runner } from './runner.js';
+import { bindSchema } from './schema-name.js';
+import { INSTALL_TEST_CLOCK, onTestClock, setTestClock } from './sql/test-kit.js';
 import { Storage } from './storage.js';
 
 export { DATABASE_EXPECTED, isDatabaseOption, isPostgresUrl } from './driver/create-driver.js';
@@ -13,6 +17,11 @@ export interface OpenStorageOptions extends CreateDriverOptions {
   migrate: boolean;
   /** Offer the retention capability (deleting due rows). */
   hasRetention: boolean;
+  /**
+   * Run on the test kit's clock, starting at this moment: every statement reads the time from
+   * it (sql/test-clock.ts), and `storage.testKit.setTestClock` moves it. For `tidemark/testing`.
+   */
+  testClockAt?: Date;
 }
 
 /**
@@ -20,16 +29,24 @@ export interface OpenStorageOptions extends CreateDriverOptions {
  * again when the schema step fails.
  */
 export async function openStorage(database: DatabaseOption, options: OpenStorageOptions): Promise<Storage> {
-  const { schema, migrate: apply, hasRetention, ...driverOptions } = options;
+  const { schema, migrate: apply, hasRetention, testClockAt, ...driverOptions } = options;
   const driver = await createDriver(database, driverOptions);
+  const rewrite = testClockAt ? (text: string) => onTestClock(text, schema) : undefined;
   try {
-    if (apply) await migrate(driver, schema);
+    if (testClockAt) await installTestClock(driver, schema, testClockAt);
+    if (apply) await migrate(driver, schema, rewrite);
     else await checkSchema(driver, schema);
   } catch (error) {
     await driver.close();
     throw error;
   }
-  return new Storage(driver, schema, hasRetention);
+  return new Storage(driver, schema, hasRetention, rewrite);
+}
+
+/** The test clock's table and function, set at `at`, before the migrations that call it. */
+async function installTestClock(driver: Driver, schema: string, at: Date): Promise<void> {
+  await driver.exec(`create schema if not exists "${schema}";${bindSchema(INSTALL_TEST_CLOCK, schema)}`);
+  await new Runner(driver, schema).run(setTestClock, { at });
 }
 
 /** What `tidemark migrate` did: the version before, the migrations applied, the version now. */

@@ -10,9 +10,17 @@ export class Runner {
   /** The notification channel of this schema. */
   readonly channel: string;
 
+  /** Each query's statement, rewritten (see `rewrite`), made once. */
+  private readonly rewritten = new Map<Query<never, unknown>, { text: string; name: string }>();
+
+  /**
+   * @param rewrite a change made to every statement's text once its schema is bound: the test
+   * kit's clock (sql/test-clock.ts). Without one, statements run as written.
+   */
   constructor(
     readonly driver: Driver,
     readonly schema: string,
+    readonly rewrite?: (text: string) => string,
   ) {
     this.channel = channelOf(schema);
   }
@@ -26,11 +34,21 @@ export class Runner {
     params: P,
     on: Queryable = this.driver,
   ): Promise<Row[]> {
-    const result = await on.query<Row>(
-      { text: query.text(this.schema), name: query.statementName(this.schema) },
-      query.values(params),
-    );
+    const statement = this.rewrite
+      ? this.rewrittenStatement(query)
+      : { text: query.text(this.schema), name: query.statementName(this.schema) };
+    const result = await on.query<Row>(statement, query.values(params));
     return result.rows;
+  }
+
+  private rewrittenStatement(query: Query<never, unknown>): { text: string; name: string } {
+    let statement = this.rewritten.get(query);
+    if (statement === undefined) {
+      const text = (this.rewrite ?? String)(query.text(this.schema));
+      statement = { text, name: `${query.statementName(this.schema)}_r` };
+      this.rewritten.set(query, statement);
+    }
+    return statement;
   }
 }
 

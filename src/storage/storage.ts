@@ -20,6 +20,7 @@ import { type Operations, operations, Runner } from './runner.js';
 import * as schedules from './schedules.js';
 import { registerRunner } from './storage-internals.js';
 import { listSweepRecords } from './sweep-history.js';
+import * as testKit from './test-kit.js';
 import * as workers from './workers.js';
 import * as workflow from './workflow-storage.js';
 
@@ -90,6 +91,8 @@ export class Storage {
   readonly controls: Omit<Operations<typeof controls>, 'gated'> & { gated: Gated };
   /** The read models' statements (dashboard, CLI, metrics). */
   readonly reads: Operations<typeof READS>;
+  /** What `tidemark/testing` reads and moves: its clock, what is due, a queue's jobs. */
+  readonly testKit: Operations<typeof testKit>;
   /** The optional retention capability (deleting due rows); see RetentionCapability. */
   readonly retention?: RetentionCapability;
   readonly #db: Runner;
@@ -97,9 +100,10 @@ export class Storage {
   /**
    * @param hasRetention whether this storage offers the retention capability (deleting due
    * rows). Without it everything else works and workers run no sweep.
+   * @param rewrite a change made to every statement's text (the test kit's clock).
    */
-  constructor(driver: Driver, schema: string, hasRetention = true) {
-    const db = new Runner(driver, schema);
+  constructor(driver: Driver, schema: string, hasRetention = true, rewrite?: (text: string) => string) {
+    const db = new Runner(driver, schema, rewrite);
     this.#db = db;
     registerRunner(this, db);
     this.kind = driver.kind;
@@ -115,6 +119,7 @@ export class Storage {
     this.bulk = operations(db, bulk);
     this.controls = operations(db, controls) as Storage['controls'];
     this.reads = operations(db, READS);
+    this.testKit = operations(db, testKit);
     if (hasRetention) this.retention = operations(db, retention) satisfies RetentionCapability;
   }
 

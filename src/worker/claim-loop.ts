@@ -17,6 +17,8 @@ export class ClaimLoop {
   done: Promise<void> = Promise.resolve();
   /** Seconds between polls: the worker's interval, shorter while notifications are lost. */
   pollSeconds: number;
+  /** A claim statement is under way: jobs it takes are in no buffer yet. */
+  claiming = false;
 
   constructor(
     private readonly core: EngineCore,
@@ -56,10 +58,12 @@ export class ClaimLoop {
       let claimed: ClaimedJob[] = [];
       try {
         const started = performance.now();
+        this.claiming = true;
         ({ requested, claimed } = await this.claim(want));
         this.slots.prefetch.claimed(performance.now() - started);
         failures = 0;
       } catch (error) {
+        this.claiming = false;
         failures++;
         this.core.events.emit('error', { scope: 'worker.claim', error });
         this.logger.warn('claim failed; retrying', { error: String(error), failures });
@@ -70,6 +74,7 @@ export class ClaimLoop {
         for (const job of claimed) this.slots.buffer.push(job);
         this.slots.dispatch();
       }
+      this.claiming = false;
       if (!this.worker.isRunning) break;
       this.lastClaimFull = requested > 0 && claimed.length >= requested;
       if (this.lastClaimFull || this.wakeup.nudged) continue;

@@ -35,6 +35,10 @@ export class Slots {
   readonly heldPerQueue = new Map<string, number>();
   /** Attempts started and not yet over (their outcome may still be being written). */
   private inflight = 0;
+  /** Attempts started and not yet over, their outcome written or given up. */
+  get attemptsInFlight(): number {
+    return this.inflight;
+  }
   /** Resolves whenIdle()'s wait once `inflight` reaches 0. */
   private onIdle: (() => void) | null = null;
   /** What attempts report to: made once, so a job costs no closures. */

@@ -94,6 +94,20 @@ export class Worker {
     return this.state === 'running';
   }
 
+  /**
+   * Whether this worker holds any work: a claim under way, claimed jobs waiting for a slot,
+   * attempts running, or outcomes not yet written. The test kit's `runUntilIdle` waits for it
+   * to be false.
+   */
+  get busy(): boolean {
+    return this.claims.claiming || this.slots.buffer.length > 0 || this.slots.attemptsInFlight > 0;
+  }
+
+  /** Claim now rather than at the next poll (jobs may have become due without a notification). */
+  wake(): void {
+    this.wakeup.nudge();
+  }
+
   /** Start claiming. Idempotent; a concurrent call gets the same promise. */
   start(): Promise<void> {
     if (this.state === 'running') return this.starting ?? Promise.resolve();

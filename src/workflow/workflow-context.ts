@@ -56,7 +56,7 @@ export class WorkflowContext implements JobContext {
 
   constructor(private readonly deps: WorkflowContextDeps) {
     this.job = deps.job;
-    this.clockLeadMs = Math.max(0, (deps.job.startedAt?.getTime() ?? 0) - Date.now());
+    this.clockLeadMs = Math.max(0, (deps.job.startedAt?.getTime() ?? 0) - deps.core.clock.now());
   }
   /** Made on the first workflow call: plain jobs never need it. */
   private get names(): RunNames {
@@ -219,12 +219,12 @@ export class WorkflowContext implements JobContext {
       name,
       kind,
       output: JSON.parse(outputText),
-      createdAt: new Date(),
+      createdAt: new Date(this.deps.core.clock.now()),
     });
   }
 
   private now(): number {
-    return Date.now() + this.clockLeadMs;
+    return this.deps.core.clock.now() + this.clockLeadMs;
   }
 
   private suspend(wait: Wait, wakeAt: Date | null): Suspension {

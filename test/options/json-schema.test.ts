@@ -32,6 +32,7 @@ const VALID: Record<keyof typeof OPTION_SETS, Record<string, unknown>> = {
   'hold-jobs': { ids: ['1', '2'], reason: 'audit' },
   'pause-retention': { reason: 'incident' },
   'apply-retention': { queue: 'q', policy: { completed: 60 }, dryRun: true },
+  'test-kit': { database: 'memory://', now: '2030-01-01T00:00:00Z', retention: { completed: 60 } },
 };
 
 /** One invalid input of each set, refused by its JSON Schema as by the engine. */
@@ -54,6 +55,7 @@ const INVALID: Record<keyof typeof OPTION_SETS, Record<string, unknown>> = {
   'hold-jobs': { reason: '' },
   'pause-retention': {},
   'apply-retention': { policy: false },
+  'test-kit': { database: './folder' },
 };
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });

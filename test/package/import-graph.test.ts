@@ -21,7 +21,7 @@ const LAYERS: string[][] = [
   ['admin', 'http'],
   ['dashboard'],
   ['tidemark.ts'],
-  ['cli', 'index.ts', 'require.cts', 'option-sets.ts'],
+  ['cli', 'testing', 'index.ts', 'require.cts', 'option-sets.ts'],
 ];
 
 /**

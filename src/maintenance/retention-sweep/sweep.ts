@@ -31,7 +31,7 @@ export interface SweepRunOptions extends SweepSettings {
 export async function sweepRetention(inputs: SweepInputs, options: SweepRunOptions): Promise<SweepResult> {
   const { retention, archive, controls } = inputs;
   const timeout = options.statementTimeoutMs;
-  const startedAt = new Date();
+  const startedAt = new Date(inputs.clock.now());
   const t0 = performance.now();
   const byQueue = new Map<string, SweepBreakdown>();
   let jobs = 0;

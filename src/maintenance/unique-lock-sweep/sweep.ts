@@ -10,7 +10,7 @@ import {
 
 /** Delete expired unique locks (R8) in batches until a short batch. */
 export async function sweepUniqueLocks(inputs: SweepInputs, settings: SweepSettings): Promise<SweepResult> {
-  const startedAt = new Date();
+  const startedAt = new Date(inputs.clock.now());
   const t0 = performance.now();
   let uniqueLocks = 0;
   let stop: StopReason = {};

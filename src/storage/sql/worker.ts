@@ -46,6 +46,14 @@ export interface ClaimedJobRow extends PlainJobColumns {
  * are updated through an id array, so the planner reads them by primary key whatever it
  * guesses about how many a claim returns (a hash join over a seq scan of jobs, otherwise).
  */
+/**
+ * A job a worker may claim now: due, and not a pending job past its expiry (the tick fails
+ * those). A waiting workflow whose timer is due is claimed too, to resume it.
+ */
+export const CLAIMABLE = `status in ('pending', 'retry', 'waiting')
+          and run_at <= now()
+          and (expire_at is null or expire_at > now() or attempts > 0 or status <> 'pending')`;
+
 export const claimJobs = defineQuery<
   {
     queues: string[];
@@ -62,9 +70,7 @@ export const claimJobs = defineQuery<
      cross join lateral (
        select id, priority, run_at from /*schema*/jobs
         where queue = q.name
-          and status in ('pending', 'retry', 'waiting')
-          and run_at <= now()
-          and (expire_at is null or expire_at > now() or attempts > 0 or status <> 'pending')
+          and ${CLAIMABLE}
         order by priority desc, run_at, id
         limit @limit
         for update skip locked

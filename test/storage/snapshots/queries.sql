@@ -1382,6 +1382,25 @@ with recorded as (
   )
   select (select id::text from recorded) as id, (select count(*) from trimmed)::int as trimmed
 
+-- test-kit.ts#countClaimableJobs
+select count(*)::int as n from "tidemark".jobs
+   where queue = any($1::text[])
+     and status in ('pending', 'retry', 'waiting')
+          and run_at <= now()
+          and (expire_at is null or expire_at > now() or attempts > 0 or status <> 'pending')
+     and not exists (select 1 from "tidemark".queues p where p.name = queue and p.paused)
+
+-- test-kit.ts#jobsOfQueue
+select id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
+  root_id, retention, status, run_at, expire_at, created_at, started_at, finished_at,
+  parent_step, locked_by, locked_until, unique_key, wait, purge_after from "tidemark".jobs
+   where queue = $1 and ($2::text is null or status = $2::text)
+   order by id
+
+-- test-kit.ts#setTestClock
+insert into "tidemark".tidemark_test_clock (id, at) values (1, $1)
+  on conflict (id) do update set at = excluded.at
+
 -- worker.ts#claimJobs
 with next as (
     select c.id from unnest($1::text[]) as q(name)

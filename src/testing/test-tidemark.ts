@@ -1,0 +1,144 @@
+import { openEngine } from '../engine.js';
+import type { EngineCore } from '../engine-core.js';
+import type { JobStatus } from '../job-status.js';
+import { consoleLogger } from '../log/logger.js';
+import { tickInputs, tickOnce } from '../maintenance/tick/tick.js';
+import type { Job } from '../model/job.js';
+import { checkInteger, checkString } from '../options/check.js';
+import { Tidemark } from '../tidemark.js';
+import type { Worker } from '../worker/worker.js';
+import { TestClock } from './test-clock.js';
+import { type TestKitOptions, testKitOptions } from './test-kit-options.js';
+
+/** What `runUntilIdle` did. */
+export interface RunUntilIdleResult {
+  /** Attempts started (a workflow resumed after a sleep counts again). */
+  attempts: number;
+  /** Whether nothing was left to run; false only when `maxJobs` stopped it first. */
+  idle: boolean;
+}
+
+/** How many attempts `runUntilIdle` starts at most when not told: past it, something loops. */
+const DEFAULT_MAX_JOBS = 10_000;
+
+/**
+ * A Tidemark engine for tests: embedded, in memory, on a clock that stands still until the
+ * test moves it (`tm.clock`), with `runUntilIdle` to run what is due and `jobs` to see what
+ * was added. Everything else is the engine as users run it.
+ */
+export class TestTidemark extends Tidemark {
+  /** The engine's clock: `now()`, `advance(seconds)`, `set(date)`. */
+  readonly clock: TestClock;
+  #worker: Worker | null = null;
+
+  private constructor(core: EngineCore, clock: TestClock) {
+    super(core);
+    this.clock = clock;
+  }
+
+  /** Open a test engine; see `createTestTidemark`. */
+  static async create(input: TestKitOptions = {}): Promise<TestTidemark> {
+    const { now, queues } = testKitOptions.read(input ?? {});
+    // Checked whole above; the engine's own options go to it as given, for it to read.
+    const { now: _now, queues: _queues, ...open } = input ?? {};
+    const clock = new TestClock(now ?? new Date());
+    const core = await openEngine(
+      { ...open, database: 'memory://', logger: open.logger ?? consoleLogger('error') },
+      { testClock: clock.engineClock },
+    );
+    clock.attach(core.storage);
+    const tm = new TestTidemark(core, clock);
+    try {
+      for (const queue of queues ?? []) tm.createQueue(queue);
+      await tm.ready();
+    } catch (error) {
+      await tm.close();
+      throw error;
+    }
+    return tm;
+  }
+
+  /**
+   * Run every job that is due now on the queues with a handler here, and what that makes due
+   * (a child's parent, a retry whose backoff has passed, a workflow whose timer is due), until
+   * none is left; fire due schedules, recover jobs whose lock lapsed and expire those past
+   * their expiry on the way, as the maintenance tick does. Time does not move: a job due
+   * later waits for `clock.advance`. `maxJobs` stops it after that many attempts.
+   */
+  async runUntilIdle(options: { maxJobs?: number } = {}): Promise<RunUntilIdleResult> {
+    const limit = options.maxJobs;
+    const maxJobs = limit === undefined ? DEFAULT_MAX_JOBS : checkInteger(limit, 'maxJobs', 1, 1_000_000);
+    await this.ready();
+    const queues = this.core.registry
+      .localNames()
+      .filter((name) => this.core.registry.localQueue(name)?.handler);
+    let attempts = 0;
+    const stopCounting = this.core.events.on('job:started', () => {
+      attempts++;
+    });
+    try {
+      const worker = await this.kitWorker(maxJobs);
+      for (;;) {
+        // What the tick makes due (a retry, a fire, a recovered job) it also announces: the
+        // worker may claim it at once, so idle is judged only once the worker has settled.
+        await tickOnce(tickInputs(this.core));
+        worker.wake();
+        await settled(worker, () => attempts >= maxJobs);
+        if (attempts >= maxJobs) break;
+        if (!worker.busy && (await this.core.storage.testKit.countClaimableJobs(queues)) === 0) {
+          return { attempts, idle: true };
+        }
+      }
+      if (limit === undefined) {
+        throw new Error(
+          `runUntilIdle started ${attempts} attempts and work is still due: a job that adds itself forever? Pass { maxJobs } to stop earlier without this error`,
+        );
+      }
+      return { attempts, idle: false };
+    } finally {
+      stopCounting();
+      // Between calls nothing runs: a job added now waits for the next call, as the test expects.
+      await this.stopKitWorker();
+    }
+  }
+
+  /** The jobs added to `queue`, oldest first; of one status when given. */
+  async jobs(queue: string, options: { status?: JobStatus } = {}): Promise<Job[]> {
+    const name = checkString(queue, 'queue');
+    await this.ready();
+    return this.core.storage.testKit.jobsOfQueue(name, options.status ?? null);
+  }
+
+  override async close(): Promise<void> {
+    await this.stopKitWorker();
+    await super.close();
+  }
+
+  /** The worker `runUntilIdle` runs jobs on: made once, started for each call, polling never. */
+  private async kitWorker(maxJobs: number): Promise<Worker> {
+    if (this.#worker === null) {
+      this.#worker = this.worker({
+        id: 'test-kit',
+        concurrency: Math.min(maxJobs, 10),
+        prefetch: 0,
+        sweep: false,
+        uniqueLockSweep: false,
+        pollIntervalSeconds: 3_600,
+        tickIntervalSeconds: 3_600,
+      });
+    }
+    await this.#worker.start();
+    return this.#worker;
+  }
+
+  private async stopKitWorker(): Promise<void> {
+    await this.#worker?.stop({ timeoutSeconds: 0 });
+  }
+}
+
+/** Wait until `worker` holds no work (nothing claimed, running or being written), or `enough`. */
+async function settled(worker: Worker, enough: () => boolean): Promise<void> {
+  // A claim the wake started has not begun yet on the first turn: give it one.
+  await new Promise((resolve) => setImmediate(resolve));
+  while (worker.busy && !enough()) await new Promise((resolve) => setTimeout(resolve, 1));
+}
