@@ -28,7 +28,13 @@ export {
   RetentionPausedError,
   RetentionUnsupportedError,
 } from './errors/deletion.js';
-export { InvalidOptionError, InvalidRetentionPolicyError } from './errors/input.js';
+export {
+  InvalidOptionError,
+  InvalidRetentionPolicyError,
+  JobValidationError,
+  type ValidatedValue,
+  type ValidationIssue,
+} from './errors/input.js';
 export {
   BulkSetGrewError,
   InvalidJobStateError,

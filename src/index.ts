@@ -22,6 +22,7 @@ export {
   JobInFlightError,
   JobNotFoundError,
   JobTimeoutError,
+  JobValidationError,
   OutcomeRefusedError,
   PartOfWorkflowError,
   QueueNotFoundError,
@@ -37,6 +38,8 @@ export {
   TransactionMisuseError,
   UniqueKeyConflictError,
   UnknownSignalError,
+  type ValidatedValue,
+  type ValidationIssue,
   WorkerIdInUseError,
 } from './errors.js';
 export type { SweepCounts, TidemarkEventName, TidemarkEvents } from './events.js';
@@ -63,13 +66,23 @@ export {
   type TtlRetentionPolicy,
   type WindowRetentionPolicy,
 } from './model/retention-policy.js';
+export type { SchemaInput, SchemaOutput, StandardSchemaV1 } from './model/standard-schema.js';
 export type { WorkerRecord, WorkerSettings, WorkerSweepSetting } from './model/worker.js';
 export { DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE } from './options/batch-size.js';
 // The dashboard itself is the `tidemark/dashboard` entry; these name `tm.dashboard()`'s types.
 export type { DashboardOptions, RunningDashboard } from './options/dashboard-options.js';
 export { MAX_JSON_DEPTH, MAX_PAYLOAD_BYTES } from './options/json.js';
 export type { OpenOptions } from './options/open-options.js';
+export { type HandleJobOptions, QueueHandle } from './queues/queue-handle.js';
 export type { BackoffOptions, Handler, QueueOptions, ResolvedQueue } from './queues/queue-options.js';
+export type { JobId, QueueDataOf, QueueOutputOf, Queues, RegisteredQueue } from './queues/registry-types.js';
+export type {
+  DefineQueueOptions,
+  SignalDeclaration,
+  SignalDeclarations,
+  TypedJobContext,
+  TypedQueueRef,
+} from './queues/typed-queue.js';
 export type {
   ApplyRetentionOptions,
   ApplyRetentionResult,

@@ -1,29 +1,39 @@
 import { openEngine } from './engine.js';
 import type { EngineCore } from './engine-core.js';
-import { EngineHandle } from './engine-handle.js';
 import type { TidemarkEventName, TidemarkEvents } from './events.js';
 import { type AddJobsOptions, addCheckedJobs, checkAddRequest } from './intake/add-jobs.js';
 import type { AddJobInput, AddJobResult } from './intake/job-request.js';
+import { validatedInputs } from './intake/validate-data.js';
 import * as bulk from './jobs/bulk-actions.js';
 import { deleteJob, deleteWorkflowSubtree } from './jobs/delete-jobs.js';
 import { cancelJob, pauseJob, resumeJob } from './jobs/job-actions.js';
 import { getJobDetail, type JobDetail } from './jobs/job-detail.js';
 import { checkResultRequest, waitForResult } from './jobs/result.js';
 import { retryJob } from './jobs/retry-job.js';
-import { checkSweepRequest, sweepNow } from './maintenance/retention-sweep/sweep-now.js';
 import { type InstrumentOptions, instrumentEngine } from './metrics/instrument.js';
 import type { MeterLike } from './metrics/meter.js';
 import type { Job } from './model/job.js';
-import { checkInteger } from './options/check.js';
+import type { StandardSchemaV1 } from './model/standard-schema.js';
 import type { DashboardOptions, RunningDashboard } from './options/dashboard-options.js';
 import type { OpenOptions } from './options/open-options.js';
 import { defineQueue, setQueuePaused } from './queues/define-queue.js';
+import { QueueHandle } from './queues/queue-handle.js';
 import type { QueueOptions, ResolvedQueue } from './queues/queue-options.js';
-import * as reframe from './retention/apply-retention.js';
-import * as holds from './retention/holds.js';
-import * as pause from './retention/pause.js';
-import { type RemoveJobsOptions, removeJobs } from './retention/remove-jobs.js';
-import type { SweepOutcome, SweepPreview, SweepRecord } from './retention/sweep-types.js';
+import type {
+  AddInputFor,
+  JobId,
+  QueueDataOf,
+  QueueOutputOf,
+  RegisteredQueue,
+} from './queues/registry-types.js';
+import {
+  checkedSignalPayload,
+  type DefineQueueOptions,
+  defineTypedQueue,
+  type SignalDeclaration,
+  type SignalDeclarations,
+} from './queues/typed-queue.js';
+import { RetentionCalls } from './retention-calls.js';
 import * as schedules from './schedule/schedules.js';
 import { checkTransactionCallback, type DriverKind, type Queryable } from './storage/storage.js';
 import { type StopOnSignalsOptions, stopOnSignals } from './worker/stop-on-signals.js';
@@ -32,7 +42,7 @@ import { resolveWorkerOptions, type WorkerOptions } from './worker/worker-option
 import { checkSignalRequest, type SignalDelivery } from './workflow/signal.js';
 
 /** The Tidemark engine: queues, jobs, workflows, schedules and retention on one database. */
-export class Tidemark extends EngineHandle {
+export class Tidemark extends RetentionCalls {
   private readonly workers = new Set<Worker>();
   private readonly dashboards = new Set<RunningDashboard>();
 
@@ -80,20 +90,51 @@ export class Tidemark extends EngineHandle {
     return this.whenReady((core) => core.storage.queues.listQueues());
   }
 
+  /**
+   * Define a typed queue: job data checked by `input` at add and at claim, the handler's output
+   * by `output`, signal payloads by theirs; the handler, `ctx` and the returned handle are
+   * typed from the schemas (any Standard Schema: zod, valibot, arktype...).
+   */
+  defineQueue<
+    I extends StandardSchemaV1 | undefined = undefined,
+    O extends StandardSchemaV1 | undefined = undefined,
+    S extends SignalDeclarations = Record<never, SignalDeclaration>,
+  >(options: DefineQueueOptions<I, O, S>): QueueHandle<I, O, S> {
+    this.assertOpen();
+    const queue = defineTypedQueue(this.core, options as DefineQueueOptions<never, never, never>);
+    return new QueueHandle<I, O, S>(queue.name, {
+      addJobs: (inputs) => this.addAny(inputs, {}),
+      result: (id, resultOptions) => this.result(id, resultOptions),
+      signal: (id, name, payload) => this.signal(id, name, payload),
+      getJob: (id) => this.getJob(id),
+      checkSignal: (name, signal, payload) => checkedSignalPayload(this.core, name, signal, payload),
+    });
+  }
+
   /** Add a job; with `{ tx }` it is written in your transaction, seen by workers after commit. */
-  async addJob<Data = unknown>(
-    input: AddJobInput<Data>,
-    options: AddJobsOptions = {},
-  ): Promise<AddJobResult> {
-    return (await this.addJobs([input], options))[0];
+  addJob<Q extends RegisteredQueue>(
+    input: AddJobInput<QueueDataOf<Q>> & { queue: Q },
+    options?: AddJobsOptions,
+  ): Promise<AddJobResult & { id: JobId<Q> }>;
+  addJob<Data = unknown>(input: AddInputFor<Data>, options?: AddJobsOptions): Promise<AddJobResult>;
+  async addJob(input: AddJobInput, options: AddJobsOptions = {}): Promise<AddJobResult> {
+    return (await this.addAny([input], options))[0];
   }
 
   /** Add many jobs in one statement, all or nothing: on failure no job and no dedupe key is taken. */
   async addJobs<Data = unknown>(
-    inputs: AddJobInput<Data>[],
+    inputs: AddInputFor<Data>[],
     options: AddJobsOptions = {},
   ): Promise<AddJobResult[]> {
-    const request = checkAddRequest(this.core, inputs, options);
+    return this.addAny(inputs, options);
+  }
+
+  /** addJobs, untyped by the registry: what the typed entries and the queue handles call. */
+  private async addAny(inputs: AddJobInput[], options: AddJobsOptions): Promise<AddJobResult[]> {
+    // A queue defined here with a schema checks its data first (defaults applied): nothing is
+    // written when it refuses. Inside a caller's transaction this touches no database.
+    const checked = await validatedInputs(this.core, inputs);
+    const request = checkAddRequest(this.core, checked, options);
     // Inside a caller's transaction, touch the database only through it: on PGlite a queue
     // definition still being stored would wait for that transaction, which waits for us.
     if (request.on) this.assertOpen();
@@ -117,6 +158,11 @@ export class Tidemark extends EngineHandle {
   }
 
   /** Wait for a job's output: JobFailedError, JobNotFoundError or ResultTimeoutError otherwise. */
+  result<Q extends RegisteredQueue>(
+    id: JobId<Q>,
+    options?: { timeoutSeconds?: number },
+  ): Promise<QueueOutputOf<Q>>;
+  result<Output = unknown>(id: string, options?: { timeoutSeconds?: number }): Promise<Output>;
   async result<Output = unknown>(id: string, options: { timeoutSeconds?: number } = {}): Promise<Output> {
     const request = checkResultRequest(id, options);
     return this.whenReady((core) => waitForResult<Output>(core, request));
@@ -161,11 +207,6 @@ export class Tidemark extends EngineHandle {
     return this.onJob(id, deleteWorkflowSubtree);
   }
 
-  /** Purge finished jobs older than a cutoff, whole trees, holds kept; refused while paused. */
-  async removeJobs(options: RemoveJobsOptions = {}): Promise<number> {
-    return this.whenReady((core) => removeJobs(core, options));
-  }
-
   /** Store a signal for a job's wait; refused (nothing stored) with a reason when it cannot be used. */
   async signal(jobId: string, name: string, payload?: unknown): Promise<SignalDelivery> {
     const request = checkSignalRequest(jobId, name, payload);
@@ -191,55 +232,6 @@ export class Tidemark extends EngineHandle {
 
   async listSchedules(): Promise<schedules.ScheduleRecord[]> {
     return this.whenReady(schedules.readSchedules);
-  }
-
-  /** One full retention pass now: what it deleted, or with `{ dryRun: true }` would; `batchSize` 1..10000. */
-  sweep(options?: { dryRun?: false; batchSize?: number }): Promise<SweepOutcome>;
-  sweep(options: { dryRun: true }): Promise<SweepPreview>;
-  sweep(options?: { dryRun?: boolean; batchSize?: number }): Promise<SweepOutcome | SweepPreview>;
-  async sweep(options: { dryRun?: boolean; batchSize?: number } = {}): Promise<SweepOutcome | SweepPreview> {
-    const request = checkSweepRequest(options);
-    return this.whenReady((core) => sweepNow(core, request));
-  }
-
-  /** Stop all deletion cluster-wide and durably until `resumeRetention()`; `deleteJob` still works. */
-  async pauseRetention(options: pause.PauseRetentionOptions): Promise<pause.RetentionStatus> {
-    return this.whenReady((core) => pause.pauseRetention(core, options));
-  }
-
-  /** Let sweeps and bulk removal delete again. */
-  async resumeRetention(): Promise<pause.RetentionStatus> {
-    return this.whenReady(pause.resumeRetention);
-  }
-
-  /** The cluster-wide pause switch (`{ paused, reason, since, pausedBy }`) and how many holds there are. */
-  async retentionStatus(): Promise<pause.RetentionStatus> {
-    return this.whenReady(pause.retentionStatus);
-  }
-
-  /** Keep jobs (by id or a whole queue) and their trees through every deletion until released. */
-  async holdJobs(options: holds.HoldJobsOptions): Promise<holds.HoldResult> {
-    return this.whenReady((core) => holds.holdJobs(core, options));
-  }
-
-  async releaseHold(holdId: string): Promise<void> {
-    return this.whenReady((core) => holds.releaseHold(core, holdId));
-  }
-
-  /** Every retention hold in place, oldest first. */
-  async listHolds(): Promise<holds.HoldRecord[]> {
-    return this.whenReady((core) => core.storage.controls.listHolds());
-  }
-
-  /** Re-freeze the retention windows of a queue's stored jobs; bounded batches, `dryRun` counts. */
-  async applyRetention(options: reframe.ApplyRetentionOptions): Promise<reframe.ApplyRetentionResult> {
-    return this.whenReady((core) => reframe.applyRetention(core, options));
-  }
-
-  /** The most recent sweeps (newest first, up to `limit`, default 20) and what they deleted. */
-  async listSweeps(limit = 20): Promise<SweepRecord[]> {
-    const n = checkInteger(limit, 'limit', 1, 500);
-    return this.whenReady((core) => core.storage.reads.listSweepRecords(n));
   }
 
   /** Workers registered in the database, live and gone (no beat for three intervals). */

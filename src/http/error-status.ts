@@ -13,6 +13,7 @@ const STATUS_OF_CODE: Record<ErrorCode, number> = {
   // The request itself is wrong (INVALID_RETENTION_POLICY is a kind of INVALID_OPTION).
   INVALID_OPTION: 400,
   INVALID_RETENTION_POLICY: 400,
+  JOB_VALIDATION: 400,
   // The engine is closed or its folder is taken: the server is up but cannot serve now.
   CLOSED: 503,
   DATABASE_LOCKED: 503,

@@ -40,7 +40,7 @@ export function resolveAddJob(input: unknown, field = ''): JobRequest {
 }
 
 /** Check a workflow child's queue, data and options; nothing is written. */
-export function resolveChild(queue: string, data: unknown, input: unknown): JobRequest {
+export function resolveChild(queue: unknown, data: unknown, input: unknown): JobRequest {
   const options = childOptions.read(input, 'options');
   const { queue: name, data: dataText } = jobOptions.read({ queue, data });
   return resolveJobRequest({ ...options, queue: name, data: dataText }, 'options');

@@ -2,6 +2,7 @@ import type { Job } from '../model/job.js';
 import { MAX_ATTEMPTS } from '../model/job-rules.js';
 import type { BackoffOptions, StoredQueueOptions } from '../model/queue.js';
 import type { RetentionPolicy } from '../model/retention-policy.js';
+import type { StandardSchemaV1 } from '../model/standard-schema.js';
 import { checkInteger, checkObject, checkString } from '../options/check.js';
 import { boolean, custom, integer, object, seconds, text } from '../options/fields.js';
 import { OptionSet, type OptionsOf } from '../options/option-set.js';
@@ -136,6 +137,18 @@ export type QueueOptions<Data = unknown, Output = unknown> = Omit<
 export interface ResolvedQueue extends StoredQueueOptions {
   name: string;
   handler?: Handler;
+  /** The schemas of a queue made with `tm.defineQueue`: in this process only, never stored. */
+  schemas?: QueueSchemas;
+}
+
+/** What `tm.defineQueue` checks a queue's values with. */
+export interface QueueSchemas {
+  input?: StandardSchemaV1;
+  output?: StandardSchemaV1;
+  /** By signal name, for the signals declared with a schema. */
+  signals: Record<string, StandardSchemaV1>;
+  /** Repairs stored data its input schema refuses when a worker claims the job. */
+  upgrade?: (raw: unknown) => unknown;
 }
 
 export const DEFAULT_MAX_ATTEMPTS = MAX_ATTEMPTS.default;

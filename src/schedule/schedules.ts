@@ -1,5 +1,6 @@
 import type { EngineCore } from '../engine-core.js';
 import { ScheduleNotFoundError } from '../errors.js';
+import { validatedDataText } from '../intake/validate-data.js';
 import type { ScheduleRecord } from '../model/schedule.js';
 import { checkString } from '../options/check.js';
 import { custom, text } from '../options/fields.js';
@@ -58,7 +59,9 @@ export function checkSchedule(input: ScheduleOptions): CheckedSchedule {
 /** Create or replace a schedule; its queue must exist (QueueNotFoundError otherwise). */
 export async function saveSchedule(core: EngineCore, schedule: CheckedSchedule): Promise<void> {
   await core.registry.get(schedule.queue);
-  await core.storage.schedules.upsertSchedule(schedule);
+  // Each fire adds this data: a queue's schema checks it once, here, and its output is stored.
+  const data = await validatedDataText(core, schedule.queue, schedule.data);
+  await core.storage.schedules.upsertSchedule(data === schedule.data ? schedule : { ...schedule, data });
 }
 
 /** Delete a schedule; ScheduleNotFoundError when there is none of that name. */

@@ -3,7 +3,7 @@
  * standing in for a refused outcome), and loss.
  */
 import type { EngineCore } from '../engine-core.js';
-import { OutcomeRefusedError } from '../errors.js';
+import { JobValidationError, OutcomeRefusedError } from '../errors.js';
 import { backoffSeconds, type ResolvedQueue } from '../queues/queue-options.js';
 import type { ClaimedJob } from '../storage/storage.js';
 import type { Suspension } from '../workflow/suspend.js';
@@ -50,7 +50,9 @@ export async function fail(
 ): Promise<void> {
   const { core, finish, claimed, queue, durationMs } = attempt;
   const { job, token } = claimed;
-  const retryable = options.retryable ?? !(error instanceof NonRetryableError);
+  const retryable =
+    options.retryable ??
+    !(error instanceof NonRetryableError || (error instanceof JobValidationError && !error.retryable));
   const status = (
     await finish.push({
       id: job.id,

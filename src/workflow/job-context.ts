@@ -56,7 +56,11 @@ export interface JobContext {
    * throws ChildJobFailedError when it ends failed, cancelled or expired. A retried parent
    * reuses its finished children.
    */
-  runChild<T = unknown>(queue: string, data?: unknown, options?: RunChildOptions): Promise<T>;
+  runChild<T = unknown>(
+    queue: string | { readonly name: string },
+    data?: unknown,
+    options?: RunChildOptions,
+  ): Promise<T>;
   /**
    * Run `fn(tx)` inside the transaction that marks this job completed (to copy results into
    * application tables). If `fn` throws, the completion rolls back and the attempt fails. A

@@ -2,7 +2,9 @@ import type { EngineCore } from '../engine-core.js';
 import { ChildJobFailedError, InvalidOptionError } from '../errors.js';
 import { addChild } from '../intake/add-child.js';
 import { resolveChild } from '../intake/job-request.js';
+import { validatedData } from '../intake/validate-data.js';
 import { isFinished } from '../job-status.js';
+import { isObject } from '../model/guards.js';
 import type { Job } from '../model/job.js';
 import type { CheckpointRow } from '../model/workflow.js';
 import { checkInteger, checkSeconds } from '../options/check.js';
@@ -122,15 +124,27 @@ export class WorkflowContext implements JobContext {
     return { timedOut: false, payloads: got.map((s) => s.payload) };
   }
 
-  async runChild<T = unknown>(queueName: string, data?: unknown, options: RunChildOptions = {}): Promise<T> {
+  async runChild<T = unknown>(
+    queue: string | { readonly name: string },
+    data?: unknown,
+    options: RunChildOptions = {},
+  ): Promise<T> {
     this.throwIfSuspended();
     const key = this.names.next('child');
+    // A handle names its queue; anything else is checked as a queue name.
+    const queueName: unknown = isObject(queue) ? queue.name : queue;
     const request = resolveChild(queueName, data, options);
     const { core, job, token } = this.deps;
     let child = await core.storage.workflow.findChild(job.id, key);
     if (!child) {
       const placement = { parentId: job.id, rootId: job.rootId ?? job.id, parentStep: key, token };
-      const id = await addChild(core, request, placement);
+      // A child on a queue defined here with a schema: its data checked, as at addJob.
+      const checked = await validatedData(core, request.row.queue, data);
+      const id = await addChild(
+        core,
+        checked === data ? request : resolveChild(queueName, checked, options),
+        placement,
+      );
       child = await core.storage.workflow.findChild(job.id, key);
       if (!id && !child) throw new LostOwnership(job.id);
     }

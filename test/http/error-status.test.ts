@@ -8,6 +8,7 @@ import {
   HoldNotFoundError,
   InvalidOptionError,
   JobNotFoundError,
+  JobValidationError,
   QueueNotFoundError,
   ScheduleNotFoundError,
   TidemarkError,
@@ -23,6 +24,7 @@ const EXPECTED: Record<ErrorCode, number> = {
   SCHEDULE_NOT_FOUND: 404,
   INVALID_OPTION: 400,
   INVALID_RETENTION_POLICY: 400,
+  JOB_VALIDATION: 400,
   CLOSED: 503,
   DATABASE_LOCKED: 503,
   ANCESTOR_IN_FLIGHT: 409,
@@ -64,7 +66,7 @@ function statusByClass(error: TidemarkError): number {
     error instanceof ScheduleNotFoundError
   )
     return 404;
-  if (error instanceof InvalidOptionError) return 400;
+  if (error instanceof InvalidOptionError || error instanceof JobValidationError) return 400;
   if (error instanceof DriverClosedError || error instanceof DatabaseLockedError) return 503;
   return 409;
 }

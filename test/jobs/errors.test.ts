@@ -51,6 +51,7 @@ const CODE_OF_CLASS: Record<string, string> = {
   ScheduleNotFoundError: 'SCHEDULE_NOT_FOUND',
   BulkSetGrewError: 'BULK_SET_GREW',
   InsecureDashboardError: 'INSECURE_DASHBOARD',
+  JobValidationError: 'JOB_VALIDATION',
 };
 
 const CASES: [string, TidemarkError, string][] = ONE_OF_EVERY_ERROR.map((error) => [

@@ -20,7 +20,7 @@ const LAYERS: string[][] = [
   ['worker'],
   ['admin', 'http'],
   ['dashboard'],
-  ['tidemark.ts'],
+  ['tidemark.ts', 'retention-calls.ts'],
   ['cli', 'testing', 'index.ts', 'require.cts', 'option-sets.ts'],
 ];
 
@@ -33,7 +33,9 @@ const ALLOWED_UPWARD = [
   'src/engine-core.ts -> src/queues/queue-registry.ts',
   'src/engine-core.ts -> src/retention/archive.ts',
   'src/options/open-options.ts -> src/retention/archive.ts',
+  'src/queues/queue-handle.ts -> src/workflow/signal.ts',
   'src/queues/queue-options.ts -> src/workflow/job-context.ts',
+  'src/queues/typed-queue.ts -> src/workflow/job-context.ts',
 ];
 
 interface Edge {

@@ -20,6 +20,7 @@ import {
   JobInFlightError,
   JobNotFoundError,
   JobTimeoutError,
+  JobValidationError,
   OutcomeRefusedError,
   PartOfWorkflowError,
   QueueNotFoundError,
@@ -80,4 +81,5 @@ export const ONE_OF_EVERY_ERROR: readonly TidemarkError[] = [
   new ScheduleNotFoundError('s'),
   new BulkSetGrewError('retry', 5, 3),
   new InsecureDashboardError('0.0.0.0'),
+  new JobValidationError('q', 'data', [{ path: ['to'], message: 'expected an email address' }]),
 ];
