@@ -69,8 +69,9 @@ describe('typed queues through Standard Schema', () => {
     assert.ok(job);
     assert.equal(job.status, 'failed');
     assert.equal(job.attempts, 1, 'no retry');
-    assert.equal(job.error?.code, 'JOB_VALIDATION');
-    assert.deepEqual((job.error?.details as { issues: { path: unknown[] }[] }).issues[0].path, ['n']);
+    assert.ok(job.error);
+    assert.equal(job.error.code, 'JOB_VALIDATION');
+    assert.deepEqual((job.error.details as { issues: { path: unknown[] }[] }).issues[0].path, ['n']);
   });
 
   test('upgrade repairs an old shape at claim', async () => {
