@@ -3,7 +3,7 @@ import type { EngineCore } from './engine-core.js';
 import type { TidemarkEventName, TidemarkEvents } from './events.js';
 import { type AddJobsOptions, addCheckedJobs, checkAddRequest } from './intake/add-jobs.js';
 import type { AddJobInput, AddJobResult } from './intake/job-request.js';
-import { validatedInputs } from './intake/validate-data.js';
+import { validateRequests } from './intake/validate-data.js';
 import * as bulk from './jobs/bulk-actions.js';
 import { deleteJob, deleteWorkflowSubtree } from './jobs/delete-jobs.js';
 import { cancelJob, pauseJob, resumeJob } from './jobs/job-actions.js';
@@ -131,10 +131,10 @@ export class Tidemark extends RetentionCalls {
 
   /** addJobs, untyped by the registry: what the typed entries and the queue handles call. */
   private async addAny(inputs: AddJobInput[], options: AddJobsOptions): Promise<AddJobResult[]> {
-    // A queue defined here with a schema checks its data first (defaults applied): nothing is
+    const request = checkAddRequest(this.core, inputs, options);
+    // A queue defined here with a schema checks the data next (defaults applied): nothing is
     // written when it refuses. Inside a caller's transaction this touches no database.
-    const checked = await validatedInputs(this.core, inputs);
-    const request = checkAddRequest(this.core, checked, options);
+    await validateRequests(this.core, request.requests);
     // Inside a caller's transaction, touch the database only through it: on PGlite a queue
     // definition still being stored would wait for that transaction, which waits for us.
     if (request.on) this.assertOpen();

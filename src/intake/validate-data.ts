@@ -1,15 +1,15 @@
 import type { EngineCore } from '../engine-core.js';
 import { JobValidationError } from '../errors.js';
-import { isObject } from '../model/guards.js';
 import { validate } from '../model/standard-schema.js';
 import { toJsonText } from '../options/json.js';
+import type { JobRequest } from './job-request.js';
 
 /**
  * Job data as its queue's schema gives it back (defaults, coercions applied), when the queue
  * is defined here with an `input` schema; as given otherwise. JobValidationError, with each
  * issue's path, when the schema refuses it: called before anything is written.
  */
-export async function validatedData(core: EngineCore, queue: string, data: unknown): Promise<unknown> {
+async function validatedData(core: EngineCore, queue: string, data: unknown): Promise<unknown> {
   const schema = core.registry.localQueue(queue)?.schemas?.input;
   if (schema === undefined) return data;
   const checked = await validate(schema, data);
@@ -18,22 +18,11 @@ export async function validatedData(core: EngineCore, queue: string, data: unkno
 }
 
 /**
- * `tm.addJobs` inputs with each job's data validated by its queue's schema: copies where a
- * schema applies, the inputs themselves elsewhere. Anything malformed is passed on as it is,
- * for the intake's own checks to name.
+ * Checked add requests, their data (JSON text) replaced by what each queue's schema gives
+ * back, for the queues defined here with an `input` schema; JobValidationError when refused.
  */
-export async function validatedInputs<T>(core: EngineCore, inputs: T[]): Promise<T[]> {
-  if (!Array.isArray(inputs)) return inputs;
-  let out: T[] | null = null;
-  for (let i = 0; i < inputs.length; i++) {
-    const input: unknown = inputs[i];
-    if (!isObject(input) || typeof input.queue !== 'string') continue;
-    if (core.registry.localQueue(input.queue)?.schemas?.input === undefined) continue;
-    const data = await validatedData(core, input.queue, input.data);
-    out ??= [...inputs];
-    out[i] = { ...input, data } as T;
-  }
-  return out ?? inputs;
+export async function validateRequests(core: EngineCore, requests: JobRequest[]): Promise<void> {
+  for (const { row } of requests) row.dataText = await validatedDataText(core, row.queue, row.dataText);
 }
 
 /** The same for data already held as JSON text (a schedule's): JSON text again. */

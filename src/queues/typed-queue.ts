@@ -220,19 +220,26 @@ function checkedSignals(queue: string, schemas: QueueSchemas, ctx: JobContext): 
   };
   const one = async (result: SignalResult): Promise<SignalResult> =>
     result.timedOut ? result : { ...result, payload: await payloadOf(result.name, result.payload) };
-  return Object.assign(Object.create(ctx) as JobContext, {
-    waitForSignal: async (name: string, options?: { timeoutSeconds?: number }) =>
-      one(await ctx.waitForSignal(name, options)),
-    waitForAny: async (names: string[], options?: { timeoutSeconds?: number }) =>
-      one(await ctx.waitForAny(names, options)),
-    waitForSignals: async (name: string, count: number, options?: { timeoutSeconds?: number }) => {
+  // Every call goes to the context itself: it keeps the run's state (names, suspension).
+  return {
+    get signal() {
+      return ctx.signal;
+    },
+    job: ctx.job,
+    step: (name, fn) => ctx.step(name, fn),
+    sleep: (name, seconds) => ctx.sleep(name, seconds),
+    runChild: (queue, data, options) => ctx.runChild(queue, data, options),
+    completionTx: (fn) => ctx.completionTx(fn),
+    waitForSignal: async (name, options) => one(await ctx.waitForSignal(name, options)),
+    waitForAny: async (names, options) => one(await ctx.waitForAny(names, options)),
+    waitForSignals: async (name, count, options) => {
       const result = await ctx.waitForSignals(name, count, options);
       if (result.timedOut) return result;
       const payloads: unknown[] = [];
       for (const payload of result.payloads) payloads.push(await payloadOf(name, payload));
-      return { timedOut: false as const, payloads };
+      return { timedOut: false, payloads };
     },
-  });
+  };
 }
 
 /** A signal's payload as the queue's schema for it gives it back; JobValidationError when refused. */

@@ -2,7 +2,7 @@ import type { EngineCore } from '../engine-core.js';
 import { ChildJobFailedError, InvalidOptionError } from '../errors.js';
 import { addChild } from '../intake/add-child.js';
 import { resolveChild } from '../intake/job-request.js';
-import { validatedData } from '../intake/validate-data.js';
+import { validateRequests } from '../intake/validate-data.js';
 import { isFinished } from '../job-status.js';
 import { isObject } from '../model/guards.js';
 import type { Job } from '../model/job.js';
@@ -139,12 +139,8 @@ export class WorkflowContext implements JobContext {
     if (!child) {
       const placement = { parentId: job.id, rootId: job.rootId ?? job.id, parentStep: key, token };
       // A child on a queue defined here with a schema: its data checked, as at addJob.
-      const checked = await validatedData(core, request.row.queue, data);
-      const id = await addChild(
-        core,
-        checked === data ? request : resolveChild(queueName, checked, options),
-        placement,
-      );
+      await validateRequests(core, [request]);
+      const id = await addChild(core, request, placement);
       child = await core.storage.workflow.findChild(job.id, key);
       if (!id && !child) throw new LostOwnership(job.id);
     }

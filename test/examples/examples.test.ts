@@ -85,6 +85,14 @@ if (TEST_DRIVERS.includes('pglite')) {
       );
     });
 
+    test('test-kit.test.ts', { timeout }, async () => {
+      assertRan(
+        await runExample(['--test', '--test-reporter=tap', 'examples/test-kit.test.ts']),
+        /^# pass 4$/m,
+        /^# fail 0$/m,
+      );
+    });
+
     test('testing-handlers.test.ts', { timeout }, async () => {
       assertRan(
         await runExample(['--test', '--test-reporter=tap', 'examples/testing-handlers.test.ts']),

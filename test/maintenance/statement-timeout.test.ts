@@ -5,6 +5,7 @@ import { TypedEmitter } from '../../src/events.js';
 import { silentLogger } from '../../src/index.js';
 import { sweepRetention } from '../../src/maintenance/retention-sweep/sweep.js';
 import type { SweepInputs } from '../../src/maintenance/sweeps.js';
+import { systemClock } from '../../src/model/clock.js';
 import { BatchPace } from '../../src/retention/batch-pace.js';
 import { inDeletionBatch } from '../../src/storage/retention-gate.js';
 import type { BatchCursor, DueBatch, RetentionCapability } from '../../src/storage/storage.js';
@@ -78,6 +79,7 @@ describe('a batch the database cancels for running too long', () => {
       turns: {},
       events: new TypedEmitter(),
       logger: silentLogger,
+      clock: systemClock,
     } as unknown as SweepInputs;
     const result = await sweepRetention(inputs, { batchSize: 1_000, statementTimeoutMs: 30_000 });
     assert.equal(result.error, undefined);

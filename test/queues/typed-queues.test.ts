@@ -102,6 +102,7 @@ describe('typed queues through Standard Schema', () => {
   });
 
   test('signal payloads are checked at send and typed in the handler; children by handle', async () => {
+    let completedInTransaction = false;
     const child = tm.defineQueue({
       name: 'double',
       input: z.object({ n: z.number() }),
@@ -112,12 +113,21 @@ describe('typed queues through Standard Schema', () => {
       name: 'approve',
       signals: { decision: { mailbox: 1, schema: z.object({ ok: z.boolean() }) } },
       handler: async (_job, ctx) => {
+        // The run's state (step names, the suspension) stays with the context: a sleep and a
+        // step before the checked wait replay as on any queue.
+        const first = await ctx.step('first', () => 1);
+        await ctx.sleep('nap', 60);
         const answer = await ctx.waitForSignal('decision');
         const doubled: number = await ctx.runChild(child, { n: 21 });
-        return { ok: answer.timedOut ? null : answer.payload.ok, doubled };
+        ctx.completionTx(() => {
+          completedInTransaction = true;
+        });
+        return { ok: answer.timedOut ? null : answer.payload.ok, doubled: doubled * first };
       },
     });
     const { id } = await parent.add(null);
+    await tm.runUntilIdle();
+    await tm.clock.advance(60);
     await tm.runUntilIdle();
     await assert.rejects(
       parent.signal(id, 'decision', { ok: 'yes' } as never),
@@ -126,6 +136,7 @@ describe('typed queues through Standard Schema', () => {
     await parent.signal(id, 'decision', { ok: true });
     await tm.runUntilIdle();
     assert.deepEqual(await parent.result(id), { ok: true, doubled: 42 });
+    assert.equal(completedInTransaction, true, "the handler's completion transaction ran");
   });
 
   test('what is refused: a schema that is not one, and a second definition with other schemas', () => {

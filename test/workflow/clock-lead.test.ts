@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Job } from '../../src/index.js';
+import { systemClock } from '../../src/model/clock.js';
 import type { ResolvedQueue } from '../../src/queues/queue-options.js';
 import type { CheckpointRow } from '../../src/storage/workflow-storage.js';
 import { Suspension } from '../../src/workflow/suspend.js';
@@ -16,6 +17,7 @@ function contextWithSleep(dueInMs: number, claimedAt: Date): WorkflowContext {
   };
   const core = {
     storage: { workflow: { listCheckpoints: async () => [nap] } },
+    clock: systemClock,
   } as unknown as WorkflowContextDeps['core'];
   return new WorkflowContext({
     core,
