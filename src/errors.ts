@@ -46,6 +46,7 @@ export {
   QueueNotFoundError,
   ResultTimeoutError,
   ScheduleNotFoundError,
+  StillBusyError,
   UniqueKeyConflictError,
 } from './errors/jobs.js';
 export { WorkerIdInUseError } from './errors/worker.js';

@@ -33,6 +33,7 @@ export {
   SchemaConflictError,
   SchemaNotFoundError,
   SchemaTooNewError,
+  StillBusyError,
   TidemarkError,
   TransactionClosedError,
   TransactionMisuseError,

@@ -137,3 +137,20 @@ export class BulkSetGrewError extends TidemarkError {
     this.confirmed = confirmed;
   }
 }
+
+/**
+ * The test kit's `runUntilIdle` started its limit of attempts and work was still due: a job
+ * that adds itself forever, or a limit too low for the test. Pass `{ maxJobs }` to stop at a
+ * count without this error.
+ */
+export class StillBusyError extends TidemarkError {
+  readonly attempts: number;
+  constructor(attempts: number) {
+    super(
+      'STILL_BUSY',
+      `runUntilIdle started ${attempts} attempts and work is still due: a job that adds itself forever? Pass { maxJobs } to stop at a count without this error`,
+      { attempts },
+    );
+    this.attempts = attempts;
+  }
+}

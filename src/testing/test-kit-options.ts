@@ -1,6 +1,6 @@
 import { InvalidOptionError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
-import { custom } from '../options/fields.js';
+import { custom, integer } from '../options/fields.js';
 import { checkLogger, openOptions } from '../options/open-options.js';
 import { OptionSet, type OptionsOf } from '../options/option-set.js';
 import { dateField } from '../options/shared-fields.js';
@@ -34,6 +34,11 @@ export const testKitOptions = new OptionSet('test-kit', {
   now: dateField({
     description: 'where the test clock starts; it moves only when the test moves it',
     docDefault: 'the system time when the engine opens',
+  }),
+  maxJobsPerRun: integer(1, 1_000_000, {
+    default: 10_000,
+    description:
+      'the attempts one `runUntilIdle()` starts before it throws `StillBusyError`, so a job that adds itself forever ends the test; `runUntilIdle({ maxJobs })` stops at a count instead, without the error',
   }),
   queues: custom<readonly QueueOptions<never, unknown>[]>({
     expected: 'an array of queue options, as tm.createQueue takes',

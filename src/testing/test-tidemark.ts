@@ -1,5 +1,6 @@
 import { openEngine } from '../engine.js';
 import type { EngineCore } from '../engine-core.js';
+import { StillBusyError } from '../errors.js';
 import type { JobStatus } from '../job-status.js';
 import { consoleLogger } from '../log/logger.js';
 import { tickInputs, tickOnce } from '../maintenance/tick/tick.js';
@@ -18,9 +19,6 @@ export interface RunUntilIdleResult {
   idle: boolean;
 }
 
-/** How many attempts `runUntilIdle` starts at most when not told: past it, something loops. */
-const DEFAULT_MAX_JOBS = 10_000;
-
 /**
  * A Tidemark engine for tests: embedded, in memory, on a clock that stands still until the
  * test moves it (`tm.clock`), with `runUntilIdle` to run what is due and `jobs` to see what
@@ -31,23 +29,27 @@ export class TestTidemark extends Tidemark {
   readonly clock: TestClock;
   #worker: Worker | null = null;
 
-  private constructor(core: EngineCore, clock: TestClock) {
+  private constructor(
+    core: EngineCore,
+    clock: TestClock,
+    private readonly maxJobsPerRun: number,
+  ) {
     super(core);
     this.clock = clock;
   }
 
   /** Open a test engine; see `createTestTidemark`. */
   static async create(input: TestKitOptions = {}): Promise<TestTidemark> {
-    const { now, queues } = testKitOptions.read(input ?? {});
+    const { now, queues, maxJobsPerRun } = testKitOptions.read(input ?? {});
     // Checked whole above; the engine's own options go to it as given, for it to read.
-    const { now: _now, queues: _queues, ...open } = input ?? {};
+    const { now: _now, queues: _queues, maxJobsPerRun: _max, ...open } = input ?? {};
     const clock = new TestClock(now ?? new Date());
     const core = await openEngine(
       { ...open, database: 'memory://', logger: open.logger ?? consoleLogger('error') },
       { testClock: clock.engineClock },
     );
     clock.attach(core.storage);
-    const tm = new TestTidemark(core, clock);
+    const tm = new TestTidemark(core, clock, maxJobsPerRun);
     try {
       for (const queue of queues ?? []) tm.createQueue(queue);
       await tm.ready();
@@ -67,7 +69,7 @@ export class TestTidemark extends Tidemark {
    */
   async runUntilIdle(options: { maxJobs?: number } = {}): Promise<RunUntilIdleResult> {
     const limit = options.maxJobs;
-    const maxJobs = limit === undefined ? DEFAULT_MAX_JOBS : checkInteger(limit, 'maxJobs', 1, 1_000_000);
+    const maxJobs = limit === undefined ? this.maxJobsPerRun : checkInteger(limit, 'maxJobs', 1, 1_000_000);
     await this.ready();
     const queues = this.core.registry
       .localNames()
@@ -89,11 +91,7 @@ export class TestTidemark extends Tidemark {
           return { attempts, idle: true };
         }
       }
-      if (limit === undefined) {
-        throw new Error(
-          `runUntilIdle started ${attempts} attempts and work is still due: a job that adds itself forever? Pass { maxJobs } to stop earlier without this error`,
-        );
-      }
+      if (limit === undefined) throw new StillBusyError(attempts);
       return { attempts, idle: false };
     } finally {
       stopCounting();

@@ -52,6 +52,7 @@ const CODE_OF_CLASS: Record<string, string> = {
   BulkSetGrewError: 'BULK_SET_GREW',
   InsecureDashboardError: 'INSECURE_DASHBOARD',
   JobValidationError: 'JOB_VALIDATION',
+  StillBusyError: 'STILL_BUSY',
 };
 
 const CASES: [string, TidemarkError, string][] = ONE_OF_EVERY_ERROR.map((error) => [

@@ -31,6 +31,7 @@ import {
   SchemaConflictError,
   SchemaNotFoundError,
   SchemaTooNewError,
+  StillBusyError,
   type TidemarkError,
   TransactionClosedError,
   TransactionMisuseError,
@@ -81,5 +82,6 @@ export const ONE_OF_EVERY_ERROR: readonly TidemarkError[] = [
   new ScheduleNotFoundError('s'),
   new BulkSetGrewError('retry', 5, 3),
   new InsecureDashboardError('0.0.0.0'),
+  new StillBusyError(10_000),
   new JobValidationError('q', 'data', [{ path: ['to'], message: 'expected an email address' }]),
 ];

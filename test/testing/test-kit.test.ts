@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { engineOf } from '../../src/engine-handle.js';
-import { InvalidOptionError } from '../../src/index.js';
+import { InvalidOptionError, StillBusyError } from '../../src/index.js';
 import { createTestTidemark, expectJob, type TestTidemark } from '../../src/testing/index.js';
 
 const DAY = 86_400;
@@ -193,6 +193,31 @@ describe('tidemark/testing: the clock the engine reads', () => {
 });
 
 describe('tidemark/testing: what is refused', () => {
+  test('past maxJobsPerRun, runUntilIdle throws StillBusyError, and nothing runs after it', async () => {
+    const tm = await createTestTidemark({ now: START, maxJobsPerRun: 20 });
+    try {
+      let runs = 0;
+      tm.createQueue({
+        name: 'forever',
+        handler: async (job) => {
+          runs++;
+          await tm.addJob({ queue: 'forever', data: (job.data as number) + 1 });
+        },
+      });
+      await tm.addJob({ queue: 'forever', data: 0 });
+      await assert.rejects(
+        tm.runUntilIdle(),
+        (error: unknown) =>
+          error instanceof StillBusyError && error.code === 'STILL_BUSY' && error.attempts >= 20,
+      );
+      const after = runs;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(runs, after, 'the kit worker stopped with the error');
+    } finally {
+      await tm.close();
+    }
+  });
+
   test('a database other than memory:// is refused before anything opens', async () => {
     for (const database of ['postgres://postgres@127.0.0.1:5432/test', './folder']) {
       await assert.rejects(
