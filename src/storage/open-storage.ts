@@ -19,7 +19,7 @@ export interface OpenStorageOptions extends CreateDriverOptions {
   hasRetention: boolean;
   /**
    * Run on the test kit's clock, starting at this moment: every statement reads the time from
-   * it (sql/test-clock.ts), and `storage.testKit.setTestClock` moves it. For `tidemark/testing`.
+   * it (sql/test-kit.ts), and `storage.testKit.setTestClock` moves it. For `tidemark/testing`.
    */
   testClockAt?: Date;
 }

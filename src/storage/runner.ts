@@ -15,7 +15,7 @@ export class Runner {
 
   /**
    * @param rewrite a change made to every statement's text once its schema is bound: the test
-   * kit's clock (sql/test-clock.ts). Without one, statements run as written.
+   * kit's clock (sql/test-kit.ts). Without one, statements run as written.
    */
   constructor(
     readonly driver: Driver,
