@@ -75,11 +75,14 @@ export class TestTidemark extends Tidemark {
       .localNames()
       .filter((name) => this.core.registry.localQueue(name)?.handler);
     let attempts = 0;
+    const worker = this.kitWorker(maxJobs);
+    // Stop at the limit from the event itself: on the embedded database a run of jobs can keep
+    // the event loop in promise callbacks, so a timer that polled the count would fire late.
     const stopCounting = this.core.events.on('job:started', () => {
-      attempts++;
+      if (++attempts === maxJobs) void this.stopKitWorker();
     });
     try {
-      const worker = await this.kitWorker(maxJobs);
+      await worker.start();
       for (;;) {
         // What the tick makes due (a retry, a fire, a recovered job) it also announces: the
         // worker may claim it at once, so idle is judged only once the worker has settled.
@@ -113,7 +116,7 @@ export class TestTidemark extends Tidemark {
   }
 
   /** The worker `runUntilIdle` runs jobs on: made once, started for each call, polling never. */
-  private async kitWorker(maxJobs: number): Promise<Worker> {
+  private kitWorker(maxJobs: number): Worker {
     if (this.#worker === null) {
       this.#worker = this.worker({
         id: 'test-kit',
@@ -125,7 +128,6 @@ export class TestTidemark extends Tidemark {
         tickIntervalSeconds: 3_600,
       });
     }
-    await this.#worker.start();
     return this.#worker;
   }
 
