@@ -1,5 +1,5 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import type { ValidationIssue } from '../errors/input.js';
+import { JobValidationError, type ValidatedValue, type ValidationIssue } from '../errors/input.js';
 
 export type { StandardSchemaV1 } from '@standard-schema/spec';
 
@@ -29,6 +29,22 @@ export async function validate<S extends StandardSchemaV1>(
   const result = await schema['~standard'].validate(value);
   if (result.issues === undefined) return { ok: true, value: result.value as SchemaOutput<S> };
   return { ok: false, issues: result.issues.map(toIssue) };
+}
+
+/**
+ * `value` as `schema` gives it back; JobValidationError naming the queue and what was checked
+ * when the schema refuses it. Without a schema, `value` as given.
+ */
+export async function checkedBy(
+  schema: StandardSchemaV1 | undefined,
+  value: unknown,
+  queue: string,
+  what: ValidatedValue,
+): Promise<unknown> {
+  if (schema === undefined) return value;
+  const checked = await validate(schema, value);
+  if (!checked.ok) throw new JobValidationError(queue, what, checked.issues);
+  return checked.value;
 }
 
 function toIssue(issue: StandardSchemaV1.Issue): ValidationIssue {

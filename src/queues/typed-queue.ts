@@ -3,6 +3,7 @@ import { InvalidOptionError, JobValidationError } from '../errors.js';
 import { isObject } from '../model/guards.js';
 import type { Job } from '../model/job.js';
 import {
+  checkedBy,
   isStandardSchema,
   type SchemaInput,
   type SchemaOutput,
@@ -187,10 +188,7 @@ function checkedHandler(queue: string, schemas: QueueSchemas, handler: Handler):
   return async (job, ctx) => {
     if (schemas.input) job.data = await claimedData(queue, schemas, schemas.input, job.data);
     const output = await handler(job, hasSignalSchemas ? checkedSignals(queue, schemas, ctx) : ctx);
-    if (schemas.output === undefined) return output;
-    const checked = await validate(schemas.output, output);
-    if (!checked.ok) throw new JobValidationError(queue, 'output', checked.issues);
-    return checked.value;
+    return checkedBy(schemas.output, output, queue, 'output');
   };
 }
 
@@ -211,13 +209,8 @@ async function claimedData(
 
 /** The context, its signal payloads checked by their schemas as they are delivered. */
 function checkedSignals(queue: string, schemas: QueueSchemas, ctx: JobContext): JobContext {
-  const payloadOf = async (name: string, payload: unknown): Promise<unknown> => {
-    const schema = schemas.signals[name];
-    if (schema === undefined) return payload;
-    const checked = await validate(schema, payload);
-    if (!checked.ok) throw new JobValidationError(queue, `signal '${name}'`, checked.issues);
-    return checked.value;
-  };
+  const payloadOf = (name: string, payload: unknown) =>
+    checkedBy(schemas.signals[name], payload, queue, `signal '${name}'`);
   const one = async (result: SignalResult): Promise<SignalResult> =>
     result.timedOut ? result : { ...result, payload: await payloadOf(result.name, result.payload) };
   // Every call goes to the context itself: it keeps the run's state (names, suspension).
@@ -249,9 +242,10 @@ export async function checkedSignalPayload(
   name: string,
   payload: unknown,
 ): Promise<unknown> {
-  const schema = core.registry.localQueue(queue)?.schemas?.signals[name];
-  if (schema === undefined) return payload;
-  const checked = await validate(schema, payload);
-  if (!checked.ok) throw new JobValidationError(queue, `signal '${name}'`, checked.issues);
-  return checked.value;
+  return checkedBy(
+    core.registry.localQueue(queue)?.schemas?.signals[name],
+    payload,
+    queue,
+    `signal '${name}'`,
+  );
 }

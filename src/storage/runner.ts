@@ -35,16 +35,19 @@ export class Runner {
     on: Queryable = this.driver,
   ): Promise<Row[]> {
     const statement = this.rewrite
-      ? this.rewrittenStatement(query)
+      ? this.rewrittenStatement(query, this.rewrite)
       : { text: query.text(this.schema), name: query.statementName(this.schema) };
     const result = await on.query<Row>(statement, query.values(params));
     return result.rows;
   }
 
-  private rewrittenStatement(query: Query<never, unknown>): { text: string; name: string } {
+  private rewrittenStatement(
+    query: Query<never, unknown>,
+    rewrite: (text: string) => string,
+  ): { text: string; name: string } {
     let statement = this.rewritten.get(query);
     if (statement === undefined) {
-      const text = (this.rewrite ?? String)(query.text(this.schema));
+      const text = rewrite(query.text(this.schema));
       statement = { text, name: `${query.statementName(this.schema)}_r` };
       this.rewritten.set(query, statement);
     }
