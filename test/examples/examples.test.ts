@@ -18,13 +18,17 @@ interface Run {
 }
 
 function runExample(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
+  return runNode(['--import', 'tsx', ...args], env);
+}
+
+function runNode(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
   // Set by the test runner for its own children: left in, a node:test example would report to
   // this runner's protocol instead of printing its results.
   delete childEnv.NODE_TEST_CONTEXT;
   for (const [name, value] of Object.entries(env)) if (value === undefined) delete childEnv[name];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: REPO, env: childEnv });
+    const child = spawn(process.execPath, args, { cwd: REPO, env: childEnv });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -99,6 +103,16 @@ if (TEST_DRIVERS.includes('pglite')) {
         /^# pass 5$/m,
         /^# fail 0$/m,
       );
+    });
+
+    test('vitest/test-kit.test.ts, under vitest', { timeout }, async () => {
+      const vitest = join(REPO, 'node_modules', 'vitest', 'vitest.mjs');
+      const config = 'examples/vitest/vitest.config.ts';
+      const run = await runNode([vitest, 'run', '--config', config, '--reporter=tap-flat'], {
+        NO_COLOR: '1',
+      });
+      assertRan(run, /^1\.\.3$/m, /^ok 1 - .*bad data is refused/m, /^ok 3 - .*a payment stops/m);
+      assert.doesNotMatch(run.stdout, /^not ok/m);
     });
   });
 }
