@@ -2,6 +2,7 @@ import { openEngine } from '../engine.js';
 import type { EngineCore } from '../engine-core.js';
 import { StillBusyError } from '../errors.js';
 import type { JobStatus } from '../job-status.js';
+import type { OpenOptions } from '../options/open-options.js';
 import { consoleLogger } from '../log/logger.js';
 import { tickInputs, tickOnce } from '../maintenance/tick/tick.js';
 import type { Job } from '../model/job.js';
@@ -10,6 +11,16 @@ import { Tidemark } from '../tidemark.js';
 import type { Worker } from '../worker/worker.js';
 import { TestClock } from './test-clock.js';
 import { type TestKitOptions, testKitOptions } from './test-kit-options.js';
+
+/** Jobs `runUntilIdle` runs at a time, unless its `maxJobs` is lower. */
+const KIT_CONCURRENCY = 10;
+
+/**
+ * How long `runUntilIdle` waits, once it stops, for the attempts it started: in effect until
+ * they finish (a handler that hangs is ended by the test's own timeout), since an attempt cut
+ * short would run again at the next call and be counted twice.
+ */
+const LET_ATTEMPTS_FINISH = 86_400;
 
 /** What `runUntilIdle` did. */
 export interface RunUntilIdleResult {
@@ -40,12 +51,22 @@ export class TestTidemark extends Tidemark {
 
   /** Open a test engine; see `createTestTidemark`. */
   static async create(input: TestKitOptions = {}): Promise<TestTidemark> {
+    return TestTidemark.openOn('memory://', input);
+  }
+
+  /**
+   * The kit on another database: for Tidemark's own suites, which give each engine a schema
+   * of its own on a shared server. Not for users: an engine of the application on the same
+   * schema would read the real time while this one reads the test's.
+   * @internal
+   */
+  static async openOn(database: OpenOptions['database'], input: TestKitOptions = {}): Promise<TestTidemark> {
     const { now, queues, maxJobsPerRun } = testKitOptions.read(input ?? {});
     // Checked whole above; the engine's own options go to it as given, for it to read.
     const { now: _now, queues: _queues, maxJobsPerRun: _max, ...open } = input ?? {};
     const clock = new TestClock(now ?? new Date());
     const core = await openEngine(
-      { ...open, database: 'memory://', logger: open.logger ?? consoleLogger('error') },
+      { ...open, database, logger: open.logger ?? consoleLogger('error') },
       { testClock: clock.engineClock },
     );
     clock.attach(core.storage);
@@ -79,7 +100,7 @@ export class TestTidemark extends Tidemark {
     // Stop at the limit from the event itself: on the embedded database a run of jobs can keep
     // the event loop in promise callbacks, so a timer that polled the count would fire late.
     const stopCounting = this.core.events.on('job:started', () => {
-      if (++attempts === maxJobs) void this.stopKitWorker();
+      if (++attempts === maxJobs) void this.stopKitWorker(LET_ATTEMPTS_FINISH);
     });
     try {
       await worker.start();
@@ -99,7 +120,8 @@ export class TestTidemark extends Tidemark {
     } finally {
       stopCounting();
       // Between calls nothing runs: a job added now waits for the next call, as the test expects.
-      await this.stopKitWorker();
+      // What started finishes first (the limit's stop, joined here, waits for it as well).
+      await this.stopKitWorker(LET_ATTEMPTS_FINISH);
     }
   }
 
@@ -111,16 +133,20 @@ export class TestTidemark extends Tidemark {
   }
 
   override async close(): Promise<void> {
-    await this.stopKitWorker();
+    await this.stopKitWorker(0);
     await super.close();
   }
 
-  /** The worker `runUntilIdle` runs jobs on: made once, started for each call, polling never. */
+  /**
+   * The worker `runUntilIdle` runs jobs on: started for each call, polling never; made again
+   * only when a call's `maxJobs` asks for another concurrency (fewer than 10 jobs at a time).
+   */
   private kitWorker(maxJobs: number): Worker {
-    if (this.#worker === null) {
+    const concurrency = Math.min(maxJobs, KIT_CONCURRENCY);
+    if (this.#worker === null || this.#worker.options.concurrency !== concurrency) {
       this.#worker = this.worker({
-        id: 'test-kit',
-        concurrency: Math.min(maxJobs, 10),
+        id: `test-kit-${concurrency}`,
+        concurrency,
         prefetch: 0,
         sweep: false,
         uniqueLockSweep: false,
@@ -131,8 +157,8 @@ export class TestTidemark extends Tidemark {
     return this.#worker;
   }
 
-  private async stopKitWorker(): Promise<void> {
-    await this.#worker?.stop({ timeoutSeconds: 0 });
+  private async stopKitWorker(timeoutSeconds: number): Promise<void> {
+    await this.#worker?.stop({ timeoutSeconds });
   }
 }
 

@@ -178,6 +178,27 @@ describe('tidemark/testing: the clock the engine reads', () => {
     assert.notEqual(later.id, first.id, 'past the window: a new job');
   });
 
+  test('a run held to maxJobs 1 finishes its one job, and leaves the next run ten at a time', async () => {
+    let running = 0;
+    let most = 0;
+    tm.createQueue({
+      name: 'side-by-side',
+      handler: async () => {
+        most = Math.max(most, ++running);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        running--;
+      },
+    });
+    await tm.runUntilIdle(); // what earlier tests left due, so that the counts below are this queue's
+    await tm.addJobs(Array.from({ length: 6 }, () => ({ queue: 'side-by-side' })));
+    assert.deepEqual(await tm.runUntilIdle({ maxJobs: 1 }), { attempts: 1, idle: false });
+    assert.equal(most, 1);
+    // The attempt it started finished: not cut short at the limit, to run (and count) again.
+    assert.equal((await tm.jobs('side-by-side', { status: 'completed' })).length, 1);
+    assert.deepEqual(await tm.runUntilIdle(), { attempts: 5, idle: true });
+    assert.ok(most > 1, `jobs ran one at a time (${most}) after a run of maxJobs 1`);
+  });
+
   test('maxJobs stops a job that adds itself forever, and says it was not idle', async () => {
     tm.createQueue({
       name: 'forever',
