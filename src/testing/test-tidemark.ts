@@ -106,8 +106,9 @@ export class TestTidemark extends Tidemark {
       await worker.start();
       for (;;) {
         // What the tick makes due (a retry, a fire, a recovered job) it also announces: the
-        // worker may claim it at once, so idle is judged only once the worker has settled.
-        await tickOnce(tickInputs(this.core));
+        // worker may claim it at once, so idle is judged only once the worker has settled. The
+        // tick's counts go to `maintenance:tick` listeners, as a worker's tick's do.
+        this.core.events.emit('maintenance:tick', await tickOnce(tickInputs(this.core)));
         worker.wake();
         await settled(worker, () => attempts >= maxJobs);
         if (attempts >= maxJobs) break;

@@ -1,11 +1,27 @@
 import { after, afterEach, describe } from 'node:test';
 import type { OpenOptions, Tidemark } from '../../src/index.js';
-import { closeSharedPglite, type DriverKind, dropSchema, openOn, TEST_DRIVERS } from './databases.js';
+import { type TestKitOptions, TestTidemark } from '../../src/testing/index.js';
+import {
+  closeSharedPglite,
+  type DriverKind,
+  dropSchema,
+  freshSchema,
+  openOn,
+  PG_URL,
+  sharedPgliteInstance,
+  TEST_DRIVERS,
+} from './databases.js';
 
 export interface DriverContext {
   kind: DriverKind;
   /** Open Tidemark on a fresh schema; closed (and its schema dropped) after the test. */
   open(options?: OpenOptions): Promise<Tidemark>;
+  /**
+   * Open the test kit's engine on a fresh schema (closed and dropped after the test): its
+   * clock stands still until the test moves it, so a test of a window or a timeout waits for
+   * none. Its worker is `runUntilIdle`; `tm.worker()` runs one beside it, on the same clock.
+   */
+  openOnClock(options?: TestKitOptions): Promise<TestTidemark>;
 }
 
 /** One `describe` per driver in TIDEMARK_TEST_DRIVERS, with an `open` that cleans up after each test. */
@@ -46,6 +62,12 @@ function describeOn(kind: DriverKind, title: string, body: (ctx: DriverContext) 
       kind,
       async open(options) {
         const tm = await openOn(kind, options);
+        opened.push(tm);
+        return tm;
+      },
+      async openOnClock(options) {
+        const database = kind === 'pg' ? PG_URL : await sharedPgliteInstance();
+        const tm = await TestTidemark.openOn(database, { schema: freshSchema(), ...options });
         opened.push(tm);
         return tm;
       },

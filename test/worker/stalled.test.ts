@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { engineOf } from '../../src/engine-handle.js';
 import { JobStatus, type Tidemark } from '../../src/index.js';
 import { describeEachDriver } from '../support/each-driver.js';
-import { deferred, fastWorker, waitForStatus } from '../support/jobs.js';
+import { deferred, fastWorker } from '../support/jobs.js';
 import { waitFor } from '../support/wait-for.js';
 
 /** Claim as a worker that then dies: nothing will ever heartbeat or finish this attempt. */
@@ -13,9 +13,10 @@ async function claimAsDeadWorker(tm: Tidemark, queue: string, lockSeconds = 1) {
   return claimed;
 }
 
-describeEachDriver('stalled-job recovery', ({ open }) => {
+describeEachDriver('stalled-job recovery', ({ open, openOnClock }) => {
+  // On the test clock: the lock lapses when the test moves the clock past it, not a second later.
   test('a lapsed lock goes back to retry and another worker completes the job', async () => {
-    const tm = await open();
+    const tm = await openOnClock();
     const seen: number[] = [];
     tm.createQueue({
       name: 'q',
@@ -29,10 +30,12 @@ describeEachDriver('stalled-job recovery', ({ open }) => {
     assert.equal(dead.job.id, id);
     const recovered: number[] = [];
     tm.on('maintenance:tick', (e) => e.stalled > 0 && recovered.push(e.stalled));
-    await fastWorker(tm).start();
+    await tm.clock.advance(1);
+    assert.deepEqual(await tm.runUntilIdle(), { attempts: 0, idle: true }, 'held until the lock lapses');
+    await tm.clock.advance(0.001);
+    await tm.runUntilIdle();
     assert.equal(await tm.result(id), 'recovered');
     assert.deepEqual(seen, [2]);
-    await waitFor('the tick to report the recovery', () => recovered.length > 0);
     assert.deepEqual(recovered, [1]);
     const job = await tm.getJob(id);
     assert.equal(job?.attempts, 2);
@@ -47,16 +50,18 @@ describeEachDriver('stalled-job recovery', ({ open }) => {
   });
 
   test('a lapsed lock with its attempts spent ends failed', async () => {
-    const tm = await open();
+    const tm = await openOnClock();
     const ran: string[] = [];
     tm.createQueue({ name: 'q', maxAttempts: 1, handler: (job) => void ran.push(job.id) });
     const { id } = await tm.addJob({ queue: 'q' });
     await claimAsDeadWorker(tm, 'q');
-    await fastWorker(tm).start();
-    const job = await waitForStatus(tm, id, JobStatus.FAILED);
+    await tm.clock.advance(1.001);
+    await tm.runUntilIdle();
+    const job = await tm.getJob(id);
+    assert.equal(job?.status, JobStatus.FAILED);
     assert.equal(job.attempts, 1);
     assert.equal(job.error?.name, 'StalledJobError');
-    assert.ok(job.finishedAt instanceof Date);
+    assert.deepEqual(job.finishedAt, tm.clock.now());
     assert.equal(job.lockedBy, null);
     assert.deepEqual(ran, []);
   });

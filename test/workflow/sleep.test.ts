@@ -2,12 +2,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type Handler, silentLogger } from '../../src/index.js';
 import { isFinished } from '../../src/job-status.js';
-import { rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
-import { sleep, waitFor } from '../support/wait-for.js';
 import { sleepWakeAt, startWorker, waitForStatus } from './fixtures/helpers.js';
 
-describeEachDriver('ctx.sleep', ({ open }) => {
+describeEachDriver('ctx.sleep', ({ open, openOnClock }) => {
   test('a sleeping workflow frees its worker slot and waits in `waiting`', async () => {
     const tm = await open({ logger: silentLogger });
     tm.createQueue({
@@ -32,8 +30,10 @@ describeEachDriver('ctx.sleep', ({ open }) => {
     assert.equal(nap.kind, 'sleep');
   });
 
+  // On the test clock from here: the timer is due when the test moves the clock to it, so
+  // "not before" is checked a millisecond early, and nothing waits for real.
   test('resumes after the delay and continues after the sleep, not before it', async () => {
-    const tm = await open({ logger: silentLogger });
+    const tm = await openOnClock();
     let before = 0;
     tm.createQueue({
       name: 'wf',
@@ -43,14 +43,21 @@ describeEachDriver('ctx.sleep', ({ open }) => {
         return ctx.step('after', () => 'after');
       },
     });
-    await startWorker(tm);
     const { id } = await tm.addJob({ queue: 'wf' });
-    const done = await waitForStatus(tm, id, 'completed');
-    assert.equal(done.output, 'after');
-    assert.equal(done.attempts, 1, 'a resumed workflow continues its attempt');
-    assert.equal(before, 1);
+    await tm.runUntilIdle();
     const wakeAt = await sleepWakeAt(tm, id, 'nap');
-    assert.ok(done.finishedAt && done.finishedAt.getTime() >= wakeAt.getTime());
+    assert.equal(wakeAt.getTime(), tm.clock.now().getTime() + 500);
+    await tm.clock.advance(0.499);
+    assert.equal((await tm.runUntilIdle()).attempts, 0, 'not woken before its time');
+    assert.equal((await tm.getJob(id))?.status, 'waiting');
+    await tm.clock.advance(0.001);
+    await tm.runUntilIdle();
+    const done = await tm.getJob(id);
+    assert.equal(done?.status, 'completed');
+    assert.equal(done?.output, 'after');
+    assert.equal(done?.attempts, 1, 'a resumed workflow continues its attempt');
+    assert.equal(before, 1);
+    assert.deepEqual(done?.finishedAt, wakeAt);
   });
 
   test('resumes on a new worker of a new engine after every worker stopped', async () => {
@@ -60,27 +67,28 @@ describeEachDriver('ctx.sleep', ({ open }) => {
       await ctx.sleep('nap', 1);
       return 'resumed';
     };
-    const first = await open({ logger: silentLogger });
+    const now = new Date('2030-01-01T00:00:00Z');
+    const first = await openOnClock({ now });
     first.createQueue({ name: 'wf', handler });
-    const worker = await startWorker(first);
     const { id } = await first.addJob({ queue: 'wf' });
-    await waitForStatus(first, id, 'waiting');
-    await worker.stop();
+    await first.runUntilIdle();
+    assert.equal((await first.getJob(id))?.status, 'waiting');
     await first.close();
 
-    const second = await open({ logger: silentLogger, schema: first.schema });
+    const second = await openOnClock({ schema: first.schema, now: new Date(now.getTime() + 1_000) });
     second.createQueue({ name: 'wf', handler });
     assert.equal((await second.getJob(id))?.status, 'waiting');
-    await startWorker(second);
-    const done = await waitForStatus(second, id, 'completed');
-    assert.equal(done.output, 'resumed');
+    await second.runUntilIdle();
+    const done = await second.getJob(id);
+    assert.equal(done?.status, 'completed');
+    assert.equal(done?.output, 'resumed');
     assert.equal(before, 1);
   });
 });
 
-describeEachDriver('pauseJob / resumeJob on a waiting workflow', ({ open }) => {
+describeEachDriver('pauseJob / resumeJob on a waiting workflow', ({ open, openOnClock }) => {
   test('a paused workflow is not finished, does not wake while paused, and continues once resumed', async () => {
-    const tm = await open({ logger: silentLogger });
+    const tm = await openOnClock();
     let after = 0;
     tm.createQueue({
       name: 'wf',
@@ -90,27 +98,22 @@ describeEachDriver('pauseJob / resumeJob on a waiting workflow', ({ open }) => {
         return 'resumed';
       },
     });
-    await startWorker(tm);
     const { id } = await tm.addJob({ queue: 'wf' });
-    await waitForStatus(tm, id, 'waiting');
+    await tm.runUntilIdle();
+    assert.equal((await tm.getJob(id))?.status, 'waiting');
     const paused = await tm.pauseJob(id);
     assert.equal(paused.status, 'paused');
     assert.equal(isFinished(paused.status), false);
     assert.equal(paused.finishedAt, null);
     assert.equal(paused.purgeAfter, null);
     // The timer passes while paused: nothing runs.
-    const wakeAt = await sleepWakeAt(tm, id, 'nap');
-    await waitFor('the database clock to pass the wake time', async () => {
-      const [row] = await rawQuery<{ passed: boolean }>(tm, 'select now() > $1::timestamptz as passed', [
-        wakeAt,
-      ]);
-      return row.passed;
-    });
-    await sleep(300);
+    await tm.clock.advance(60);
+    assert.equal((await tm.runUntilIdle()).attempts, 0);
     assert.equal((await tm.getJob(id))?.status, 'paused');
     assert.equal(after, 0);
     await tm.resumeJob(id);
-    assert.equal((await waitForStatus(tm, id, 'completed')).output, 'resumed');
+    await tm.runUntilIdle();
+    assert.equal(await tm.result(id), 'resumed');
     assert.equal(after, 1);
   });
 
