@@ -20,7 +20,7 @@ async function signalRows(tm: Tidemark, id: string) {
   );
 }
 
-describeEachDriver('signals', ({ open }) => {
+describeEachDriver('signals', ({ open, openOnClock }) => {
   test('each queue declares its signals and mailbox sizes; refusals store nothing', async () => {
     const tm = await open({ logger: silentLogger });
     tm.createQueue({ name: 'wf', signals: { approval: 1, votes: 3 } });
@@ -177,8 +177,9 @@ describeEachDriver('signals', ({ open }) => {
     assert.equal(await count(tm, 'signals', 'consumed_at is not null'), 3);
   });
 
+  // On the test clock: each timeout is checked a millisecond before it ends, with no real wait.
   test('a wait that times out resumes with a timed-out result', async () => {
-    const tm = await open({ logger: silentLogger });
+    const tm = await openOnClock();
     tm.createQueue({
       name: 'wf',
       signals: { go: 1, votes: 2 },
@@ -187,10 +188,19 @@ describeEachDriver('signals', ({ open }) => {
         many: await ctx.waitForSignals('votes', 2, { timeoutSeconds: 0.2 }),
       }),
     });
-    await startWorker(tm);
     const { id } = await tm.addJob({ queue: 'wf' });
-    const done = await waitForStatus(tm, id, 'completed');
-    assert.deepEqual(done.output, {
+    const waits = async () => (await tm.getJobDetail(id))?.checkpoints.map((c) => c.name).sort();
+    await tm.runUntilIdle();
+    for (const wait of ['wait:go#1', 'wait:votes#1']) {
+      assert.deepEqual((await waits())?.at(-1), wait);
+      await tm.clock.advance(0.199);
+      assert.equal((await tm.runUntilIdle()).attempts, 0, `${wait} timed out early`);
+      await tm.clock.advance(0.001);
+      assert.equal((await tm.runUntilIdle()).attempts, 1);
+    }
+    const done = await tm.getJob(id);
+    assert.equal(done?.status, 'completed');
+    assert.deepEqual(done?.output, {
       one: { timedOut: true, name: null, payload: null },
       many: { timedOut: true, payloads: [] },
     });
