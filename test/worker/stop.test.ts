@@ -5,7 +5,7 @@ import { describeEachDriver } from '../support/each-driver.js';
 import { aborted, deferred, fastWorker, waitForStatus } from '../support/jobs.js';
 import { sleep, waitFor } from '../support/wait-for.js';
 
-describeEachDriver('worker.stop()', ({ open }) => {
+describeEachDriver('worker.stop()', ({ open, openOnClock }) => {
   test('stops claiming and waits for running handlers', async () => {
     const tm = await open();
     const started = deferred();
@@ -102,7 +102,8 @@ describeEachDriver('worker.stop()', ({ open }) => {
   });
 
   test('a workflow resumed from waiting is released back to waiting, its attempt kept', async () => {
-    const tm = await open();
+    // On the test clock, beside real workers: the sleep ends when the test moves the clock.
+    const tm = await openOnClock();
     const resumed: number[] = [];
     const suspended: string[] = [];
     tm.on('job:suspended', (e) => suspended.push(e.reason));
@@ -110,7 +111,6 @@ describeEachDriver('worker.stop()', ({ open }) => {
     tm.createQueue({
       name: 'wf',
       handler: async (job, ctx) => {
-        // long enough that the first run surely suspends rather than sleeping through
         await ctx.sleep('nap', 1);
         resumed.push(job.attempts);
         if (hang) await aborted(ctx.signal);
@@ -120,6 +120,8 @@ describeEachDriver('worker.stop()', ({ open }) => {
     const { id } = await tm.addJob({ queue: 'wf' });
     const first = fastWorker(tm, { shutdownTimeoutSeconds: 0.1 });
     await first.start();
+    await waitFor('the workflow to suspend', () => suspended.length === 1);
+    await tm.clock.advance(1);
     await waitFor('the workflow to resume after its sleep', () => resumed.length === 1);
     assert.deepEqual(suspended, ['sleep']);
     await first.stop();
