@@ -16,8 +16,9 @@ import { Attempt, type AttemptHost } from './running-attempt.js';
  * completion transaction), failure with retry or not, suspension of a workflow, or nothing
  * when the job was lost (cancelled, reclaimed) or the worker is shutting down. The returned
  * promise settles once the outcome is written; `host.settled` fires as soon as the handler
- * is done, so the worker can start the next job while the write is batched with others, and
- * `host.finished` when the attempt is over, whatever its outcome.
+ * is done, so the worker can start the next job while the write is batched with others (an
+ * outcome written alone keeps the slot: see writesAlone), and `host.finished` when the
+ * attempt is over, whatever its outcome.
  */
 export async function runAttempt(
   core: EngineCore,
@@ -48,12 +49,12 @@ export async function runAttempt(
     if ('aborted' in outcome && outcome.aborted !== 'timeout') {
       return reportLost(core, job.id, job.queue, outcome.aborted);
     }
-    host.settled(attempt);
     const { abortedBy } = attempt;
     if (abortedBy === 'lost' || abortedBy === 'shutdown')
       return reportLost(core, job.id, job.queue, abortedBy);
     const durationMs = performance.now() - started;
     const result = finalResult(core, job, ctx, attempt, outcome);
+    host.settled(attempt, writesAlone(ctx, result));
     if (!result.ok) return await recordFailure(core, claimed, queue, finish, durationMs, result.error);
 
     let outputText: string;
@@ -112,6 +113,18 @@ function finalResult(
     return { ok: false, error: ctx.suspension };
   }
   return result;
+}
+
+/**
+ * Whether the outcome is written by a statement of its own (a completion transaction, a
+ * suspension) rather than in one of the finish buffer's batches, one statement at a time.
+ * Such an attempt keeps its slot until the write is done, so a worker has no more of them
+ * waiting for a connection than its concurrency: freed at once, the slots of fast handlers
+ * queued hundreds of them for the pool, and the heartbeat, queued behind them, landed seconds
+ * late, so the locks of a live worker lapsed and its jobs were recovered as stalled.
+ */
+function writesAlone(ctx: WorkflowContext, result: Result): boolean {
+  return result.ok ? ctx.completionHook !== null : result.error instanceof Suspension;
 }
 
 /** Hand the completion to the finish buffer, to be written with others; resolves to the batch's statuses. */

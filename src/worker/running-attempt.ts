@@ -18,11 +18,11 @@ export interface RunningAttempt {
 /**
  * What runAttempt tells the worker, as methods of one object rather than closures made per
  * job: the attempt started, its handler settled (its slot is free while the outcome is
- * written in a batch), and it is over.
+ * written in a batch, held while a statement of its own writes it), and it is over.
  */
 export interface AttemptHost {
   register(attempt: RunningAttempt): void;
-  settled(attempt: RunningAttempt): void;
+  settled(attempt: RunningAttempt, holdsSlot: boolean): void;
   finished(attempt: RunningAttempt): void;
 }
 

@@ -27,6 +27,12 @@ export class Slots {
    */
   readonly writing = new Map<string, RunningAttempt>();
   /**
+   * Lock tokens of the attempts in `writing` that still hold their slots: their outcome is
+   * written by a statement of its own (a completion transaction, a suspension), not batched,
+   * so the slot bounds how many of them wait for a connection (see writesAlone in attempt.ts).
+   */
+  private readonly writingAlone = new Set<string>();
+  /**
    * Claims pause while this many outcomes wait to be written, so a database that takes claims
    * but not outcomes cannot make the worker hold an ever-growing backlog in memory.
    */
@@ -44,8 +50,11 @@ export class Slots {
   /** What attempts report to: made once, so a job costs no closures. */
   private readonly host: AttemptHost = {
     register: (attempt) => this.running.set(attempt.token, attempt),
-    settled: (attempt) => {
-      this.attemptSettled(attempt);
+    settled: (attempt, holdsSlot) => {
+      if (holdsSlot) {
+        this.running.delete(attempt.token);
+        this.writingAlone.add(attempt.token);
+      } else this.attemptSettled(attempt);
       this.writing.set(attempt.token, attempt);
     },
     finished: (attempt) => this.attemptFinished(attempt),
@@ -74,13 +83,13 @@ export class Slots {
   wanted(): number {
     const target = this.prefetch.target();
     if (this.buffer.length > target >> 1 || this.writing.size >= this.maxWriting) return 0;
-    const want = this.options.concurrency + target - this.running.size - this.buffer.length;
+    const want = this.options.concurrency + target - this.slotsTaken() - this.buffer.length;
     return Math.min(want, this.options.fetchBatchSize);
   }
 
   /** Start buffered jobs while slots are free. */
   dispatch(): void {
-    while (this.running.size < this.options.concurrency) {
+    while (this.slotsTaken() < this.options.concurrency) {
       const next = this.buffer.shift();
       if (next === undefined) return;
       this.launch(next);
@@ -128,6 +137,11 @@ export class Slots {
     }
   }
 
+  /** Slots in use: running attempts, and settled ones writing their outcome alone. */
+  private slotsTaken(): number {
+    return this.running.size + this.writingAlone.size;
+  }
+
   private holdRelease(queue: string): void {
     this.heldPerQueue.set(queue, (this.heldPerQueue.get(queue) ?? 1) - 1);
   }
@@ -140,13 +154,15 @@ export class Slots {
   }
 
   /**
-   * An attempt's handler settled. The slot frees now, not when the outcome is written:
-   * outcomes are written in batches behind it, and stop() still waits for those writes.
+   * An attempt's handler settled, or, when it held its slot to write its outcome alone, it
+   * is over. A batched outcome frees the slot now, not when it is written: outcomes are
+   * written in batches behind it, and stop() still waits for those writes.
    */
   private attemptSettled(attempt: RunningAttempt): void {
     if (attempt.slotFree) return;
     attempt.slotFree = true;
     this.running.delete(attempt.token);
+    this.writingAlone.delete(attempt.token);
     this.holdRelease(attempt.queue);
     if (this.worker.isRunning) this.dispatch();
     // A loop waiting for room claims again once the buffer runs low. A loop that found
