@@ -8,8 +8,8 @@ const quiet = new Logger(() => () => {});
 
 /**
  * graphile-worker 0.17 with its defaults, or with batching: a local queue of `localQueue`
- * jobs (500 in its performance guide; concurrency + 1 in its release notes) and completion
- * and failure batching with delay 0.
+ * jobs (500 in its performance guide; concurrency + 1 in its release notes), completion
+ * and failure batching with delay 0, and a pool larger than the concurrency, as its guide has.
  */
 export function graphileSubject(localQueue?: number): Subject {
   const batched = localQueue !== undefined;
@@ -45,7 +45,9 @@ export function graphileSubject(localQueue?: number): Subject {
               await handler((payload as { n: number }).n);
             },
           },
-          ...(preset ? { preset } : {}),
+          // Its options' docs recommend a pool of concurrentJobs + 2 (or 10, if larger): with a
+          // local queue, fetches and batched completions need connections beside the jobs.
+          ...(preset ? { preset, maxPoolSize: concurrency + 2 } : {}),
         });
       },
       async stopWorker() {
@@ -67,7 +69,7 @@ export function graphileSubject(localQueue?: number): Subject {
       ? 'graphile-worker 0.17 (defaults)'
       : `graphile-worker 0.17 (batched, local queue ${localQueue})`,
     settings: batched
-      ? `concurrency 10, localQueue.size ${localQueue} (${source}), completeJobBatchDelay 0, failJobBatchDelay 0; addJobs for bulk`
+      ? `concurrency 10, localQueue.size ${localQueue} (${source}), completeJobBatchDelay 0, failJobBatchDelay 0, maxPoolSize 12 (concurrentJobs + 2, as its docs recommend); addJobs for bulk`
       : 'concurrency 10, everything else default (pollInterval 2 s + LISTEN/NOTIFY); addJobs for bulk',
     open: () => session(freshName('bench_gw'), true),
     attach: (schema) => session(schema, false),
