@@ -55,7 +55,7 @@ export class ClaimLoop {
       }
       this.wakeup.nudged = false;
       let requested = 0;
-      let claimed: ClaimedJob[] = [];
+      let claimed = 0;
       try {
         const started = performance.now();
         this.claiming = true;
@@ -70,20 +70,21 @@ export class ClaimLoop {
         await this.wakeup.sleep(Math.min(100 * 2 ** failures, 5_000));
         continue;
       }
-      if (claimed.length > 0) {
-        for (const job of claimed) this.slots.buffer.push(job);
-        this.slots.dispatch();
-      }
       this.claiming = false;
       if (!this.worker.isRunning) break;
-      this.lastClaimFull = requested > 0 && claimed.length >= requested;
+      this.lastClaimFull = requested > 0 && claimed >= requested;
       if (this.lastClaimFull || this.wakeup.nudged) continue;
       await this.wakeup.sleep(this.pollSeconds * 1000);
     }
   }
 
-  /** One claim statement for queues without a concurrency cap, one per capped queue with room. */
-  private async claim(wanted: number): Promise<{ requested: number; claimed: ClaimedJob[] }> {
+  /**
+   * One claim statement for queues without a concurrency cap, one per capped queue with room.
+   * What each statement claims goes to the buffer (and to free slots) as soon as it returns,
+   * not after the last: there the heartbeat covers it and stop() gives it back, while later
+   * statements wait for a connection, or fail.
+   */
+  private async claim(wanted: number): Promise<{ requested: number; claimed: number }> {
     const uncapped: string[] = [];
     const capped: { name: string; concurrency: number }[] = [];
     for (const name of this.queueNames()) {
@@ -94,15 +95,17 @@ export class ClaimLoop {
     }
     let room = wanted;
     let requested = 0;
-    const claimed: ClaimedJob[] = [];
+    let claimed = 0;
     const { storage } = this.core;
-    const { heldPerQueue } = this.slots;
+    const { heldPerQueue, buffer } = this.slots;
     const take = (jobs: ClaimedJob[]) => {
       for (const job of jobs) {
-        claimed.push(job);
+        buffer.push(job);
         heldPerQueue.set(job.job.queue, (heldPerQueue.get(job.job.queue) ?? 0) + 1);
       }
+      claimed += jobs.length;
       room -= jobs.length;
+      if (jobs.length > 0) this.slots.dispatch();
     };
     if (uncapped.length > 0 && room > 0) {
       requested += room;
