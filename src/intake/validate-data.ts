@@ -10,18 +10,23 @@ import type { JobRequest } from './job-request.js';
 export async function validateRequests(core: EngineCore, requests: JobRequest[]): Promise<void> {
   // A lookup per job, and an await only where a schema applies: plain adds stay synchronous.
   for (const { row } of requests) {
-    if (inputSchema(core, row.queue)) row.dataText = await validatedDataText(core, row.queue, row.dataText);
+    const schema = inputSchema(core, row.queue);
+    if (schema) row.dataText = await checkedDataText(schema, row.queue, row.dataText);
   }
 }
 
 /** The same for data already held as JSON text (a schedule's): JSON text again. */
 export async function validatedDataText(core: EngineCore, queue: string, text: string): Promise<string> {
   const schema = inputSchema(core, queue);
-  if (schema === undefined) return text;
-  return toJsonText(await checkedBy(schema, JSON.parse(text), queue, 'data'), 'data');
+  return schema === undefined ? text : checkedDataText(schema, queue, text);
 }
 
 /** The input schema of a queue defined here with one. */
 function inputSchema(core: EngineCore, queue: string): StandardSchemaV1 | undefined {
   return core.registry.localQueue(queue)?.schemas?.input;
+}
+
+/** JSON text `text` as `schema` gives it back, as JSON text. */
+async function checkedDataText(schema: StandardSchemaV1, queue: string, text: string): Promise<string> {
+  return toJsonText(await checkedBy(schema, JSON.parse(text), queue, 'data'), 'data');
 }

@@ -27,11 +27,12 @@ export class Slots {
    */
   readonly writing = new Map<string, RunningAttempt>();
   /**
-   * Lock tokens of the attempts in `writing` that still hold their slots: their outcome is
-   * written by a statement of its own (a completion transaction, a suspension), not batched,
-   * so the slot bounds how many of them wait for a connection (see writesAlone in attempt.ts).
+   * How many attempts in `writing` still hold their slots: their outcome is written by a
+   * statement of its own (a completion transaction, a suspension), not batched, so the slot
+   * bounds how many of them wait for a connection (see writesAlone in attempt.ts). Such an
+   * attempt has left `running` but not freed its slot.
    */
-  private readonly writingAlone = new Set<string>();
+  private writingAlone = 0;
   /**
    * Claims pause while this many outcomes wait to be written, so a database that takes claims
    * but not outcomes cannot make the worker hold an ever-growing backlog in memory.
@@ -53,7 +54,7 @@ export class Slots {
     settled: (attempt, holdsSlot) => {
       if (holdsSlot) {
         this.running.delete(attempt.token);
-        this.writingAlone.add(attempt.token);
+        this.writingAlone++;
       } else this.attemptSettled(attempt);
       this.writing.set(attempt.token, attempt);
     },
@@ -139,7 +140,7 @@ export class Slots {
 
   /** Slots in use: running attempts, and settled ones writing their outcome alone. */
   private slotsTaken(): number {
-    return this.running.size + this.writingAlone.size;
+    return this.running.size + this.writingAlone;
   }
 
   private holdRelease(queue: string): void {
@@ -161,8 +162,8 @@ export class Slots {
   private attemptSettled(attempt: RunningAttempt): void {
     if (attempt.slotFree) return;
     attempt.slotFree = true;
-    this.running.delete(attempt.token);
-    this.writingAlone.delete(attempt.token);
+    // Not in `running` while its slot is not free: it held the slot to write alone.
+    if (!this.running.delete(attempt.token)) this.writingAlone--;
     this.holdRelease(attempt.queue);
     if (this.worker.isRunning) this.dispatch();
     // A loop waiting for room claims again once the buffer runs low. A loop that found

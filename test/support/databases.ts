@@ -45,8 +45,12 @@ export function freshSchema(): string {
 /** Open Tidemark on a fresh schema of the given driver. */
 export async function openOn(kind: DriverKind, options: OpenOptions = {}): Promise<Tidemark> {
   const schema = options.schema ?? freshSchema();
-  const database = kind === 'pg' ? PG_URL : await sharedPgliteInstance();
-  return Tidemark.open({ ...options, database: options.database ?? database, schema });
+  return Tidemark.open({ ...options, database: options.database ?? (await databaseOf(kind)), schema });
+}
+
+/** The database a test of `kind` opens: the test server's URL, or the file's shared PGlite. */
+export async function databaseOf(kind: DriverKind): Promise<string | PGlite> {
+  return kind === 'pg' ? PG_URL : sharedPgliteInstance();
 }
 
 /** Run a statement against the test database directly (outside Tidemark). */

@@ -4,11 +4,10 @@ import { type TestKitOptions, TestTidemark } from '../../src/testing/index.js';
 import {
   closeSharedPglite,
   type DriverKind,
+  databaseOf,
   dropSchema,
   freshSchema,
   openOn,
-  PG_URL,
-  sharedPgliteInstance,
   TEST_DRIVERS,
 } from './databases.js';
 
@@ -66,8 +65,7 @@ function describeOn(kind: DriverKind, title: string, body: (ctx: DriverContext) 
         return tm;
       },
       async openOnClock(options) {
-        const database = kind === 'pg' ? PG_URL : await sharedPgliteInstance();
-        const tm = await TestTidemark.openOn(database, { schema: freshSchema(), ...options });
+        const tm = await TestTidemark.openOn(await databaseOf(kind), { schema: freshSchema(), ...options });
         opened.push(tm);
         return tm;
       },
