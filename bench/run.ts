@@ -42,7 +42,7 @@ interface FigureSpec {
   child: string;
   subjects: string[];
   /** Values to report, each with whether lower is better. */
-  values: { name: string; unit: string; lowerIsBetter?: boolean }[];
+  values: { name: string; unit: string; lowerIsBetter?: boolean; digits?: number }[];
   /** The subject every other one is compared with. */
   reference: string;
 }
@@ -61,6 +61,13 @@ const latency = [
   { name: 'p50', unit: 'ms', lowerIsBetter: true },
   { name: 'p95', unit: 'ms', lowerIsBetter: true },
   { name: 'p99', unit: 'ms', lowerIsBetter: true },
+];
+
+/** What a drain costs the database per job (bench/support/drain-cost-lines.ts). */
+const COST_LINES = [
+  { name: 'statementsPerJob', unit: 'statements/job', lowerIsBetter: true, digits: 3 },
+  { name: 'walBytesPerJob', unit: 'WAL bytes/job', lowerIsBetter: true },
+  { name: 'writeTransactionsPerJob', unit: 'write transactions/job', lowerIsBetter: true, digits: 3 },
 ];
 
 const FIGURES: FigureSpec[] = [
@@ -84,8 +91,8 @@ const FIGURES: FigureSpec[] = [
     key: 'drain',
     title: `drain ${formatNumber(JOBS)} no-op jobs, concurrency ${CONCURRENCY}, 1 worker process`,
     child: 'drain',
-    subjects: ['tidemark', ...PEERS],
-    values: jobsPerSecond,
+    subjects: ['tidemark', 'raw-loop', ...PEERS],
+    values: [...jobsPerSecond, ...COST_LINES],
     reference: 'tidemark',
   },
   {
@@ -278,7 +285,7 @@ for (const figure of selected) {
         if (!result) continue;
         samples.set(subject, [...(samples.get(subject) ?? []), result]);
         const shown = Object.entries(result)
-          .map(([k, v]) => `${k} ${formatNumber(v, v < 100 ? 1 : 0)}`)
+          .map(([k, v]) => `${k} ${formatNumber(v, v < 1 ? 3 : v < 100 ? 1 : 0)}`)
           .join(', ');
         console.error(
           `[${((performance.now() - started) / 1000).toFixed(0)} s] ${run.key} rep ${rep} ${subject}: ${shown}`,
@@ -359,7 +366,7 @@ for (const figure of selected) {
       const theirs = medianOf(samples, subject, value.name);
       const label =
         labels.get(figure.key === 'sweep' && subject === 'pg-boss' ? 'pg-boss:sweep' : subject) ?? subject;
-      const digits = value.unit === 'ms' ? 1 : 0;
+      const digits = value.digits ?? (value.unit === 'ms' ? 1 : 0);
       if (subject === 'tidemark-pglite') {
         // Another engine, not a peer: its own figure, no ratio.
         lines.push(`| ${name} | ${label} | | ${formatNumber(theirs, digits)} ${value.unit} | |`);

@@ -2,6 +2,7 @@ import type { Subject } from '../support/subject.js';
 import { bullmqSubject } from './bullmq.js';
 import { graphileSubject } from './graphile.js';
 import { pgBossSubject } from './pg-boss.js';
+import { rawLoopSubject } from './raw-loop.js';
 import { tidemarkSubject } from './tidemark.js';
 
 /** Every subject, Tidemark first. */
@@ -15,6 +16,7 @@ export function allSubjects(): Subject[] {
     bullmqSubject('redis'),
     bullmqSubject('pg'),
     tidemarkSubject('pglite'),
+    rawLoopSubject(),
   ];
 }
 

@@ -1,6 +1,7 @@
 import { fork } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { startCostCount } from './drain-cost-lines.js';
 import { percentile, rate, until } from './stats.js';
 import { type JobHandler, noop, type Subject } from './subject.js';
 
@@ -37,7 +38,11 @@ export async function singleEnqueue(subject: Subject): Promise<Figures> {
   }
 }
 
-/** Add `count` jobs, then time one worker from start to the last job handled. */
+/**
+ * Add `count` jobs, then time one worker from start to the last job handled. Also returns
+ * what the drain cost the database per job (see startCostCount), counted outside the timing
+ * until the worker has stopped.
+ */
 export async function drain(
   subject: Subject,
   count = JOBS,
@@ -49,6 +54,7 @@ export async function drain(
     if (prepare) await prepare(session.descriptor);
     await session.bulkAdd(0, count, BULK_BATCH);
     let done = 0;
+    const endCostCount = await startCostCount();
     const started = performance.now();
     await session.startWorker(CONCURRENCY, (n) => {
       const value = handler(n);
@@ -59,7 +65,7 @@ export async function drain(
     await until(() => done >= count);
     const elapsed = performance.now() - started;
     await session.stopWorker();
-    return { jobsPerSecond: rate(count, elapsed) };
+    return { jobsPerSecond: rate(count, elapsed), ...(await endCostCount(count)) };
   } finally {
     await session.close();
   }

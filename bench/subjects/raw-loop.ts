@@ -1,0 +1,141 @@
+import pg from 'pg';
+import { silentLogger, Tidemark } from '../../dist/index.js';
+import { BENCH_URL, dropSchema, freshName } from '../support/postgres.js';
+import type { JobHandler, Session, Subject } from '../support/subject.js';
+
+const QUEUE = 'bench';
+
+/**
+ * The most a claim of this size can return: Tidemark's adaptive prefetch claims up to the
+ * free slots plus 1,000 once its buffer is half empty; on the 20,000-job drain its claims
+ * average about 220 rows and its finishing writes about 240 (counted by the drain figure).
+ */
+export const RAW_CLAIM = 250;
+export const RAW_FINISH = 250;
+
+/**
+ * The physical reference for the drain: Tidemark's own table (created by its migrations, so
+ * the same columns, indexes and partial predicates), its jobs added by `addJobs`, and then
+ * no application at all: one connection claims `RAW_CLAIM` ready rows at a time with
+ * `FOR UPDATE SKIP LOCKED` (committed without waiting for the WAL flush, as Tidemark's
+ * claims are) and hands them to a second connection that marks up to `RAW_FINISH` of them
+ * completed per statement, keeping each row with its purge time (durable commit, as
+ * Tidemark's outcomes are). The two overlap as Tidemark's claim loop and finish buffer do.
+ * What is left between this and Tidemark is the worker: its bookkeeping, heartbeats,
+ * handler calls and JavaScript.
+ */
+export function rawLoopSubject(): Subject {
+  const session = async (schema: string, owned: boolean): Promise<Session> => {
+    const tm = await Tidemark.open({ database: BENCH_URL, schema, logger: silentLogger });
+    tm.createQueue({ name: QUEUE });
+    await tm.listQueues();
+    const table = `"${schema}".jobs`;
+    const claimText = /* sql */ `
+      update ${table} j
+         set status = 'active', attempts = j.attempts + 1, lock_token = gen_random_uuid(),
+             locked_by = 'raw-loop', locked_until = now() + interval '60 seconds', started_at = now()
+       where j.id = any(array(
+               select id from ${table}
+                where queue = $1 and status in ('pending', 'retry', 'waiting') and run_at <= now()
+                order by priority desc, run_at, id
+                limit $2
+                for update skip locked))
+      returning j.id, j.lock_token, (j.data ->> 'n')::int as n`;
+    const finishText = /* sql */ `
+      update ${table} j
+         set status = 'completed', output = 'null', finished_at = now(),
+             purge_after = "${schema}".purge_time(j.retention, 'completed', now()),
+             lock_token = null, locked_by = null, locked_until = null
+       where j.id = any($1::bigint[]) and j.lock_token = any($2::uuid[]) and j.status = 'active'`;
+    let running: Promise<void> | null = null;
+    let stopping = false;
+    return {
+      descriptor: schema,
+      async bulkAdd(from, count, batch) {
+        for (let i = 0; i < count; i += batch) {
+          const size = Math.min(batch, count - i);
+          await tm.addJobs(
+            Array.from({ length: size }, (_, k) => ({ queue: QUEUE, data: { n: from + i + k } })),
+          );
+        }
+      },
+      async addOne(n) {
+        await tm.addJob({ queue: QUEUE, data: { n } });
+      },
+      async startWorker(_concurrency: number, handler: JobHandler) {
+        const claimer = new pg.Client({ connectionString: BENCH_URL });
+        const finisher = new pg.Client({ connectionString: BENCH_URL });
+        await Promise.all([claimer.connect(), finisher.connect()]);
+        await claimer.query('set synchronous_commit = off');
+        stopping = false;
+        const ids: string[] = [];
+        const tokens: string[] = [];
+        let claimedAll = false;
+        let wake: (() => void) | null = null;
+        const claimLoop = async () => {
+          while (!stopping) {
+            // Claim again once the finisher has taken most of the last claim, as Tidemark's
+            // prefetch refills at half its buffer.
+            if (ids.length > RAW_CLAIM) {
+              await new Promise((resolve) => setImmediate(resolve));
+              continue;
+            }
+            const { rows } = await claimer.query({
+              name: 'raw_claim',
+              text: claimText,
+              values: [QUEUE, RAW_CLAIM],
+            });
+            if (rows.length === 0) break;
+            for (const row of rows) {
+              handler(row.n);
+              ids.push(row.id);
+              tokens.push(row.lock_token);
+            }
+            wake?.();
+          }
+          claimedAll = true;
+          wake?.();
+        };
+        const finishLoop = async () => {
+          while (!stopping) {
+            if (ids.length === 0) {
+              if (claimedAll) break;
+              await new Promise<void>((resolve) => {
+                wake = resolve;
+              });
+              wake = null;
+              continue;
+            }
+            const batchIds = ids.splice(0, RAW_FINISH);
+            const batchTokens = tokens.splice(0, RAW_FINISH);
+            await finisher.query({ name: 'raw_finish', text: finishText, values: [batchIds, batchTokens] });
+          }
+        };
+        running = Promise.all([claimLoop(), finishLoop()])
+          .then(
+            () => undefined,
+            (error) => {
+              console.error(error);
+            },
+          )
+          .finally(() => Promise.all([claimer.end(), finisher.end()]));
+      },
+      async stopWorker() {
+        stopping = true;
+        await running;
+        running = null;
+      },
+      async close() {
+        await tm.close();
+        if (owned) await dropSchema(schema);
+      },
+    };
+  };
+  return {
+    key: 'raw-loop',
+    label: 'physical reference: a bare SQL claim-and-finish loop on the Tidemark table, rows kept',
+    settings: `two connections on Tidemark's own table: claims of ${RAW_CLAIM} (FOR UPDATE SKIP LOCKED, synchronous_commit off) overlapping finishing writes of up to ${RAW_FINISH} that mark rows completed with their purge time (durable commit); no worker, no handler work`,
+    open: () => session(freshName('bench_raw'), true),
+    attach: (schema) => session(schema, false),
+  };
+}
