@@ -48,6 +48,7 @@ export function rawLoopSubject(): Subject {
              lock_token = null, locked_by = null, locked_until = null
        where j.id = any($1::bigint[]) and j.lock_token = any($2::uuid[]) and j.status = 'active'`;
     let running: Promise<void> | null = null;
+    let ending: (() => Promise<void>) | null = null;
     let stopping = false;
     return {
       descriptor: schema,
@@ -111,19 +112,23 @@ export function rawLoopSubject(): Subject {
             await finisher.query({ name: 'raw_finish', text: finishText, values: [batchIds, batchTokens] });
           }
         };
-        running = Promise.all([claimLoop(), finishLoop()])
-          .then(
-            () => undefined,
-            (error) => {
-              console.error(error);
-            },
-          )
-          .finally(() => Promise.all([claimer.end(), finisher.end()]));
+        // The connections stay open until stopWorker, as a worker's pool does (and so their
+        // server processes are still there to be measured).
+        const loops = Promise.all([claimLoop(), finishLoop()]);
+        running = loops.then(
+          () => undefined,
+          (error) => console.error(error),
+        );
+        ending = async () => {
+          await running;
+          await Promise.all([claimer.end(), finisher.end()]);
+        };
       },
       async stopWorker() {
         stopping = true;
-        await running;
+        await ending?.();
         running = null;
+        ending = null;
       },
       async close() {
         await tm.close();
