@@ -38,7 +38,9 @@ export interface ClaimedJobRow extends PlainJobColumns {
  * Each queue is read by its own ordered scan of jobs_claim_idx (queue = one value), so a
  * claim touches about @limit index entries per queue however many jobs are ready; a
  * `queue = any(...)` filter would instead read and sort every ready row on each claim.
- * Rows locked by one queue's scan but cut by the outer limit are unlocked at commit.
+ * Rows locked by one queue's scan but cut by the outer limit are unlocked at commit. Paused
+ * queues are left out once per queue, before the scans (MATERIALIZED keeps the planner from
+ * moving the check after the join, where it probed the queues table once per claimed row).
  * It returns only what the row does not already imply: a claimed row is `active`, locked by
  * @worker until started_at + @lock_seconds, with no finish or purge time, and Storage fills
  * those in (a claim returns hundreds of rows; every column is parsed for each).
@@ -65,8 +67,12 @@ export const claimJobs = defineQuery<
 >(
   'claimJobs',
   /* sql */ `
-  with next as (
-    select c.id from unnest(@queues::text[]) as q(name)
+  with ready_queues as materialized (
+    select q.name from unnest(@queues::text[]) as q(name)
+     where not exists (select 1 from /*schema*/queues p where p.name = q.name and p.paused)
+  ),
+  next as (
+    select c.id from ready_queues q
      cross join lateral (
        select id, priority, run_at from /*schema*/jobs
         where queue = q.name
@@ -75,7 +81,6 @@ export const claimJobs = defineQuery<
         limit @limit
         for update skip locked
      ) c
-     where not exists (select 1 from /*schema*/queues p where p.name = q.name and p.paused)
      order by c.priority desc, c.run_at, c.id
      limit @limit
   )
