@@ -1,4 +1,5 @@
 import type { EngineCore } from '../engine-core.js';
+import type { FrozenRetention } from '../model/job.js';
 import type { InsertDefaults, InsertRow, Queryable, Storage } from '../storage/storage.js';
 import type { AddJobResult, JobRequest } from './job-request.js';
 
@@ -7,8 +8,15 @@ import type { AddJobResult, JobRequest } from './job-request.js';
  * them out. Every queue is resolved before the first write, so an unknown queue writes nothing.
  */
 export async function completeRows(core: EngineCore, requests: JobRequest[], on?: Queryable): Promise<void> {
+  // Once per queue, not per row: a bulk add is usually thousands of rows of one queue, and an
+  // await per row was a promise per job.
+  const byQueue = new Map<string, { maxAttempts?: number; retention?: FrozenRetention }>();
   for (const { row } of requests) {
-    const queue = await core.registry.insertOptions(row.queue, core.engineRetention, on);
+    let queue = byQueue.get(row.queue);
+    if (queue === undefined) {
+      queue = await core.registry.insertOptions(row.queue, core.engineRetention, on);
+      byQueue.set(row.queue, queue);
+    }
     row.max_attempts ??= queue.maxAttempts;
     row.retention ??= queue.retention;
   }

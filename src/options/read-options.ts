@@ -11,36 +11,61 @@ import { isObject } from '../model/guards.js';
  * `data`, checked and copied on its own).
  */
 export function readOptions(value: unknown, root: string, opaque: readonly string[] = []): unknown {
-  return copy(value, '', root, new Set(opaque), new Map());
+  return copy(value, '', root, opaque, null);
 }
 
-function copy(value: unknown, path: string, root: string, opaque: Set<string>, seen: Map<object, unknown>) {
+/**
+ * `seen` maps each object copied so far to its copy (a value met twice is copied once, and a
+ * cycle ends); made on the first nested object, as most options have none. The reads are
+ * guarded inline rather than through a callback: this runs for every job a bulk add reads.
+ */
+function copy(
+  value: unknown,
+  path: string,
+  root: string,
+  opaque: readonly string[],
+  seen: Map<object, unknown> | null,
+): unknown {
   if (!isObject(value)) return value;
   const field = path || root;
-  const known = seen.get(value);
+  const known = seen?.get(value);
   if (known !== undefined) return known;
-  const shape = guarded(field, () => {
-    if (Array.isArray(value)) return 'array';
-    const proto = Object.getPrototypeOf(value);
-    return proto === Object.prototype || proto === null ? 'object' : 'other';
-  });
-  if (shape === 'other') return value;
+  let shape: 'array' | 'object' | 'other';
+  let keys: string[];
+  try {
+    const proto = Array.isArray(value) ? null : Object.getPrototypeOf(value);
+    shape = Array.isArray(value)
+      ? 'array'
+      : proto === Object.prototype || proto === null
+        ? 'object'
+        : 'other';
+    if (shape === 'other') return value;
+    keys = Object.keys(value);
+  } catch (error) {
+    throw unreadable(field, error);
+  }
   const out: Record<string, unknown> | unknown[] = shape === 'array' ? [] : {};
-  seen.set(value, out);
-  const keys = guarded(field, () => Object.keys(value));
-  for (const key of keys) {
+  seen?.set(value, out);
+  let copies = seen;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
     const at = shape === 'array' ? `${field}[${key}]` : path ? `${path}.${key}` : key;
-    const read = guarded(at, () => value[key]);
-    (out as Record<string, unknown>)[key] =
-      path === '' && opaque.has(key) ? read : copy(read, at, root, opaque, seen);
+    let read: unknown;
+    try {
+      read = value[key];
+    } catch (error) {
+      throw unreadable(at, error);
+    }
+    if (isObject(read) && !(path === '' && opaque.includes(key))) {
+      copies ??= new Map([[value, out]]);
+      (out as Record<string, unknown>)[key] = copy(read, at, root, opaque, copies);
+    } else {
+      (out as Record<string, unknown>)[key] = read;
+    }
   }
   return out;
 }
 
-function guarded<T>(field: string, read: () => T): T {
-  try {
-    return read();
-  } catch (error) {
-    throw new InvalidOptionError(field, 'a value that can be read (reading it threw)', undefined, error);
-  }
+function unreadable(field: string, cause: unknown): InvalidOptionError {
+  return new InvalidOptionError(field, 'a value that can be read (reading it threw)', undefined, cause);
 }
