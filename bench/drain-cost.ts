@@ -5,29 +5,12 @@
  * allocated per job (V8's sampling heap profiler, counting collected objects too).
  *   npx tsx bench/drain-cost.ts [jobs]
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { startPostgresCpu } from './support/server-cpu.js';
 import { formatNumber } from './support/stats.js';
 import { openTidemark, tidemarkBulkAdd, tidemarkDrain } from './support/tidemark-subject.js';
 
 const jobs = Number(process.argv[2] ?? 20_000);
-
-/** CPU milliseconds used so far by every process named postgres. */
-function postgresCpuMs(): number {
-  let ticks = 0;
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (!stat.includes('(postgres)')) continue;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // The process ended while we read it.
-    }
-  }
-  return ticks * 10;
-}
 
 interface SamplingNode {
   selfSize: number;
@@ -48,11 +31,11 @@ try {
     includeObjectsCollectedByMinorGC: true,
     includeObjectsCollectedByMajorGC: true,
   } as never);
-  const postgresBefore = postgresCpuMs();
+  const postgresCpu = startPostgresCpu();
   const workerBefore = process.cpuUsage();
   const rate = await tidemarkDrain(tm, 'noop', jobs, 10);
   const worker = process.cpuUsage(workerBefore);
-  const postgres = postgresCpuMs() - postgresBefore;
+  const postgres = postgresCpu();
   const { profile } = (await session.post('HeapProfiler.stopSampling')) as {
     profile: { head: SamplingNode };
   };

@@ -5,8 +5,8 @@
  *
  *   npm run bench -- [--only drain,latency] [--reps 3] [--peers graphile,pg-boss] [--out file.md]
  *
- * Figures: bulk, single, drain, drain2, latency, async, sweep, sweep-realistic, sweep-scale,
- * sweep-drain, history, pglite.
+ * Figures: bulk, bulk1, single, drain, drain2, drain25, drain4, latency, async, realistic,
+ * payload, sweep, sweep-realistic, sweep-scale, sweep-drain, history, pglite.
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -19,10 +19,20 @@ import { allSubjects } from './subjects/index.js';
 import {
   ASYNC_JOBS,
   BULK_BATCH,
+  BULK_ONE_CALL_JOBS,
   CONCURRENCY,
   JOBS,
   LATENCY_JOBS,
   LATENCY_SPACING_MS,
+  PAYLOAD_BYTES,
+  PAYLOAD_JOBS,
+  REALISTIC_CONCURRENCY,
+  REALISTIC_HANDLER_MS,
+  REALISTIC_IDEAL,
+  REALISTIC_JOBS,
+  SCALE_OUT_CONCURRENCY,
+  SCALE_OUT_JOBS,
+  SCALE_OUT_PROCESSES,
   SINGLE_JOBS,
 } from './support/figures.js';
 import { BENCH_URL, settle, withClient } from './support/postgres.js';
@@ -70,11 +80,22 @@ const COST_LINES = [
   { name: 'writeTransactionsPerJob', unit: 'write transactions/job', lowerIsBetter: true, digits: 3 },
 ];
 
+/** The PostgreSQL server's CPU during a multi-process drain (bench/support/server-cpu.ts). */
+const POSTGRES_CPU = { name: 'postgresCpuUsPerJob', unit: 'us postgres CPU/job', lowerIsBetter: true };
+
 const FIGURES: FigureSpec[] = [
   {
     key: 'bulk',
     title: `bulk enqueue ${formatNumber(JOBS)} (batches of ${BULK_BATCH})`,
     child: 'bulk',
+    subjects: ['tidemark', ...ENQUEUERS],
+    values: jobsPerSecond,
+    reference: 'tidemark',
+  },
+  {
+    key: 'bulk1',
+    title: `bulk enqueue ${formatNumber(BULK_ONE_CALL_JOBS)} in one call`,
+    child: 'bulk1',
     subjects: ['tidemark', ...ENQUEUERS],
     values: jobsPerSecond,
     reference: 'tidemark',
@@ -104,6 +125,22 @@ const FIGURES: FigureSpec[] = [
     reference: 'tidemark',
   },
   {
+    key: 'drain25',
+    title: `drain ${formatNumber(SCALE_OUT_JOBS)} no-op jobs, 1 worker process x concurrency ${SCALE_OUT_CONCURRENCY}`,
+    child: 'drain25',
+    subjects: ['tidemark', ...PEERS],
+    values: [...jobsPerSecond, POSTGRES_CPU],
+    reference: 'tidemark',
+  },
+  {
+    key: 'drain4',
+    title: `drain ${formatNumber(SCALE_OUT_JOBS)} no-op jobs, ${SCALE_OUT_PROCESSES} worker processes x concurrency ${SCALE_OUT_CONCURRENCY}`,
+    child: 'drain4',
+    subjects: ['tidemark', ...PEERS],
+    values: [...jobsPerSecond, POSTGRES_CPU],
+    reference: 'tidemark',
+  },
+  {
     key: 'latency',
     title: `idle pickup latency, ${LATENCY_JOBS} jobs ${LATENCY_SPACING_MS} ms apart (add call to handler start)`,
     child: 'latency',
@@ -115,6 +152,22 @@ const FIGURES: FigureSpec[] = [
     key: 'async',
     title: `drain ${formatNumber(ASYNC_JOBS)} jobs with a 1 ms async handler, concurrency ${CONCURRENCY}`,
     child: 'async',
+    subjects: ['tidemark', ...PEERS],
+    values: jobsPerSecond,
+    reference: 'tidemark',
+  },
+  {
+    key: 'realistic',
+    title: `drain ${formatNumber(REALISTIC_JOBS)} jobs whose handler awaits a ${REALISTIC_HANDLER_MS} ms timer, concurrency ${REALISTIC_CONCURRENCY} (ideal ${formatNumber(REALISTIC_IDEAL)} jobs/s)`,
+    child: 'realistic',
+    subjects: ['tidemark', ...PEERS],
+    values: [...jobsPerSecond, { name: 'ofIdeal', unit: 'of ideal', digits: 2 }],
+    reference: 'tidemark',
+  },
+  {
+    key: 'payload',
+    title: `drain ${formatNumber(PAYLOAD_JOBS)} jobs with ${formatNumber(PAYLOAD_BYTES)} bytes of JSON data, each returning ${formatNumber(PAYLOAD_BYTES)} bytes of JSON, concurrency ${CONCURRENCY}`,
+    child: 'payload',
     subjects: ['tidemark', ...PEERS],
     values: jobsPerSecond,
     reference: 'tidemark',
@@ -317,6 +370,26 @@ labels.set(
 const medianOf = (samples: Samples, subject: string, value: string) =>
   median((samples.get(subject) ?? []).map((r) => r[value]).filter((v) => Number.isFinite(v)));
 
+/** Each system's scale-out: its drain4 rate over its drain25 rate (medians), when both ran. */
+function scaleOutRows(four: Samples): string[] {
+  const one = results.get('drain25');
+  if (!one) return [];
+  const scale = (subject: string) =>
+    medianOf(four, subject, 'jobsPerSecond') / medianOf(one, subject, 'jobsPerSecond');
+  const title = `scale-out: ${SCALE_OUT_PROCESSES} worker processes / 1 (drain4 / drain25 jobs/s)`;
+  const mine = scale('tidemark');
+  const rows: string[] = [];
+  for (const subject of FIGURES.find((f) => f.key === 'drain4')?.subjects.filter(included) ?? []) {
+    if (subject === 'tidemark') continue;
+    const theirs = scale(subject);
+    rows.push(
+      `| ${title} | ${labels.get(subject) ?? subject} | ${theirs.toFixed(2)} | ${mine.toFixed(2)} | ${(mine / theirs).toFixed(2)} |`,
+    );
+  }
+  if (rows.length === 0) rows.push(`| ${title} | Tidemark | | ${mine.toFixed(2)} | |`);
+  return rows;
+}
+
 const lines: string[] = [];
 lines.push(
   `Tidemark benchmark: median of ${reps} runs, interleaved; PostgreSQL ${pgVersion} at ${new URL(BENCH_URL).host}; Node ${process.version}; ${cpus().length} cores`,
@@ -363,6 +436,9 @@ for (const figure of selected) {
     const name = figure.values.length > 1 ? `${figure.title} ${value.name}` : figure.title;
     for (const subject of figure.subjects.filter(included)) {
       if (subject === figure.reference) continue;
+      // A value this system does not have (the PostgreSQL CPU of BullMQ on Redis).
+      const runs = samples.get(subject) ?? [];
+      if (runs.length > 0 && runs.every((r) => !(value.name in r))) continue;
       const theirs = medianOf(samples, subject, value.name);
       const label =
         labels.get(figure.key === 'sweep' && subject === 'pg-boss' ? 'pg-boss:sweep' : subject) ?? subject;
@@ -380,6 +456,7 @@ for (const figure of selected) {
       lines.push(`| ${name} | Tidemark | | ${formatNumber(mine)} ${value.unit} | |`);
     }
   }
+  if (figure.key === 'drain4') lines.push(...scaleOutRows(samples));
 }
 lines.push('');
 lines.push('Settings:');

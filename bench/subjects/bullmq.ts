@@ -1,7 +1,7 @@
 import { createPostgresBackend, Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { BENCH_URL, dropSchema, freshName } from '../support/postgres.js';
-import type { JobHandler, Session, Subject } from '../support/subject.js';
+import { type JobHandler, jobData, type Session, type Subject } from '../support/subject.js';
 
 export const REDIS_URL = process.env.TIDEMARK_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -25,11 +25,14 @@ export function bullmqSubject(backend: 'redis' | 'pg'): Subject {
     let worker: Worker | null = null;
     return {
       descriptor: name,
-      async bulkAdd(from, count, batch) {
+      async bulkAdd(from, count, batch, payloadBytes) {
         for (let i = 0; i < count; i += batch) {
           const size = Math.min(batch, count - i);
           await queue.addBulk(
-            Array.from({ length: size }, (_, k) => ({ name: 'bench', data: { n: from + i + k } })),
+            Array.from({ length: size }, (_, k) => ({
+              name: 'bench',
+              data: jobData(from + i + k, payloadBytes),
+            })),
           );
         }
       },
@@ -63,10 +66,11 @@ export function bullmqSubject(backend: 'redis' | 'pg'): Subject {
   return {
     key: backend === 'redis' ? 'bullmq-redis' : 'bullmq-pg',
     label: backend === 'redis' ? 'BullMQ 6 (Redis)' : 'BullMQ 6 (PostgreSQL backend)',
+    server: backend === 'redis' ? 'redis' : 'postgres',
     settings:
       backend === 'redis'
-        ? `concurrency 10, defaults otherwise; addBulk for bulk; Redis at ${REDIS_URL}`
-        : 'concurrency 10, createPostgresBackend with a fresh schema, defaults otherwise; addBulk for bulk',
+        ? `concurrency 10 unless the figure says otherwise, defaults otherwise; addBulk for bulk; the processor's return value is kept as the job's returnvalue (completed jobs kept, the default); Redis at ${REDIS_URL}`
+        : "concurrency 10 unless the figure says otherwise, createPostgresBackend with a fresh schema, defaults otherwise; addBulk for bulk; the processor's return value is kept as the job's returnvalue (completed jobs kept, the default)",
     open: () => session(freshName(backend === 'redis' ? 'benchbq' : 'bench_bq'), true),
     attach: (name) => session(name, false),
   };

@@ -1,6 +1,6 @@
 import { Logger, makeWorkerUtils, type Runner, run, type WorkerUtils } from 'graphile-worker';
 import { BENCH_URL, dropSchema, freshName } from '../support/postgres.js';
-import type { JobHandler, Session, Subject } from '../support/subject.js';
+import { type JobHandler, jobData, type Session, type Subject } from '../support/subject.js';
 
 const TASK = 'bench';
 // graphile-worker logs every completed job at info level; both sides run without logging.
@@ -22,11 +22,14 @@ export function graphileSubject(localQueue?: number): Subject {
     let runner: Runner | null = null;
     return {
       descriptor: schema,
-      async bulkAdd(from, count, batch) {
+      async bulkAdd(from, count, batch, payloadBytes) {
         for (let i = 0; i < count; i += batch) {
           const size = Math.min(batch, count - i);
           await utils.addJobs(
-            Array.from({ length: size }, (_, k) => ({ identifier: TASK, payload: { n: from + i + k } })),
+            Array.from({ length: size }, (_, k) => ({
+              identifier: TASK,
+              payload: jobData(from + i + k, payloadBytes),
+            })),
           );
         }
       },
@@ -68,9 +71,11 @@ export function graphileSubject(localQueue?: number): Subject {
     label: !batched
       ? 'graphile-worker 0.17 (defaults)'
       : `graphile-worker 0.17 (batched, local queue ${localQueue})`,
-    settings: batched
-      ? `concurrency 10, localQueue.size ${localQueue} (${source}), completeJobBatchDelay 0, failJobBatchDelay 0, maxPoolSize 12 (concurrentJobs + 2, as its docs recommend); addJobs for bulk`
-      : 'concurrency 10, everything else default (pollInterval 2 s + LISTEN/NOTIFY); addJobs for bulk',
+    settings: `${
+      batched
+        ? `concurrency 10 unless the figure says otherwise, localQueue.size ${localQueue} (${source}${localQueue === 500 ? '' : '; kept at 11 in the figures at concurrency 25 and 100'}), completeJobBatchDelay 0, failJobBatchDelay 0, maxPoolSize concurrency + 2 (concurrentJobs + 2, as its docs recommend: 12 at concurrency 10, 27 at 25, 102 at 100; per process in the multi-process drains)`
+        : 'concurrency 10 unless the figure says otherwise, everything else default (pollInterval 2 s + LISTEN/NOTIFY; maxPoolSize 10, so at concurrency 25 and 100 the jobs wait for its 10 connections)'
+    }; addJobs for bulk; the task's return value is not kept (no output column; a completed job is deleted)`,
     open: () => session(freshName('bench_gw'), true),
     attach: (schema) => session(schema, false),
   };

@@ -1,6 +1,6 @@
 import PgBoss from 'pg-boss';
 import { BENCH_URL, dropSchema, freshName } from '../support/postgres.js';
-import type { JobHandler, Session, Subject } from '../support/subject.js';
+import { type JobHandler, jobData, type Session, type Subject } from '../support/subject.js';
 
 const QUEUE = 'bench';
 const WORKERS = 10;
@@ -19,11 +19,14 @@ export function pgBossSubject(): Subject {
     let working = false;
     return {
       descriptor: schema,
-      async bulkAdd(from, count, batch) {
+      async bulkAdd(from, count, batch, payloadBytes) {
         for (let i = 0; i < count; i += batch) {
           const size = Math.min(batch, count - i);
           await boss.insert(
-            Array.from({ length: size }, (_, k) => ({ name: QUEUE, data: { n: from + i + k } })),
+            Array.from({ length: size }, (_, k) => ({
+              name: QUEUE,
+              data: jobData(from + i + k, payloadBytes),
+            })),
           );
         }
       },
@@ -57,7 +60,7 @@ export function pgBossSubject(): Subject {
     key: 'pg-boss',
     label: 'pg-boss 10',
     settings:
-      'concurrency 10 = ten work() loops with batchSize 100, pollingIntervalSeconds 0.5 (its minimum), schedule off; insert() for bulk',
+      "concurrency N = N work() loops (10 unless the figure says otherwise), each with batchSize 100, pollingIntervalSeconds 0.5 (its minimum) and running its batch's jobs one after another; schedule off; insert() for bulk; the handler's results are not kept as outputs (work() stores a handler's return value only for a batch of one job)",
     open: () => session(freshName('bench_pb'), true),
     attach: (schema) => session(schema, false),
   };

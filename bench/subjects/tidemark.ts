@@ -1,6 +1,6 @@
 import { type DatabaseOption, silentLogger, Tidemark, type Worker } from '../../dist/index.js';
 import { BENCH_URL, dropSchema, freshName } from '../support/postgres.js';
-import type { JobHandler, Session, Subject } from '../support/subject.js';
+import { type JobHandler, jobData, type Session, type Subject } from '../support/subject.js';
 
 const QUEUE = 'bench';
 
@@ -15,11 +15,14 @@ export function tidemarkSubject(target: 'pg' | 'pglite'): Subject {
     let worker: Worker | null = null;
     return {
       descriptor: schema,
-      async bulkAdd(from, count, batch) {
+      async bulkAdd(from, count, batch, payloadBytes) {
         for (let i = 0; i < count; i += batch) {
           const size = Math.min(batch, count - i);
           await tm.addJobs(
-            Array.from({ length: size }, (_, k) => ({ queue: QUEUE, data: { n: from + i + k } })),
+            Array.from({ length: size }, (_, k) => ({
+              queue: QUEUE,
+              data: jobData(from + i + k, payloadBytes),
+            })),
           );
         }
       },
@@ -45,7 +48,7 @@ export function tidemarkSubject(target: 'pg' | 'pglite'): Subject {
     key: target === 'pg' ? 'tidemark' : 'tidemark-pglite',
     label: target === 'pg' ? 'Tidemark' : 'Tidemark (PGlite memory://)',
     settings:
-      'defaults (retention on, prefetch adaptive up to 1,000, poll 1 s + LISTEN/NOTIFY); concurrency 10',
+      "defaults (retention on, prefetch adaptive up to 1,000, poll 1 s + LISTEN/NOTIFY); only the concurrency is set (10 unless the figure says otherwise); addJobs for bulk; the handler's return value is kept as the job's output (payload figure)",
     open: () => session(freshName('bench_tm'), true),
     attach: (schema) => session(schema, false),
   };

@@ -1,18 +1,23 @@
 /**
  * One measurement in its own process, so no run inherits another's pools, timers or heap:
  *   child.ts <figure> <subject>          prints "@@result <json>"
- *   child.ts worker <subject> <storage>  a worker process of the two-process drain
+ *   child.ts worker <subject> <storage> <concurrency>  a worker process of a multi-process drain
  */
 import { subjectByKey } from '../subjects/index.js';
 import {
   ASYNC_JOBS,
   asyncHandler,
+  BULK_ONE_CALL_JOBS,
   bulkEnqueue,
   drain,
-  drainTwoProcesses,
+  drainProcesses,
   type Figures,
   JOBS,
+  payloadDrain,
   pickupLatency,
+  realisticDrain,
+  SCALE_OUT_PROCESSES,
+  scaleOutDrain,
   singleEnqueue,
   workForParent,
 } from './figures.js';
@@ -27,7 +32,7 @@ import {
   withHistory,
 } from './retention-figures.js';
 
-const [figure, key, descriptor] = process.argv.slice(2);
+const [figure, key, descriptor, concurrency] = process.argv.slice(2);
 
 async function measure(): Promise<Figures> {
   switch (figure) {
@@ -38,7 +43,17 @@ async function measure(): Promise<Figures> {
     case 'drain':
       return drain(subjectByKey(key));
     case 'drain2':
-      return drainTwoProcesses(subjectByKey(key));
+      return drainProcesses(subjectByKey(key), 2);
+    case 'drain4':
+      return scaleOutDrain(subjectByKey(key), SCALE_OUT_PROCESSES);
+    case 'drain25':
+      return scaleOutDrain(subjectByKey(key), 1);
+    case 'realistic':
+      return realisticDrain(subjectByKey(key));
+    case 'payload':
+      return payloadDrain(subjectByKey(key));
+    case 'bulk1':
+      return bulkEnqueue(subjectByKey(key), BULK_ONE_CALL_JOBS, BULK_ONE_CALL_JOBS);
     case 'latency':
       return pickupLatency(subjectByKey(key));
     case 'async':
@@ -71,7 +86,7 @@ async function measure(): Promise<Figures> {
 }
 
 if (figure === 'worker') {
-  await workForParent(subjectByKey(key), descriptor);
+  await workForParent(subjectByKey(key), descriptor, Number(concurrency));
 } else {
   try {
     const result = await measure();
