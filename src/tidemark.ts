@@ -1,6 +1,7 @@
 import { openEngine } from './engine.js';
 import type { EngineCore } from './engine-core.js';
 import type { TidemarkEventName, TidemarkEvents } from './events.js';
+import { addInChunks, addsInChunks } from './intake/add-in-chunks.js';
 import { type AddJobsOptions, addCheckedJobs, checkAddRequest } from './intake/add-jobs.js';
 import type { AddJobInput, AddJobResult } from './intake/job-request.js';
 import { validateRequests } from './intake/validate-data.js';
@@ -131,6 +132,14 @@ export class Tidemark extends RetentionCalls {
 
   /** addJobs, untyped by the registry: what the typed entries and the queue handles call. */
   private async addAny(inputs: AddJobInput[], options: AddJobsOptions): Promise<AddJobResult[]> {
+    if (addsInChunks(this.core, inputs, options)) {
+      return addInChunks(
+        this.core,
+        inputs,
+        (requests) => validateRequests(this.core, requests),
+        () => this.ready(),
+      );
+    }
     const request = checkAddRequest(this.core, inputs, options);
     // A queue defined here with a schema checks the data next (defaults applied): nothing is
     // written when it refuses. Inside a caller's transaction this touches no database.

@@ -25,11 +25,22 @@ export function checkAddRequest<Data>(
   options: AddJobsOptions,
 ): AddRequest {
   if (!Array.isArray(inputs)) throw new InvalidOptionError('jobs', 'an array of jobs', inputs);
-  const requests = inputs.map((input, i) => resolveAddJob(input, inputs.length === 1 ? '' : `jobs[${i}]`));
-  for (const { row, policy } of requests) {
-    if (policy !== undefined) notePolicy(core.once, policy, `queue ${row.queue}, job`);
+  return {
+    requests: checkInputs(core, inputs, 0, inputs.length),
+    on: options?.tx === undefined ? undefined : wrapCallerTransaction(options.tx),
+  };
+}
+
+/** Check inputs[start..end) (each error names `jobs[i]`, or nothing for a single job). */
+export function checkInputs(core: EngineCore, inputs: unknown[], start: number, end: number): JobRequest[] {
+  const requests = new Array<JobRequest>(end - start);
+  for (let i = start; i < end; i++) {
+    const request = resolveAddJob(inputs[i], inputs.length === 1 ? '' : `jobs[${i}]`);
+    if (request.policy !== undefined)
+      notePolicy(core.once, request.policy, `queue ${request.row.queue}, job`);
+    requests[i - start] = request;
   }
-  return { requests, on: options?.tx === undefined ? undefined : wrapCallerTransaction(options.tx) };
+  return requests;
 }
 
 /** Insert the jobs all or nothing, then say `job:added` once per queue for those not deduplicated. */
@@ -39,11 +50,16 @@ export async function addCheckedJobs(
 ): Promise<AddJobResult[]> {
   if (requests.length === 0) return [];
   const results = await insertJobsAtomically(core, requests, on);
-  const perQueue = new Map<string, number>();
-  results.forEach((r, i) => {
-    const { queue } = requests[i].row;
-    if (!r.deduplicated) perQueue.set(queue, (perQueue.get(queue) ?? 0) + 1);
-  });
-  for (const [queue, count] of perQueue) core.events.emit('job:added', { queue, count });
+  announceAdded(core, requests, results);
   return results;
+}
+
+/** Say `job:added` once per queue, for the jobs that were not deduplicated. */
+export function announceAdded(core: EngineCore, requests: JobRequest[], results: AddJobResult[]): void {
+  const perQueue = new Map<string, number>();
+  for (let i = 0; i < results.length; i++) {
+    const { queue } = requests[i].row;
+    if (!results[i].deduplicated) perQueue.set(queue, (perQueue.get(queue) ?? 0) + 1);
+  }
+  for (const [queue, count] of perQueue) core.events.emit('job:added', { queue, count });
 }
