@@ -55,6 +55,8 @@ interface FigureSpec {
   values: { name: string; unit: string; lowerIsBetter?: boolean; digits?: number }[];
   /** The subject every other one is compared with. */
   reference: string;
+  /** How long one measurement may take before it is killed (default 240 s). */
+  timeoutSeconds?: number;
 }
 
 const PEERS = [
@@ -131,6 +133,7 @@ const FIGURES: FigureSpec[] = [
     subjects: ['tidemark', ...PEERS],
     values: [...jobsPerSecond, POSTGRES_CPU],
     reference: 'tidemark',
+    timeoutSeconds: 600,
   },
   {
     key: 'drain4',
@@ -139,6 +142,8 @@ const FIGURES: FigureSpec[] = [
     subjects: ['tidemark', ...PEERS],
     values: [...jobsPerSecond, POSTGRES_CPU],
     reference: 'tidemark',
+    // 40,000 jobs: the slowest peers take minutes on a loaded machine.
+    timeoutSeconds: 600,
   },
   {
     key: 'latency',
@@ -293,14 +298,18 @@ function included(subject: string): boolean {
 const childEntry = fileURLToPath(new URL('./support/child.ts', import.meta.url));
 
 /** Run one measurement in a fresh process; null when it failed (the error is printed). */
-function runChild(figure: string, subject: string): Promise<Record<string, number> | null> {
+function runChild(
+  figure: string,
+  subject: string,
+  timeoutSeconds = 240,
+): Promise<Record<string, number> | null> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', childEntry, figure, subject], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
     let err = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), 240_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutSeconds * 1000);
     child.stdout.on('data', (d) => {
       out += d;
     });
@@ -334,7 +343,7 @@ for (const figure of selected) {
     for (let rep = 1; rep <= reps; rep++) {
       for (const subject of figure.subjects.filter(included)) {
         await settle();
-        const result = await runChild(run.child, subject);
+        const result = await runChild(run.child, subject, figure.timeoutSeconds);
         if (!result) continue;
         samples.set(subject, [...(samples.get(subject) ?? []), result]);
         const shown = Object.entries(result)

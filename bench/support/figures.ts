@@ -188,6 +188,8 @@ export async function workForParent(
       reported = done;
     }
   }, 5);
+  // A parent that is gone (killed at its time limit) leaves no worker draining behind it.
+  process.on('disconnect', () => process.exit(1));
   process.on('message', async (message) => {
     if (message === 'go') {
       await session.startWorker(concurrency, () => {
