@@ -35,7 +35,7 @@ try {
   const workerBefore = process.cpuUsage();
   const rate = await tidemarkDrain(tm, 'noop', jobs, 10);
   const worker = process.cpuUsage(workerBefore);
-  const postgres = postgresCpu();
+  const postgres = postgresCpu.stop();
   const { profile } = (await session.post('HeapProfiler.stopSampling')) as {
     profile: { head: SamplingNode };
   };

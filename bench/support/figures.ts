@@ -115,8 +115,9 @@ export const payloadHandler: JobHandler = (n) => jsonOfSize(n, PAYLOAD_BYTES);
  * them, from the start signal to the last handler call. Also returns the CPU the PostgreSQL
  * server's processes used per job (startPostgresCpu; not for a system that keeps its jobs
  * elsewhere), from the start signal until every worker has stopped (its last outcomes
- * written), read before the workers close their connections: a server process that exits
- * takes its count with it.
+ * written), read before the workers close their connections; read every 100 ms meanwhile,
+ * and at the last handler call, for the connections a worker closes as it stops
+ * (graphile-worker's pool, for one), whose server processes take their count with them.
  */
 export async function drainProcesses(
   subject: Subject,
@@ -144,14 +145,15 @@ export async function drainProcesses(
       });
     }
     await until(() => ready === children.length, 5);
-    const postgresCpu = startPostgresCpu();
+    const postgresCpu = startPostgresCpu(100);
     const started = performance.now();
     for (const child of children) child.send('go');
     await until(() => done >= count);
     const elapsed = performance.now() - started;
+    postgresCpu.sample();
     for (const child of children) child.send('stop');
     await until(() => stopped === children.length, 5);
-    const postgresMs = postgresCpu();
+    const postgresMs = postgresCpu.stop();
     await Promise.all(
       children.map(
         (child) =>
