@@ -6,7 +6,7 @@ import { insertJobsAtomically } from './insert-jobs.js';
 import type { AddJobResult, JobRequest } from './job-request.js';
 
 /** Jobs per statement when a bulk add is written in chunks. */
-export const CHUNK_ROWS = 250;
+export const CHUNK_ROWS = 500;
 
 /**
  * Whether `addJobs` writes these inputs in chunks, checking each chunk while the database
