@@ -17,12 +17,14 @@ import { bindSchema } from './schema-name.js';
  * another tool under names the pending migrations create (SchemaConflictError, before
  * anything is written). An install that kept its record under the old name `migrations` is
  * renamed in place. `rewrite` changes each migration's text once its schema is bound (the test
- * kit's clock). Returns the versions applied.
+ * kit's clock). `upTo` stops at an earlier version (a seed of an older release, in tests).
+ * Returns the versions applied.
  */
 export async function migrate(
   driver: Driver,
   schema: string,
   rewrite: (text: string) => string = String,
+  upTo: number = latestVersion,
 ): Promise<number[]> {
   const bind = (text: string) => rewrite(bindSchema(text, schema));
   return driver.transaction(async (tx) => {
@@ -31,7 +33,7 @@ export async function migrate(
     const table = await bookkeepingOf(tx, schema, FIRST_NAME);
     const current = table === null ? 0 : await versionIn(tx, schema, table);
     if (current > latestVersion) throw new SchemaTooNewError(schema, current, latestVersion);
-    const pending = migrations.filter((m) => m.version > current);
+    const pending = migrations.filter((m) => m.version > current && m.version <= upTo);
     await checkNoForeignTables(tx, schema, pending);
     if (table !== null && table !== BOOKKEEPING_TABLE) await adoptOldBookkeeping(tx, schema);
     await tx.exec(bind(CREATE_BOOKKEEPING));

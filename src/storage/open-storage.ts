@@ -30,7 +30,9 @@ export interface OpenStorageOptions extends CreateDriverOptions {
  */
 export async function openStorage(database: DatabaseOption, options: OpenStorageOptions): Promise<Storage> {
   const { schema, migrate: apply, hasRetention, testClockAt, ...driverOptions } = options;
-  const driver = await createDriver(database, driverOptions);
+  // A seed is migrated on the system clock, and it would make a schema the caller only checks.
+  const seedSchema = apply && !testClockAt ? schema : undefined;
+  const driver = await createDriver(database, { ...driverOptions, seedSchema });
   const rewrite = testClockAt ? (text: string) => onTestClock(text, schema) : undefined;
   try {
     if (testClockAt) await installTestClock(driver, schema, testClockAt);

@@ -68,6 +68,9 @@ describe('the packed package, installed into a fresh app', () => {
       'dist/dashboard/index.d.ts',
       // The live-refresh script the dashboard serves is a module, so it ships with dist/.
       'dist/dashboard/refresh-script.js',
+      // The data folder new embedded folders start from, made by the build.
+      'dist/pglite-seed/data.tar.br',
+      'dist/pglite-seed/manifest.json',
     ]) {
       assert.ok(files.includes(needed), `${needed} is in the tarball`);
     }
@@ -112,6 +115,24 @@ await tm.close();
 `,
     );
     assert.equal(execFileSync(process.execPath, ['run.mjs'], { cwd: app, encoding: 'utf8' }), 'hi packed\n');
+
+    // A new folder starts from the packaged seed: its migrations were applied before this open.
+    writeFileSync(
+      join(app, 'folder.mjs'),
+      `import { PGlite } from '@electric-sql/pglite';
+import { Tidemark, silentLogger } from 'tidemark';
+const opening = new Date();
+await (await Tidemark.open({ database: './db', logger: silentLogger })).close();
+const db = await PGlite.create('./db');
+const { rows } = await db.query('select max(applied_at) as at from tidemark.tidemark_migrations');
+await db.close();
+console.log(rows[0].at < opening ? 'from the seed' : 'created afresh');
+`,
+    );
+    assert.equal(
+      execFileSync(process.execPath, ['folder.mjs'], { cwd: app, encoding: 'utf8' }),
+      'from the seed\n',
+    );
 
     // The dashboard is its own entry, `tidemark/dashboard`.
     writeFileSync(

@@ -36,6 +36,8 @@ export interface CreateDriverOptions {
   preparedStatements?: boolean;
   /** node-postgres only: a direct connection string for LISTEN. */
   listenDatabase?: string;
+  /** PGlite on a folder path only: a new folder may start from the seed migrated for this schema. */
+  seedSchema?: string;
 }
 
 /** `'memory://'`, a folder path, a `postgres://` URL, a `pg.Pool` or a PGlite instance → a Driver. */
@@ -49,7 +51,10 @@ export async function createDriver(
       return NodePostgresDriver.fromUrl(database, { ...pgOptions(options), max: options.poolSize });
     }
     refuseListenDatabase(options);
-    return PgliteDriver.open(database, { strictDurability: options.strictDurability });
+    return PgliteDriver.open(database, {
+      strictDurability: options.strictDurability,
+      seedSchema: options.seedSchema,
+    });
   }
   if (database instanceof pg.Pool || isPool(database))
     return new NodePostgresDriver(database, false, pgOptions(options));

@@ -13,6 +13,7 @@ import {
 } from './driver.js';
 import { lockFolder } from './folder-lock.js';
 import { leaveLockFilesOutOfDumps } from './pglite-dump.js';
+import { unpackSeed } from './pglite-seed.js';
 
 /** The OID of int8; ids come back as strings on both drivers. */
 const INT8_OID = 20;
@@ -36,6 +37,11 @@ export interface PgliteDriverOptions {
    * loses no acknowledged commit either way.
    */
   strictDurability?: boolean;
+  /**
+   * The schema the opener migrates: a new folder then starts as a copy of the packaged seed
+   * migrated for it, when one fits (pglite-seed.ts), instead of running initdb.
+   */
+  seedSchema?: string;
 }
 
 /**
@@ -89,6 +95,7 @@ export class PgliteDriver implements Driver {
         startParams.push('-c', 'wal_sync_method=open_datasync');
       }
       pgliteOptions.startParams = startParams;
+      if (lock && options.seedSchema !== undefined) await unpackSeed(lock.path, options.seedSchema);
       const db = lock ? await PGlite.create(lock.path, pgliteOptions) : await PGlite.create(pgliteOptions);
       if (lock) leaveLockFilesOutOfDumps(db);
       return new PgliteDriver(db, true, release, path, outOfSpace);

@@ -1,0 +1,213 @@
+import { createHash } from 'node:crypto';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, sep } from 'node:path';
+import type { TransformOptions } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { type BrotliOptions, createBrotliDecompress } from 'node:zlib';
+import { hasProperties } from '../../model/guards.js';
+import { type Migration, migrations } from '../migrations/index.js';
+import { TarReader } from './tar.js';
+
+/**
+ * A new embedded folder starts as a copy of a data folder made at build time (initdb, then
+ * Tidemark's migrations), which PGlite then opens as an existing database: initdb inside
+ * WebAssembly and the copy of its result through PGlite's file layer took 2 to 6 seconds of a
+ * first open; unpacking takes a fraction of one. Anything that does not fit this code and the
+ * installed PGlite exactly is not used, and the folder is created as before.
+ */
+export const SEED_FORMAT = 1;
+export const SEED_ARCHIVE = 'data.tar.br';
+export const SEED_MANIFEST = 'manifest.json';
+
+/** What a seed holds, beside it in `manifest.json`. */
+export interface SeedManifest {
+  format: number;
+  /** The version of `@electric-sql/pglite` whose initdb made it. */
+  pglite: string;
+  /** The schema migrated in it. */
+  schema: string;
+  /** Every migration applied, in order, with a hash of its SQL. */
+  migrations: SeedMigration[];
+  /**
+   * Files the archive holds only up to their last non-zero byte, with their full size: the WAL
+   * segment is 16 MB of zeros after a few hundred bytes, and inflating those zeros took most of
+   * the unpacking time. Unpacked, they are written out in full, as initdb leaves them.
+   */
+  zeroTails: Record<string, number>;
+  /** The archive's SHA-256: brotli has no checksum of its own, and the manifest goes with one archive. */
+  archiveSha256: string;
+}
+
+export interface SeedMigration {
+  version: number;
+  name: string;
+  sha256: string;
+}
+
+/** `dist/pglite-seed/` of the package, from `src/storage/driver/` and `dist/storage/driver/` alike. */
+const PACKAGED = fileURLToPath(new URL('../../../dist/pglite-seed/', import.meta.url));
+let seedFolder = PACKAGED;
+
+/** Where seeds are read from; null restores the package's own. Tests use it. */
+export function setSeedFolder(folder: string | null): void {
+  seedFolder = folder ?? PACKAGED;
+}
+
+/** How a migration is recorded in a manifest. */
+export function seedMigration(migration: Migration): SeedMigration {
+  return { version: migration.version, name: migration.name, sha256: sha256(migration.sql) };
+}
+
+export function sha256(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+let installedPglite: string | null | undefined;
+
+/** The installed PGlite's version; null when its package cannot be found. */
+export function pgliteVersion(): string | null {
+  if (installedPglite !== undefined) return installedPglite;
+  installedPglite = null;
+  try {
+    // Its exports do not include package.json: found beside the entry's dist folder.
+    const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+    const root = entry.slice(0, entry.lastIndexOf(`${sep}dist${sep}`));
+    const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version?: unknown };
+    if (typeof version === 'string') installedPglite = version;
+  } catch {
+    // No seed, then.
+  }
+  return installedPglite;
+}
+
+/**
+ * The manifest of the seed in `folder` when a new database for `schema` may start from it:
+ * the same format, the installed PGlite's version, the same schema, and each migration it
+ * applied the same as this code's (a seed older than this code leaves the later migrations to
+ * the open, as on any folder).
+ */
+export function fittingSeed(schema: string, folder = seedFolder): SeedManifest | null {
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(readFileSync(join(folder, SEED_MANIFEST), 'utf8'));
+  } catch {
+    return null;
+  }
+  if (!isManifest(manifest)) return null;
+  if (manifest.format !== SEED_FORMAT || manifest.schema !== schema) return null;
+  if (manifest.pglite !== pgliteVersion()) return null;
+  if (manifest.migrations.length === 0 || manifest.migrations.length > migrations.length) return null;
+  const fits = manifest.migrations.every((applied, i) => {
+    const ours = seedMigration(migrations[i]);
+    return applied.version === ours.version && applied.name === ours.name && applied.sha256 === ours.sha256;
+  });
+  return fits ? manifest : null;
+}
+
+/**
+ * Make `target`, a folder holding no database yet, a copy of the seed for `schema`. False when
+ * there is none that fits, or it cannot be read or written; then nothing of it is left behind.
+ * PGlite takes a folder holding `PG_VERSION` for a database: it is written last, so that a copy
+ * cut short (a crash, a full disk) leaves a folder that the next open creates afresh.
+ */
+export async function unpackSeed(target: string, schema: string, folder = seedFolder): Promise<boolean> {
+  if (existsSync(join(target, 'PG_VERSION'))) return false;
+  const manifest = fittingSeed(schema, folder);
+  if (!manifest) return false;
+  let archive: Buffer;
+  try {
+    archive = readFileSync(join(folder, SEED_ARCHIVE));
+  } catch {
+    return false;
+  }
+  if (sha256(archive) !== manifest.archiveSha256) return false;
+  const made: string[] = [];
+  const written: string[] = [];
+  // Decompressed on the thread pool while the members already out are written here: creating a
+  // thousand files costs about as much as the decompression, and the two overlap. The stream
+  // runs ahead of the writes instead of waiting for them to drain its buffer.
+  const streaming: BrotliOptions & TransformOptions = { chunkSize: 1 << 20, highWaterMark: 64 << 20 };
+  const inflate = createBrotliDecompress(streaming);
+  try {
+    inflate.end(archive);
+    const reader = new TarReader();
+    let marker: Uint8Array | null = null;
+    for await (const chunk of inflate) {
+      for (const entry of reader.push(chunk)) {
+        const path = join(target, ...entry.name.split('/'));
+        if (entry.kind === 'folder') {
+          if (existsSync(path)) continue;
+          mkdirSync(path);
+          made.push(path);
+        } else if (entry.name === 'PG_VERSION') {
+          marker = entry.data;
+        } else {
+          writeNew(path, entry.data, manifest.zeroTails[entry.name] ?? entry.data.length, written);
+        }
+      }
+    }
+    reader.end();
+    if (marker === null) throw new Error('the seed has no PG_VERSION');
+    writeNew(join(target, 'PG_VERSION'), marker, marker.length, written);
+    return true;
+  } catch {
+    inflate.destroy();
+    for (const path of written.reverse()) rmSync(path, { force: true });
+    for (const path of made.reverse()) {
+      try {
+        rmdirSync(path);
+      } catch {
+        // Not empty: something else wrote there.
+      }
+    }
+    return false;
+  }
+}
+
+const ZEROS = new Uint8Array(1 << 20);
+
+/**
+ * Write a file that must not exist yet (never one of another's), noting it once created: `data`,
+ * then zeros up to `size`.
+ */
+function writeNew(path: string, data: Uint8Array, size: number, written: string[]): void {
+  const fd = openSync(path, 'wx');
+  written.push(path);
+  try {
+    let offset = 0;
+    while (offset < data.length) offset += writeSync(fd, data, offset);
+    while (offset < size) offset += writeSync(fd, ZEROS, 0, Math.min(ZEROS.length, size - offset));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function isManifest(value: unknown): value is SeedManifest {
+  return (
+    hasProperties(value) &&
+    typeof value.format === 'number' &&
+    typeof value.pglite === 'string' &&
+    typeof value.schema === 'string' &&
+    typeof value.archiveSha256 === 'string' &&
+    Array.isArray(value.migrations) &&
+    hasProperties(value.zeroTails) &&
+    Object.values(value.zeroTails).every((size) => Number.isSafeInteger(size)) &&
+    value.migrations.every(
+      (m: unknown) =>
+        hasProperties(m) &&
+        typeof m.version === 'number' &&
+        typeof m.name === 'string' &&
+        typeof m.sha256 === 'string',
+    )
+  );
+}
