@@ -6,7 +6,7 @@
  *   npm run bench -- [--only drain,latency] [--reps 3] [--peers graphile,pg-boss] [--out file.md]
  *
  * Figures: bulk, bulk1, single, drain, drain2, drain25, drain4, latency, async, realistic,
- * payload, sweep, sweep-realistic, sweep-scale, sweep-drain, history, pglite.
+ * payload, sweep, sweep-realistic, sweep-scale, sweep-drain, history, pglite, pglite-folder.
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -35,6 +35,7 @@ import {
   SCALE_OUT_PROCESSES,
   SINGLE_JOBS,
 } from './support/figures.js';
+import { FIRST_OPENS } from './support/pglite-folder-figures.js';
 import { BENCH_URL, settle, withClient } from './support/postgres.js';
 import {
   CONCURRENT_DRAIN_JOBS,
@@ -240,6 +241,17 @@ const FIGURES: FigureSpec[] = [
     child: '',
     subjects: ['tidemark-pglite'],
     values: [],
+    reference: 'tidemark-pglite',
+  },
+  {
+    key: 'pglite-folder',
+    title: `Tidemark on PGlite in a folder: first open of a new folder (median of ${FIRST_OPENS}, each in a fresh process), then drain ${formatNumber(JOBS)} no-op jobs, concurrency ${CONCURRENCY}`,
+    child: 'pglite-folder',
+    subjects: ['tidemark-pglite'],
+    values: [
+      { name: 'firstOpenMs', unit: 'ms', lowerIsBetter: true },
+      { name: 'jobsPerSecond', unit: 'jobs/s' },
+    ],
     reference: 'tidemark-pglite',
   },
 ];

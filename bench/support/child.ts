@@ -21,6 +21,7 @@ import {
   singleEnqueue,
   workForParent,
 } from './figures.js';
+import { firstOpen, folderDrain } from './pglite-folder-figures.js';
 import {
   drainBesideSweep,
   pgBossMaintain,
@@ -80,6 +81,8 @@ async function measure(): Promise<Figures> {
       return sweepBesideKeptRows();
     case 'sweep-drain':
       return drainBesideSweep();
+    case 'pglite-folder':
+      return { ...(await firstOpen()), ...(await folderDrain()) };
     default:
       throw new Error(`unknown figure ${figure}`);
   }

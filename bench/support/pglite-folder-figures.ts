@@ -1,0 +1,82 @@
+/**
+ * Tidemark on PGlite in a folder, as `Tidemark.open()` runs with no options: how long the first
+ * open of a new folder takes, and a drain on a folder (the `pglite` figure runs in memory).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CONCURRENCY, type Figures, JOBS } from './figures.js';
+import { median } from './stats.js';
+import { openTidemark, tidemarkBulkAdd, tidemarkDrain } from './tidemark-subject.js';
+
+/** New folders opened per run; the run reports their median. */
+export const FIRST_OPENS = 5;
+
+const DIST = new URL('../../dist/index.js', import.meta.url).href;
+
+/**
+ * `Tidemark.open` on a new folder and back, timed inside a process of its own: a process that
+ * has opened PGlite once compiles its WebAssembly faster the next time, which a user's first
+ * open does not get. The import of Tidemark is not timed; PGlite's (inside the open) is.
+ */
+const OPEN_ONCE = `
+const { Tidemark, silentLogger } = await import(${JSON.stringify(DIST)});
+const started = performance.now();
+const tm = await Tidemark.open({ database: process.argv[1], logger: silentLogger });
+const ms = performance.now() - started;
+await tm.close();
+process.stdout.write('@@open ' + ms + '\\n');
+`;
+
+/** The first open of each of `opens` new folders in a temp folder: median ms. */
+export async function firstOpen(opens = FIRST_OPENS): Promise<Figures> {
+  const root = mkdtempSync(join(tmpdir(), 'tidemark-bench-open-'));
+  try {
+    const times: number[] = [];
+    for (let i = 0; i < opens; i++) times.push(await openInChild(join(root, `db-${i}`)));
+    return { firstOpenMs: median(times) };
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/** `count` no-op jobs bulk-added to a new folder, then drained by one worker: jobs/s. */
+export async function folderDrain(count = JOBS, concurrency = CONCURRENCY): Promise<Figures> {
+  const root = mkdtempSync(join(tmpdir(), 'tidemark-bench-folder-'));
+  try {
+    const { tm, dispose } = await openTidemark('pglite', join(root, 'db'));
+    try {
+      tm.createQueue({ name: 'noop' });
+      await tm.listQueues();
+      await tidemarkBulkAdd(tm, 'noop', count);
+      return { jobsPerSecond: await tidemarkDrain(tm, 'noop', count, concurrency) };
+    } finally {
+      await dispose();
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+function openInChild(folder: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', OPEN_ONCE, folder], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      err += d;
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const line = out.split('\n').find((l) => l.startsWith('@@open '));
+      if (code === 0 && line) resolve(Number(line.slice('@@open '.length)));
+      else reject(new Error(`first open of ${folder} failed (exit ${code}): ${err.trim()}`));
+    });
+  });
+}
