@@ -1402,8 +1402,12 @@ insert into "tidemark".tidemark_test_clock (id, at) values (1, $1)
   on conflict (id) do update set at = excluded.at
 
 -- worker.ts#claimJobs
-with next as (
-    select c.id from unnest($1::text[]) as q(name)
+with ready_queues as materialized (
+    select q.name from unnest($1::text[]) as q(name)
+     where not exists (select 1 from "tidemark".queues p where p.name = q.name and p.paused)
+  ),
+  next as (
+    select c.id from ready_queues q
      cross join lateral (
        select id, priority, run_at from "tidemark".jobs
         where queue = q.name
@@ -1414,7 +1418,6 @@ with next as (
         limit $2
         for update skip locked
      ) c
-     where not exists (select 1 from "tidemark".queues p where p.name = q.name and p.paused)
      order by c.priority desc, c.run_at, c.id
      limit $2
   )
@@ -1429,8 +1432,8 @@ with next as (
     from (select set_config('synchronous_commit', 'off', true)) as async_commit
    where j.id = any(array(select id from next))
   returning id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
-  root_id, retention, j.wait, j.lock_token, (extract(epoch from j.run_at) * 1000)::float8 as run_at, (extract(epoch from j.expire_at) * 1000)::float8 as expire_at,
-            (extract(epoch from j.created_at) * 1000)::float8 as created_at, (extract(epoch from j.started_at) * 1000)::float8 as started_at
+  root_id, retention, j.wait, j.lock_token, date_part('epoch', j.run_at) * 1000 as run_at, date_part('epoch', j.expire_at) * 1000 as expire_at,
+            date_part('epoch', j.created_at) * 1000 as created_at, date_part('epoch', j.started_at) * 1000 as started_at
 
 -- worker.ts#completeOne
 with finished as (
