@@ -65,6 +65,7 @@ const PEERS = [
   'graphile-batched-small',
   'graphile-batched',
   'pg-boss',
+  'pg-boss-large-batch',
   'bullmq-redis',
   'bullmq-pg',
 ];

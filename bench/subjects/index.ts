@@ -13,6 +13,7 @@ export function allSubjects(): Subject[] {
     graphileSubject(11),
     graphileSubject(500),
     pgBossSubject(),
+    pgBossSubject(1000),
     bullmqSubject('redis'),
     bullmqSubject('pg'),
     tidemarkSubject('pglite'),
