@@ -40,13 +40,9 @@ export function pgBossSubject(batchSize = 100): Subject {
         working = true;
         const loops = concurrency === 10 ? WORKERS : concurrency;
         for (let i = 0; i < loops; i++) {
-          await boss.work<{ n: number }>(
-            QUEUE,
-            { batchSize, pollingIntervalSeconds: 0.5 },
-            async (jobs) => {
-              for (const job of jobs) await handler(job.data.n);
-            },
-          );
+          await boss.work<{ n: number }>(QUEUE, { batchSize, pollingIntervalSeconds: 0.5 }, async (jobs) => {
+            for (const job of jobs) await handler(job.data.n);
+          });
         }
       },
       async stopWorker() {
@@ -62,8 +58,7 @@ export function pgBossSubject(batchSize = 100): Subject {
   return {
     key: batchSize === 100 ? 'pg-boss' : 'pg-boss-large-batch',
     label: batchSize === 100 ? 'pg-boss 10' : `pg-boss 10 (batchSize ${batchSize})`,
-    settings:
-      `concurrency N = N work() loops (10 unless the figure says otherwise), each with batchSize ${batchSize}, pollingIntervalSeconds 0.5 (its minimum) and running its batch's jobs one after another; schedule off; insert() for bulk; the handler's results are not kept as outputs (work() stores a handler's return value only for a batch of one job)`,
+    settings: `concurrency N = N work() loops (10 unless the figure says otherwise), each with batchSize ${batchSize}, pollingIntervalSeconds 0.5 (its minimum) and running its batch's jobs one after another; schedule off; insert() for bulk; the handler's results are not kept as outputs (work() stores a handler's return value only for a batch of one job)`,
     open: () => session(freshName('bench_pb'), true),
     attach: (schema) => session(schema, false),
   };
