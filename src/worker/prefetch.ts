@@ -1,7 +1,14 @@
 /** How many claim round trips of work a worker holds ahead of its free slots. */
 const ROUND_TRIPS_AHEAD = 4;
-/** Length of one rate sample. */
+/** Length of one rate sample, unless WINDOW_STARTS come first. */
 const WINDOW_MS = 50;
+/**
+ * Starts that end a rate sample early. A worker meeting a backlog starts from a rate of zero
+ * and claims only for its free slots until its first sample: at 50 ms a sample, a drain of
+ * 20,000 no-op jobs spent its first 200-300 ms at a tenth of its rate. Fast jobs reach this
+ * count within a few milliseconds; slow ones never do, and keep the 50 ms window.
+ */
+const WINDOW_STARTS = 64;
 /** The most an adaptive buffer holds. */
 export const AUTO_PREFETCH_MAX = 1000;
 
@@ -47,7 +54,7 @@ export class PrefetchSizer {
     if (this.fixed !== null) return this.fixed;
     const now = this.now();
     const elapsed = now - this.windowStart;
-    if (elapsed >= WINDOW_MS) {
+    if (elapsed >= WINDOW_MS || (this.windowStarts >= WINDOW_STARTS && elapsed > 0)) {
       const sample = (this.windowStarts * 1000) / elapsed;
       // Rising fast and falling fast: a burst gets a deep buffer at once, and an idle spell
       // (a long gap with no starts) empties it.

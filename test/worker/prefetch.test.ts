@@ -24,6 +24,16 @@ describe('PrefetchSizer', () => {
     assert.equal(run(sizer, clock, 1_000, 100, 10), AUTO_PREFETCH_MAX);
   });
 
+  test('a burst of fast starts sizes the buffer within milliseconds, not after a whole window', () => {
+    const clock = { t: 0 };
+    const sizer = new PrefetchSizer('auto', () => clock.t);
+    sizer.claimed(4);
+    // 20,000 jobs/s from a standing start: after 5 ms the buffer already holds several claim
+    // round trips of work (a 50 ms window alone would still say 0).
+    const target = run(sizer, clock, 5, 20, 4);
+    assert.ok(target >= 100, `target ${target}`);
+  });
+
   test('slow jobs get no buffer, and an idle spell empties it', () => {
     const clock = { t: 0 };
     const sizer = new PrefetchSizer('auto', () => clock.t);
