@@ -79,8 +79,15 @@ export async function addInChunks(
   return results;
 }
 
+/**
+ * Start writing a chunk. Its failure is handled at once (and thrown again where it is awaited):
+ * it can arrive while the next chunk is being checked, and a rejection nothing handles by then
+ * ends a Node process.
+ */
 function startWrite(core: EngineCore, requests: JobRequest[], tx: Queryable): Promise<AddJobResult[]> {
-  return insertJobsAtomically(core, requests, tx);
+  const writing = insertJobsAtomically(core, requests, tx);
+  writing.catch(() => {});
+  return writing;
 }
 
 /**

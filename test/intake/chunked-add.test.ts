@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { z } from 'zod';
 import { InvalidOptionError, JobValidationError, QueueNotFoundError } from '../../src/index.js';
 import { CHUNK_ROWS } from '../../src/intake/add-in-chunks.js';
@@ -70,6 +71,52 @@ describeEachDriver('addJobs of several chunks', ({ open }) => {
       queue.addMany(Array.from({ length: COUNT }, (_, i) => ({ data: { i } }))),
       JobValidationError,
     );
+    assert.equal(await jobCount(tm), 0);
+  });
+
+  test('a chunk the database refuses while the next is being checked fails the call, writes nothing', async () => {
+    const tm = await open();
+    // The first chunk's insert fails in the database (a trigger refuses job 3) while the
+    // second chunk waits on an asynchronous schema: the failure arrives mid-check.
+    await rawQuery(
+      tm,
+      `create function "${tm.schema}".refuse_three() returns trigger language plpgsql as $$
+       begin
+         if new.data ->> 'i' = '3' then raise exception 'job 3 refused'; end if;
+         return new;
+       end $$`,
+    );
+    await rawQuery(
+      tm,
+      `create trigger refuse_three before insert on "${tm.schema}".jobs
+       for each row execute function "${tm.schema}".refuse_three()`,
+    );
+    let schemaCalls = 0;
+    const slow: StandardSchemaV1<{ i: number }> = {
+      '~standard': {
+        version: 1,
+        vendor: 'test',
+        validate: async (value) => {
+          // The first chunk passes at once; every later job waits long enough for the first
+          // chunk's statement to have failed.
+          if (++schemaCalls > CHUNK_ROWS) await new Promise((resolve) => setTimeout(resolve, 1));
+          return { value: value as { i: number } };
+        },
+      },
+    };
+    const queue = tm.defineQueue({ name: 'slow', input: slow });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      await assert.rejects(
+        queue.addMany(Array.from({ length: COUNT }, (_, i) => ({ data: { i } }))),
+        /job 3 refused/,
+      );
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+    assert.deepEqual(unhandled, []);
     assert.equal(await jobCount(tm), 0);
   });
 
