@@ -14,7 +14,8 @@ import { join, sep } from 'node:path';
 import type { TransformOptions } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { type BrotliOptions, createBrotliDecompress } from 'node:zlib';
-import { hasProperties } from '../../model/guards.js';
+import { type Static, Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
 import { type Migration, migrations } from '../migrations/index.js';
 import { TarReader } from './tar.js';
 
@@ -29,30 +30,34 @@ export const SEED_FORMAT = 1;
 export const SEED_ARCHIVE = 'data.tar.br';
 export const SEED_MANIFEST = 'manifest.json';
 
-/** What a seed holds, beside it in `manifest.json`. */
-export interface SeedManifest {
-  format: number;
+const SeedMigrationShape = Type.Object({
+  version: Type.Number(),
+  name: Type.String(),
+  /** A SHA-256 of the migration's SQL. */
+  sha256: Type.String(),
+});
+
+/** What a seed holds, beside it in `manifest.json`; a manifest of any other shape is not used. */
+const SeedManifestShape = Type.Object({
+  format: Type.Number(),
   /** The version of `@electric-sql/pglite` whose initdb made it. */
-  pglite: string;
+  pglite: Type.String(),
   /** The schema migrated in it. */
-  schema: string;
+  schema: Type.String(),
   /** Every migration applied, in order, with a hash of its SQL. */
-  migrations: SeedMigration[];
+  migrations: Type.Array(SeedMigrationShape),
   /**
    * Files the archive holds only up to their last non-zero byte, with their full size: the WAL
    * segment is 16 MB of zeros after a few hundred bytes, and inflating those zeros took most of
    * the unpacking time. Unpacked, they are written out in full, as initdb leaves them.
    */
-  zeroTails: Record<string, number>;
+  zeroTails: Type.Record(Type.String(), Type.Integer({ minimum: 0 })),
   /** The archive's SHA-256: brotli has no checksum of its own, and the manifest goes with one archive. */
-  archiveSha256: string;
-}
+  archiveSha256: Type.String(),
+});
 
-export interface SeedMigration {
-  version: number;
-  name: string;
-  sha256: string;
-}
+export type SeedManifest = Static<typeof SeedManifestShape>;
+export type SeedMigration = Static<typeof SeedMigrationShape>;
 
 /** `dist/pglite-seed/` of the package, from `src/storage/driver/` and `dist/storage/driver/` alike. */
 const PACKAGED = fileURLToPath(new URL('../../../dist/pglite-seed/', import.meta.url));
@@ -103,7 +108,7 @@ export function fittingSeed(schema: string, folder = seedFolder): SeedManifest |
   } catch {
     return null;
   }
-  if (!isManifest(manifest)) return null;
+  if (!Value.Check(SeedManifestShape, manifest)) return null;
   if (manifest.format !== SEED_FORMAT || manifest.schema !== schema) return null;
   if (manifest.pglite !== pgliteVersion()) return null;
   if (manifest.migrations.length === 0 || manifest.migrations.length > migrations.length) return null;
@@ -190,24 +195,4 @@ function writeNew(path: string, data: Uint8Array, size: number, written: string[
   } finally {
     closeSync(fd);
   }
-}
-
-function isManifest(value: unknown): value is SeedManifest {
-  return (
-    hasProperties(value) &&
-    typeof value.format === 'number' &&
-    typeof value.pglite === 'string' &&
-    typeof value.schema === 'string' &&
-    typeof value.archiveSha256 === 'string' &&
-    Array.isArray(value.migrations) &&
-    hasProperties(value.zeroTails) &&
-    Object.values(value.zeroTails).every((size) => Number.isSafeInteger(size)) &&
-    value.migrations.every(
-      (m: unknown) =>
-        hasProperties(m) &&
-        typeof m.version === 'number' &&
-        typeof m.name === 'string' &&
-        typeof m.sha256 === 'string',
-    )
-  );
 }
