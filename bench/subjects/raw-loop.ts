@@ -18,7 +18,8 @@ export const RAW_FINISH = 250;
  * the same columns, indexes and partial predicates), its jobs added by `addJobs`, and then
  * no application at all: one connection claims `RAW_CLAIM` ready rows at a time with
  * `FOR UPDATE SKIP LOCKED` (committed without waiting for the WAL flush, as Tidemark's
- * claims are) and hands them to a second connection that marks up to `RAW_FINISH` of them
+ * claims are), reading each job's id, lock token and data (what any worker must read to run
+ * a job), and hands them to a second connection that marks up to `RAW_FINISH` of them
  * completed per statement, keeping each row with its purge time (durable commit, as
  * Tidemark's outcomes are). The two overlap as Tidemark's claim loop and finish buffer do.
  * What is left between this and Tidemark is the worker: its bookkeeping, heartbeats,
@@ -40,7 +41,7 @@ export function rawLoopSubject(): Subject {
                 order by priority desc, run_at, id
                 limit $2
                 for update skip locked))
-      returning j.id, j.lock_token, (j.data ->> 'n')::int as n`;
+      returning j.id, j.lock_token, j.data`;
     const finishText = /* sql */ `
       update ${table} j
          set status = 'completed', output = 'null', finished_at = now(),
@@ -88,7 +89,7 @@ export function rawLoopSubject(): Subject {
             });
             if (rows.length === 0) break;
             for (const row of rows) {
-              handler(row.n);
+              handler(row.data.n);
               ids.push(row.id);
               tokens.push(row.lock_token);
             }
@@ -139,7 +140,7 @@ export function rawLoopSubject(): Subject {
   return {
     key: 'raw-loop',
     label: 'physical reference: a bare SQL claim-and-finish loop on the Tidemark table, rows kept',
-    settings: `two connections on Tidemark's own table: claims of ${RAW_CLAIM} (FOR UPDATE SKIP LOCKED, synchronous_commit off) overlapping finishing writes of up to ${RAW_FINISH} that mark rows completed with their purge time (durable commit); no worker, no handler work`,
+    settings: `two connections on Tidemark's own table: claims of ${RAW_CLAIM} returning each job's id, lock token and data (FOR UPDATE SKIP LOCKED, synchronous_commit off) overlapping finishing writes of up to ${RAW_FINISH} that mark rows completed with their purge time (durable commit); no worker, no handler work`,
     open: () => session(freshName('bench_raw'), true),
     attach: (schema) => session(schema, false),
   };

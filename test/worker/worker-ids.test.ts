@@ -130,6 +130,45 @@ describeEachDriver('worker rows: live workers first, gone rows bounded, one id p
     await second.stop();
   });
 
+  test('a start that fails closes what opened beside it: the subscription of a refused worker, the row of one whose LISTEN failed', async () => {
+    const tm = await open({ logger: silentLogger });
+    tm.createQueue({ name: 'q', handler: () => null });
+    const other = await open({ schema: tm.schema, logger: silentLogger });
+    other.createQueue({ name: 'q', handler: () => null });
+    // The LISTEN opens while the worker registers: count what it opens and closes.
+    const storage = engineOf(other).storage;
+    const listen = storage.listen.bind(storage);
+    let subscriptions = 0;
+    let listenFails = false;
+    storage.listen = async (...args: Parameters<typeof listen>) => {
+      if (listenFails) throw new Error('listen refused');
+      const subscription = await listen(...args);
+      subscriptions++;
+      return {
+        close: async () => {
+          subscriptions--;
+          await subscription.close();
+        },
+      };
+    };
+    const first = fastWorker(tm, { id: 'shared', lockSeconds: 600 });
+    await first.start();
+    const refused = fastWorker(other, { id: 'shared', lockSeconds: 600 });
+    await assert.rejects(refused.start(), WorkerIdInUseError);
+    assert.equal(
+      subscriptions,
+      0,
+      'the refused worker closed the subscription that opened beside its registration',
+    );
+    await first.stop();
+
+    listenFails = true;
+    const unheard = fastWorker(other, { id: 'unheard', lockSeconds: 600 });
+    await assert.rejects(unheard.start(), /listen refused/);
+    assert.equal(unheard.isRunning, false);
+    assert.equal(await rowOf(tm, 'unheard'), undefined, 'its registration was removed');
+  });
+
   test('a worker taking over the id of a gone one keeps its row when the gone one stops', async () => {
     const tm = await open({ logger: silentLogger });
     tm.createQueue({ name: 'q', handler: () => null });

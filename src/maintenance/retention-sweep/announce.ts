@@ -26,10 +26,10 @@ export async function announceRetention(
     logger.warn(messages.retentionUnsupported);
     return;
   }
-  const [pause, queues] = await Promise.all([
-    core.storage.controls.status(),
-    core.storage.queues.listQueues(),
-  ]);
+  // One after the other on the pool's open connection: side by side, the second opened a
+  // connection of its own, the longest step of a worker's start.
+  const pause = await core.storage.controls.status();
+  const queues = await core.storage.queues.listQueues();
   const ownPolicies = queuesWithOwnPolicy(queues, core.engineRetention);
   if (pause.paused) {
     logger.warn(messages.retentionPaused, {
