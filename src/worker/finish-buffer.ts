@@ -26,8 +26,11 @@ interface Batch {
   resolve(written: ReadonlyMap<string, WriteResult>): void;
 }
 
+/** Most outcomes a finishing statement writes, unless the buffer is given another bound. */
+export const FINISH_BATCH_MAX = 1_000;
+
 export interface FinishBufferOptions {
-  /** Most outcomes per statement. Default 1000. */
+  /** Most outcomes per statement. Default FINISH_BATCH_MAX. */
   maxBatch?: number;
   /** When to stop retrying a write the database does not answer. Default: never closes. */
   window?: RetryWindow;
@@ -61,7 +64,7 @@ export class FinishBuffer {
     private readonly attempts: Pick<Storage['attempts'], 'finishAttempts'>,
     options: FinishBufferOptions = {},
   ) {
-    this.maxBatch = options.maxBatch ?? 1_000;
+    this.maxBatch = options.maxBatch ?? FINISH_BATCH_MAX;
     this.window = options.window ?? new RetryWindow();
     this.logger = options.logger ?? silentLogger;
   }

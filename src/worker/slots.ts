@@ -3,12 +3,23 @@ import type { Logger } from '../log/logger.js';
 import type { ResolvedQueue } from '../queues/queue-options.js';
 import type { ClaimedJob } from '../storage/storage.js';
 import { runAttempt } from './attempt.js';
-import type { FinishBuffer } from './finish-buffer.js';
+import { FINISH_BATCH_MAX, type FinishBuffer } from './finish-buffer.js';
 import { JobBuffer } from './job-buffer.js';
 import { PrefetchSizer } from './prefetch.js';
 import type { AttemptHost, RunningAttempt } from './running-attempt.js';
 import type { Wakeup } from './wakeup.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
+
+/**
+ * How many outcomes may wait to be written before a worker stops claiming: a full finishing
+ * statement in flight and a full one gathering behind it. At one statement's worth, a drain
+ * stopped claiming whenever a statement of 1,000 was in flight and a few more jobs had
+ * ended, and its claim connection stood idle for most of that statement. At least two
+ * outcomes per slot, for workers wider than that.
+ */
+export function outcomeBacklogBound(concurrency: number): number {
+  return Math.max(2 * FINISH_BATCH_MAX, 2 * concurrency);
+}
 
 /**
  * The claims a worker holds and the slots they run in: claimed jobs wait in a buffer, start
@@ -35,7 +46,8 @@ export class Slots {
   private writingAlone = 0;
   /**
    * Claims pause while this many outcomes wait to be written, so a database that takes claims
-   * but not outcomes cannot make the worker hold an ever-growing backlog in memory.
+   * but not outcomes cannot make the worker hold an ever-growing backlog in memory
+   * (outcomeBacklogBound).
    */
   private readonly maxWriting: number;
   /** Running plus buffered attempts per queue, so a queue's cap also bounds what it prefetches. */
@@ -73,7 +85,7 @@ export class Slots {
     private readonly wakeup: Wakeup,
     private readonly logger: Logger,
   ) {
-    this.maxWriting = Math.max(1_000, 2 * options.concurrency);
+    this.maxWriting = outcomeBacklogBound(options.concurrency);
     this.prefetch = new PrefetchSizer(options.prefetch);
   }
 

@@ -4,6 +4,7 @@ import { engineOf } from '../../src/engine-handle.js';
 import type { Logger, Tidemark } from '../../src/index.js';
 import type { AttemptOutcome } from '../../src/storage/storage.js';
 import { runnerOf } from '../../src/storage/storage-internals.js';
+import { outcomeBacklogBound } from '../../src/worker/slots.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { fastWorker, waitForStatus } from '../support/jobs.js';
 import { waitFor } from '../support/wait-for.js';
@@ -109,7 +110,7 @@ describeEachDriver('outcomes held while the database does not take them', ({ ope
     assert.equal(runs, ids.length + 1, 'each handler ran once (and the warm-up job once)');
   });
 
-  test('claims pause while 1000 outcomes wait to be written, and resume once they are', async () => {
+  test('claims pause while a bounded backlog of outcomes waits to be written, and resume once it is', async () => {
     const tm = await open({ logger: recordingLogger().logger });
     const runs = new Map<string, number>();
     tm.createQueue({
@@ -120,7 +121,9 @@ describeEachDriver('outcomes held while the database does not take them', ({ ope
       },
     });
     const db = outage(tm);
-    const total = 1_200;
+    const bound = outcomeBacklogBound(10);
+    assert.equal(bound, 2_000, 'two finishing statements of outcomes');
+    const total = bound + 200;
     await tm.addJobs(Array.from({ length: total }, () => ({ queue: 'many' })));
     const worker = fastWorker(tm, { concurrency: 10, prefetch: 0, lockSeconds: 30 });
     const internals = worker as unknown as {
@@ -132,7 +135,7 @@ describeEachDriver('outcomes held while the database does not take them', ({ ope
     // until outcomes are written.
     await waitFor(
       'the claim loop to wait on the backlog',
-      () => internals.slots.writing.size >= 1_000 && internals.wakeup.waitingForRoom,
+      () => internals.slots.writing.size >= bound && internals.wakeup.waitingForRoom,
       { timeoutMs: 60_000 },
     );
     const counts = async () => {
@@ -143,10 +146,10 @@ describeEachDriver('outcomes held while the database does not take them', ({ ope
     };
     const held = await counts();
     assert.ok(
-      held.active <= 1_000 + 2 * 10,
+      held.active <= bound + 2 * 10,
       `at most the bound plus a claim in flight: ${JSON.stringify(held)}`,
     );
-    assert.ok(held.pending >= total - 1_020, JSON.stringify(held));
+    assert.ok(held.pending >= total - bound - 20, JSON.stringify(held));
     db.up();
     await waitFor('every job to complete', async () => (await counts()).completed === total, {
       timeoutMs: 60_000,
