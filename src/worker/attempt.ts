@@ -36,7 +36,6 @@ export async function runAttempt(
   host.register(attempt);
   const timer = queue.timeoutSeconds === undefined ? null : abortOnTimeout(attempt, queue.timeoutSeconds);
   try {
-    const started = performance.now();
     const ctx = new WorkflowContext({
       core,
       queue,
@@ -52,7 +51,7 @@ export async function runAttempt(
     const { abortedBy } = attempt;
     if (abortedBy === 'lost' || abortedBy === 'shutdown')
       return reportLost(core, job.id, job.queue, abortedBy);
-    const durationMs = performance.now() - started;
+    const durationMs = performance.now() - attempt.startedAt;
     const result = finalResult(core, job, ctx, attempt, outcome);
     host.settled(attempt, writesAlone(ctx, result));
     if (!result.ok) return await recordFailure(core, claimed, queue, finish, durationMs, result.error);

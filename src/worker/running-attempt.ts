@@ -12,6 +12,8 @@ export interface RunningAttempt {
   queue: string;
   /** Set by the worker once it has given the attempt's slot back. */
   slotFree: boolean;
+  /** When the attempt took its slot (`performance.now()`). */
+  readonly startedAt: number;
   abort(reason: AbortReason): void;
 }
 
@@ -36,6 +38,7 @@ export class Attempt implements RunningAttempt {
   readonly token: string;
   readonly queue: string;
   slotFree = false;
+  readonly startedAt = performance.now();
   abortedBy: AbortReason | null = null;
   abortError: Error | null = null;
   /** Settles the attempt's race between its handler and an abort. */

@@ -86,7 +86,7 @@ export class Slots {
     private readonly logger: Logger,
   ) {
     this.maxWriting = outcomeBacklogBound(options.concurrency);
-    this.prefetch = new PrefetchSizer(options.prefetch);
+    this.prefetch = new PrefetchSizer(options.prefetch, options.concurrency);
   }
 
   /**
@@ -174,6 +174,7 @@ export class Slots {
   private attemptSettled(attempt: RunningAttempt): void {
     if (attempt.slotFree) return;
     attempt.slotFree = true;
+    this.prefetch.held(performance.now() - attempt.startedAt);
     // Not in `running` while its slot is not free: it held the slot to write alone.
     if (!this.running.delete(attempt.token)) this.writingAlone--;
     this.holdRelease(attempt.queue);
