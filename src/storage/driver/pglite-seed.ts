@@ -17,7 +17,7 @@ import { type BrotliOptions, createBrotliDecompress } from 'node:zlib';
 import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { type Migration, migrations } from '../migrations/index.js';
-import { TarReader } from './tar.js';
+import { type ArchiveMember, ArchiveReader } from './seed-archive.js';
 
 /**
  * A new embedded folder starts as a copy of a data folder made at build time (initdb, then
@@ -145,23 +145,24 @@ export async function unpackSeed(target: string, schema: string, folder = seedFo
   const inflate = createBrotliDecompress(streaming);
   try {
     inflate.end(archive);
-    const reader = new TarReader();
-    let marker: Uint8Array | null = null;
-    for await (const chunk of inflate) {
-      for (const entry of reader.push(chunk)) {
-        const path = join(target, ...entry.name.split('/'));
-        if (entry.kind === 'folder') {
+    const reader = new ArchiveReader();
+    let marker = null as Uint8Array | null;
+    const unpack = (members: ArchiveMember[]) => {
+      for (const member of members) {
+        const path = join(target, ...member.name.split('/'));
+        if (member.kind === 'folder') {
           if (existsSync(path)) continue;
           mkdirSync(path);
           made.push(path);
-        } else if (entry.name === 'PG_VERSION') {
-          marker = entry.data;
+        } else if (member.name === 'PG_VERSION') {
+          marker = member.data;
         } else {
-          writeNew(path, entry.data, manifest.zeroTails[entry.name] ?? entry.data.length, written);
+          writeNew(path, member.data, manifest.zeroTails[member.name] ?? member.data.length, written);
         }
       }
-    }
-    reader.end();
+    };
+    for await (const chunk of inflate) unpack(reader.push(chunk));
+    unpack(reader.end());
     if (marker === null) throw new Error('the seed has no PG_VERSION');
     writeNew(join(target, 'PG_VERSION'), marker, marker.length, written);
     return true;
