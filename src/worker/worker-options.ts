@@ -22,7 +22,7 @@ export const workerOptions = new OptionSet('worker', {
     docType: "`number` (whole, 0 to 10,000) or `'auto'`",
     default: 'auto' as const,
     description:
-      "jobs held claimed beyond the free slots, so a freed slot never waits for a claim round trip. `'auto'` holds about four claim round trips of work at the rate jobs start now, up to 1,000, and none for slow jobs; a number holds that many; `0` claims only for free slots. Held jobs are covered by heartbeats and given back on `stop()`.",
+      "jobs held claimed beyond the free slots, so a freed slot never waits for a claim round trip. `'auto'` holds about four claim round trips of work at the rate jobs start now or, when higher, the rate the slots could start them (the concurrency over how long a job lately held its slot), up to 1,000, and none for slow jobs; a number holds that many; `0` claims only for free slots. Held jobs are covered by heartbeats and given back on `stop()`.",
   }),
   fetchBatchSize: integer(1, 10_000, {
     description: 'the most jobs one claim statement takes',
