@@ -61,6 +61,7 @@ export { messages } from './log/messages.js';
 export type { InstrumentOptions } from './metrics/instrument.js';
 export type { MeterLike } from './metrics/meter.js';
 export type { FrozenRetention, Job, JobError } from './model/job.js';
+export type { KeyInfo, KeyLimit, KeysOptions } from './model/keys.js';
 export {
   Retention,
   type RetentionPolicy,
@@ -74,6 +75,7 @@ export { DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE } from './options/batch-size.js';
 export type { DashboardOptions, RunningDashboard } from './options/dashboard-options.js';
 export { MAX_JSON_DEPTH, MAX_PAYLOAD_BYTES } from './options/json.js';
 export type { OpenOptions } from './options/open-options.js';
+export type { ListKeysOptions } from './queues/key-settings.js';
 export { type HandleJobOptions, QueueHandle } from './queues/queue-handle.js';
 export type { BackoffOptions, Handler, QueueOptions, ResolvedQueue } from './queues/queue-options.js';
 export type { JobId, QueueDataOf, QueueOutputOf, Queues, RegisteredQueue } from './queues/registry-types.js';

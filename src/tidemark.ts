@@ -14,10 +14,12 @@ import { retryJob } from './jobs/retry-job.js';
 import { type InstrumentOptions, instrumentEngine } from './metrics/instrument.js';
 import type { MeterLike } from './metrics/meter.js';
 import type { Job } from './model/job.js';
+import type { KeyInfo, KeyLimit } from './model/keys.js';
 import type { StandardSchemaV1 } from './model/standard-schema.js';
 import type { DashboardOptions, RunningDashboard } from './options/dashboard-options.js';
 import type { OpenOptions } from './options/open-options.js';
 import { defineQueue, setQueuePaused } from './queues/define-queue.js';
+import { type ListKeysOptions, listKeys, setKeyLimit, setKeyPaused } from './queues/key-settings.js';
 import { QueueHandle } from './queues/queue-handle.js';
 import type { QueueOptions, ResolvedQueue } from './queues/queue-options.js';
 import type {
@@ -84,6 +86,32 @@ export class Tidemark extends RetentionCalls {
 
   async resumeQueue(name: string): Promise<void> {
     return this.whenReady((core) => setQueuePaused(core, name, false));
+  }
+
+  /**
+   * Replace the concurrency of one key of a queue with `{ concurrency }`, persisted and seen by
+   * every worker at its next claim; `null` goes back to the queue's `keys` rule.
+   */
+  async setKeyLimit(queue: string, key: string, limit: KeyLimit | null): Promise<void> {
+    return this.whenReady((core) => setKeyLimit(core, queue, key, limit));
+  }
+
+  /** Stop one key's jobs from starting, across the cluster; those running finish. */
+  async pauseKey(queue: string, key: string): Promise<void> {
+    return this.whenReady((core) => setKeyPaused(core, queue, key, true));
+  }
+
+  /** Let a paused key's jobs start again. */
+  async resumeKey(queue: string, key: string): Promise<void> {
+    return this.whenReady((core) => setKeyPaused(core, queue, key, false));
+  }
+
+  /**
+   * A queue's concurrency keys that have unfinished jobs or settings, in key order: running and
+   * pending counts, the limit, the pause, the oldest pending run time. Page with `after`.
+   */
+  async listKeys(queue: string, options?: ListKeysOptions): Promise<KeyInfo[]> {
+    return this.whenReady((core) => listKeys(core, queue, options));
   }
 
   /** Queues stored in the database, with their options and paused state. */

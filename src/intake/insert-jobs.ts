@@ -1,3 +1,4 @@
+import { InvalidOptionError } from '../errors.js';
 import type { EngineCore } from '../engine-core.js';
 import type { FrozenRetention } from '../model/job.js';
 import type { InsertDefaults, InsertRow, Queryable, Storage } from '../storage/storage.js';
@@ -5,13 +6,16 @@ import type { AddJobResult, JobRequest } from './job-request.js';
 
 /**
  * Give each request's row what its queue decides (attempts, retention) where the job left
- * them out. Every queue is resolved before the first write, so an unknown queue writes nothing.
+ * them out, and check each job's tier against its queue's tiers. Every queue is resolved
+ * before the first write, so an unknown queue or tier writes nothing.
  */
 export async function completeRows(core: EngineCore, requests: JobRequest[], on?: Queryable): Promise<void> {
   // Once per queue, not per row: a bulk add is usually thousands of rows of one queue, and an
   // await per row was a promise per job.
   const byQueue = new Map<string, { maxAttempts?: number; retention?: FrozenRetention }>();
-  for (const { row } of requests) {
+  const tiersByQueue = new Map<string, Record<string, number>>();
+  for (let i = 0; i < requests.length; i++) {
+    const { row } = requests[i];
     let queue = byQueue.get(row.queue);
     if (queue === undefined) {
       queue = await core.registry.insertOptions(row.queue, core.engineRetention, on);
@@ -19,6 +23,22 @@ export async function completeRows(core: EngineCore, requests: JobRequest[], on?
     }
     row.max_attempts ??= queue.maxAttempts;
     row.retention ??= queue.retention;
+    if (row.tier === undefined) continue;
+    let tiers = tiersByQueue.get(row.queue);
+    if (tiers === undefined) {
+      tiers = (await core.registry.get(row.queue, on)).keys?.tiers ?? {};
+      tiersByQueue.set(row.queue, tiers);
+    }
+    if (!Object.hasOwn(tiers, row.tier)) {
+      const known = Object.keys(tiers);
+      throw new InvalidOptionError(
+        requests.length > 1 ? `jobs[${i}].tier` : 'tier',
+        known.length > 0
+          ? `one of the tiers of queue '${row.queue}' (${known.join(', ')})`
+          : `no tier: queue '${row.queue}' defines no keys.concurrency.tiers`,
+        row.tier,
+      );
+    }
   }
 }
 

@@ -4,6 +4,9 @@ import { either, integer, object, STORABLE_TEXT, seconds, text } from '../option
 import { OptionSet } from '../options/option-set.js';
 import { dateField, jsonDataField, retentionField } from '../options/shared-fields.js';
 
+/** The longest concurrency key accepted, in characters. */
+export const MAX_KEY_LENGTH = 512;
+
 /** The longest delay accepted: about 100 years. */
 const MAX_DELAY_SECONDS = 3_153_600_000;
 
@@ -78,6 +81,17 @@ export const jobOptions = new OptionSet(
       description: "this job's policy; replaces the queue's",
       docDefault: "none: the queue's",
     }),
+    key: text(MAX_KEY_LENGTH, {
+      description:
+        "the job's concurrency key (`tenant:acme`): the queue's `keys` rule, or the key's override, limits how many jobs of one key run at once across the cluster (see [flow-control.md](flow-control.md))",
+      column: 'key',
+    }),
+    tier: text(200, {
+      description:
+        "the key's tier, one of the queue's `keys.concurrency.tiers`: the limit this job runs under",
+      docDefault: "none: the queue's default limit",
+      column: 'tier',
+    }),
   },
   ['queue'],
 );
@@ -88,6 +102,8 @@ export const childOptions = jobOptions.pick('options', [
   'maxAttempts',
   'delaySeconds',
   'retention',
+  'key',
+  'tier',
 ]);
 
 /** A job's options once read: checked, with data as JSON text and retention frozen. */

@@ -31,6 +31,10 @@ export interface Job<Data = unknown, Output = unknown> {
   lockedBy: string | null;
   lockedUntil: Date | null;
   retention: FrozenRetention;
+  /** The concurrency key the job was added with (flow control), or null. */
+  key: string | null;
+  /** The key's tier the job was added with, or null. */
+  tier: string | null;
   /** When retention may delete this job (null: in flight, or kept forever). */
   purgeAfter: Date | null;
 }

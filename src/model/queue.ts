@@ -1,3 +1,4 @@
+import type { StoredKeysRule } from './keys.js';
 import type { FrozenRetention } from './job.js';
 
 /** Exponential backoff between attempts: `delaySeconds * factor^(attempt-1)`, capped, with jitter. */
@@ -24,4 +25,8 @@ export interface StoredQueueOptions {
   backoff: Required<BackoffOptions>;
   signals: Record<string, number>;
   deleteCheckpointsOnComplete: boolean;
+  /** Flow control by key (`createQueue({ keys })`), normalised. */
+  keys?: StoredKeysRule;
+  /** At most this many of the queue's jobs run at once, cluster-wide. */
+  globalConcurrency?: number;
 }

@@ -1,5 +1,6 @@
 import type { Job } from '../model/job.js';
 import { MAX_ATTEMPTS } from '../model/job-rules.js';
+import { type KeysOptions, MAX_KEY_CONCURRENCY, type StoredKeysRule } from '../model/keys.js';
 import type { BackoffOptions, StoredQueueOptions } from '../model/queue.js';
 import type { RetentionPolicy } from '../model/retention-policy.js';
 import type { StandardSchemaV1 } from '../model/standard-schema.js';
@@ -8,6 +9,7 @@ import { boolean, custom, integer, object, seconds, text } from '../options/fiel
 import { OptionSet, type OptionsOf } from '../options/option-set.js';
 import { functionField, retentionField } from '../options/shared-fields.js';
 import type { JobContext } from '../workflow/job-context.js';
+import { checkKeysRule } from './keys-rule.js';
 
 export type { BackoffOptions, StoredQueueOptions } from '../model/queue.js';
 
@@ -121,6 +123,49 @@ export const queueOptions = new OptionSet(
       default: false,
       description: "delete a job's checkpoints in the transaction that completes it",
     }),
+    keys: custom<KeysOptions, StoredKeysRule>({
+      expected: 'an object { concurrency, order?, fairness? }',
+      docType: "`{ concurrency: number \\| { default, tiers? }; order?: 'fifo' \\| 'priority'; fairness?: 'round-robin' \\| { weights } }`",
+      docDefault: 'none: keys do not limit',
+      description:
+        'flow control by the jobs\' `key`: at most `concurrency` jobs of one key run at once across the cluster (a `tier` picks its own limit), in priority or FIFO order, with fair shares across keys (see [flow-control.md](flow-control.md))',
+      jsonSchema: {
+        type: 'object',
+        required: ['concurrency'],
+        properties: {
+          concurrency: {
+            oneOf: [
+              { type: 'integer', minimum: 1, maximum: MAX_KEY_CONCURRENCY },
+              {
+                type: 'object',
+                required: ['default'],
+                properties: {
+                  default: { type: 'integer', minimum: 1, maximum: MAX_KEY_CONCURRENCY },
+                  tiers: { type: 'object', additionalProperties: { type: 'integer', minimum: 1 } },
+                },
+              },
+            ],
+          },
+          order: { enum: ['fifo', 'priority'] },
+          fairness: {
+            oneOf: [
+              { const: 'round-robin' },
+              {
+                type: 'object',
+                required: ['weights'],
+                properties: { weights: { type: 'object', additionalProperties: { type: 'number' } } },
+              },
+            ],
+          },
+        },
+      },
+      check: checkKeysRule,
+    }),
+    globalConcurrency: integer(1, MAX_KEY_CONCURRENCY, {
+      description:
+        "at most this many of the queue's jobs run at once across the cluster, in all processes together (with or without a key)",
+      docDefault: 'none',
+    }),
   },
   ['name'],
 );
@@ -172,6 +217,8 @@ export function resolveQueueOptions(input: unknown): {
     backoff: options.backoff,
     signals: options.signals,
     deleteCheckpointsOnComplete: options.deleteCheckpointsOnComplete,
+    keys: options.keys,
+    globalConcurrency: options.globalConcurrency,
   };
   return { queue, policy: options.retention?.policy };
 }

@@ -83,6 +83,8 @@ export class QueueRegistry {
       backoff: options.backoff ?? DEFAULT_BACKOFF,
       signals: options.signals ?? {},
       deleteCheckpointsOnComplete: options.deleteCheckpointsOnComplete ?? false,
+      keys: options.keys,
+      globalConcurrency: options.globalConcurrency,
     };
     this.remote.set(name, queue);
     return queue;

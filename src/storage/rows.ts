@@ -64,6 +64,8 @@ function jobOf(
     parentId: row.parent_id == null ? null : String(row.parent_id),
     rootId: row.root_id == null ? null : String(row.root_id),
     retention: row.retention ?? {},
+    key: row.key ?? null,
+    tier: row.tier ?? null,
     status,
     finishedAt,
     lockedBy,

@@ -5,6 +5,7 @@ import type { Driver, Queryable, Subscription, TransactionHandle } from './drive
 import { runOwnTransaction } from './driver/own-transaction.js';
 import * as actions from './job-actions.js';
 import * as jobs from './jobs.js';
+import * as keys from './keys.js';
 import * as maintenance from './maintenance.js';
 import * as queues from './queues.js';
 import * as charts from './reads/charts.js';
@@ -33,6 +34,7 @@ export type { DatabaseOption, PgliteInstance } from './driver/create-driver.js';
 export type { Queryable, Subscription, TransactionHandle } from './driver/driver.js';
 export { checkTransactionCallback } from './driver/own-transaction.js';
 export type { InsertDefaults, InsertRow } from './insert-rows.js';
+export type { KeyRow } from './keys.js';
 export type { StoredQueue } from './queues.js';
 export type { CarriedRetentionRow, QueueChartRow } from './reads/charts.js';
 export type { JobListRow, ListWalk, ListWindow } from './reads/job-list.js';
@@ -72,6 +74,8 @@ export class Storage {
   /** The SQL schema holding Tidemark's tables. */
   readonly schema: string;
   readonly queues: Operations<typeof queues>;
+  /** Operators' settings per concurrency key, and the read of a queue's keys. */
+  readonly keys: Operations<typeof keys>;
   /** Enqueueing and reading jobs. */
   readonly jobs: Operations<typeof jobs>;
   /** The worker's claims, outcomes, locks and suspensions. */
@@ -109,6 +113,7 @@ export class Storage {
     this.kind = driver.kind;
     this.schema = schema;
     this.queues = operations(db, queues);
+    this.keys = operations(db, keys);
     this.jobs = operations(db, jobs);
     this.attempts = operations(db, attempts);
     this.actions = operations(db, actions);

@@ -71,6 +71,8 @@ function fakeJob<Data>(data: Data, options: FakeContextOptions<Data>): Job<Data>
     lockedUntil: null,
     retention: freezeRetention(Retention.STOCK),
     purgeAfter: null,
+    key: null,
+    tier: null,
     ...options.job,
     data,
   };

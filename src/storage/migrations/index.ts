@@ -4,6 +4,7 @@ import * as m0003 from './0003-set-based-removal.js';
 import * as m0004 from './0004-queue-finished-index.js';
 import * as m0005 from './0005-workers.js';
 import * as m0006 from './0006-edges-worker-instance.js';
+import * as m0007 from './0007-flow-control.js';
 
 export interface Migration {
   version: number;
@@ -19,6 +20,7 @@ export const migrations: readonly Migration[] = [
   { version: 4, ...m0004 },
   { version: 5, ...m0005 },
   { version: 6, ...m0006 },
+  { version: 7, ...m0007 },
 ];
 
 export const latestVersion = migrations.length;

@@ -12,7 +12,7 @@ import { MAX_ATTEMPTS_OF_QUEUE, type QueueDefaultParams, RETENTION_OF_QUEUE } fr
 
 /** Columns returned as they are stored, by a job read and by a claim alike. */
 export const PLAIN_COLUMNS = `id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
-  root_id, retention`;
+  root_id, retention, key, tier`;
 
 /** What PLAIN_COLUMNS read; ids are bigint, so strings. */
 export interface PlainJobColumns {
@@ -27,6 +27,8 @@ export interface PlainJobColumns {
   parent_id: string | null;
   root_id: string | null;
   retention: FrozenRetention;
+  key: string | null;
+  tier: string | null;
 }
 
 /** Columns every job read returns; mapped to `Job` by rows.ts. */
@@ -68,6 +70,8 @@ export interface InsertRow {
   parent_id?: string;
   root_id?: string;
   parent_step?: string;
+  key?: string;
+  tier?: string;
 }
 
 /**
@@ -85,6 +89,8 @@ export const INPUT_FIELDS = {
   parent_id: 'bigint',
   root_id: 'bigint',
   parent_step: 'text',
+  key: 'text',
+  tier: 'text',
 } as const satisfies Record<Exclude<keyof InsertRow, 'dataText' | 'retention'>, string>;
 
 /**
@@ -105,14 +111,14 @@ export const DUE_AT = /* sql */ `cross join lateral (
 
 /** The columns an insert writes. */
 export const INSERT_COLUMNS = `queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
-                                parent_id, root_id, parent_step`;
+                                parent_id, root_id, parent_step, key, tier`;
 
 /** The values of INSERT_COLUMNS, from the input row `input` and its run time `due.at`. */
 export const INSERT_VALUES = /* sql */ `input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
            due.at + input.expire_in_seconds * interval '1 second',
            ${MAX_ATTEMPTS_OF_QUEUE('input.max_attempts', 'input.queue')},
            ${RETENTION_OF_QUEUE('@policies::jsonb -> input.policy', 'input.queue')},
-           input.unique_key, input.parent_id, input.root_id, input.parent_step`;
+           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier`;
 
 /** One NOTIFY per queue that received work ready now (from the CTE `inserted`); delivered at commit. */
 export const NUDGE_READY_QUEUES = /* sql */ `nudged as (

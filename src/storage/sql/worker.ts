@@ -42,6 +42,9 @@ export interface ClaimedJobRow extends PlainJobColumns {
  * Rows locked by one queue's scan but cut by the outer limit are unlocked at commit. Paused
  * queues are left out once per queue, before the scans (MATERIALIZED keeps the planner from
  * moving the check after the join, where it probed the queues table once per claimed row).
+ * Jobs with a concurrency key, and every job of a queue with a global limit, are chosen by
+ * flow_candidates (migration 7), which holds the queue's lock while it counts what runs; a
+ * queue with neither pays one probe of an empty index.
  * It returns only what the row does not already imply: a claimed row is `active`, locked by
  * @worker until started_at + @lock_seconds, with no finish or purge time, and Storage fills
  * those in (a claim returns hundreds of rows; every column is parsed for each).
@@ -69,20 +72,37 @@ export const claimJobs = defineQuery<
   'claimJobs',
   /* sql */ `
   with ready_queues as materialized (
-    select q.name from unnest(@queues::text[]) as q(name)
-     where not exists (select 1 from /*schema*/queues p where p.name = q.name and p.paused)
+    select q.name, coalesce(s.options ? 'globalConcurrency', false) as limited
+      from unnest(@queues::text[]) as q(name)
+      left join /*schema*/queues s on s.name = q.name
+     where not coalesce(s.paused, false)
+  ),
+  flow_queues as materialized (
+    select r.name from ready_queues r
+     where r.limited
+        or exists (select 1 from /*schema*/jobs k
+                    where k.queue = r.name and k.key is not null and k.status in ('pending', 'retry', 'waiting'))
   ),
   next as (
-    select c.id from ready_queues q
-     cross join lateral (
-       select id, priority, run_at from /*schema*/jobs
-        where queue = q.name
-          and ${CLAIMABLE}
-        order by priority desc, run_at, id
-        limit @limit
-        for update skip locked
-     ) c
-     order by c.priority desc, c.run_at, c.id
+    select c.id from (
+      select p.id, p.priority, p.run_at, 0::float8 as score
+        from ready_queues q
+       cross join lateral (
+         select id, priority, run_at from /*schema*/jobs
+          where queue = q.name
+            and key is null
+            and ${CLAIMABLE}
+          order by priority desc, run_at, id
+          limit @limit
+          for update skip locked
+       ) p
+       where not q.limited
+      union all
+      select f.job_id, f.job_priority, f.job_run_at, f.job_score
+        from (select array_agg(name) as names from flow_queues having count(*) > 0) flow
+       cross join lateral /*schema*/flow_candidates(flow.names, @limit::int) f
+    ) c
+     order by c.score, c.priority desc, c.run_at, c.id
      limit @limit
   )
   update /*schema*/jobs j
