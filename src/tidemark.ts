@@ -14,12 +14,10 @@ import { retryJob } from './jobs/retry-job.js';
 import { type InstrumentOptions, instrumentEngine } from './metrics/instrument.js';
 import type { MeterLike } from './metrics/meter.js';
 import type { Job } from './model/job.js';
-import type { KeyInfo, KeyLimit } from './model/keys.js';
 import type { StandardSchemaV1 } from './model/standard-schema.js';
 import type { DashboardOptions, RunningDashboard } from './options/dashboard-options.js';
 import type { OpenOptions } from './options/open-options.js';
 import { defineQueue, setQueuePaused } from './queues/define-queue.js';
-import { type ListKeysOptions, listKeys, setKeyLimit, setKeyPaused } from './queues/key-settings.js';
 import { QueueHandle } from './queues/queue-handle.js';
 import type { QueueOptions, ResolvedQueue } from './queues/queue-options.js';
 import type {
@@ -36,7 +34,7 @@ import {
   type SignalDeclaration,
   type SignalDeclarations,
 } from './queues/typed-queue.js';
-import { RetentionCalls } from './retention-calls.js';
+import { KeyCalls } from './key-calls.js';
 import * as schedules from './schedule/schedules.js';
 import { checkTransactionCallback, type DriverKind, type Queryable } from './storage/storage.js';
 import { type StopOnSignalsOptions, stopOnSignals } from './worker/stop-on-signals.js';
@@ -45,7 +43,7 @@ import { resolveWorkerOptions, type WorkerOptions } from './worker/worker-option
 import { checkSignalRequest, type SignalDelivery } from './workflow/signal.js';
 
 /** The Tidemark engine: queues, jobs, workflows, schedules and retention on one database. */
-export class Tidemark extends RetentionCalls {
+export class Tidemark extends KeyCalls {
   private readonly workers = new Set<Worker>();
   private readonly dashboards = new Set<RunningDashboard>();
 
@@ -86,32 +84,6 @@ export class Tidemark extends RetentionCalls {
 
   async resumeQueue(name: string): Promise<void> {
     return this.whenReady((core) => setQueuePaused(core, name, false));
-  }
-
-  /**
-   * Replace the concurrency of one key of a queue with `{ concurrency }`, persisted and seen by
-   * every worker at its next claim; `null` goes back to the queue's `keys` rule.
-   */
-  async setKeyLimit(queue: string, key: string, limit: KeyLimit | null): Promise<void> {
-    return this.whenReady((core) => setKeyLimit(core, queue, key, limit));
-  }
-
-  /** Stop one key's jobs from starting, across the cluster; those running finish. */
-  async pauseKey(queue: string, key: string): Promise<void> {
-    return this.whenReady((core) => setKeyPaused(core, queue, key, true));
-  }
-
-  /** Let a paused key's jobs start again. */
-  async resumeKey(queue: string, key: string): Promise<void> {
-    return this.whenReady((core) => setKeyPaused(core, queue, key, false));
-  }
-
-  /**
-   * A queue's concurrency keys that have unfinished jobs or settings, in key order: running and
-   * pending counts, the limit, the pause, the oldest pending run time. Page with `after`.
-   */
-  async listKeys(queue: string, options?: ListKeysOptions): Promise<KeyInfo[]> {
-    return this.whenReady((core) => listKeys(core, queue, options));
   }
 
   /** Queues stored in the database, with their options and paused state. */

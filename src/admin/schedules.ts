@@ -43,6 +43,8 @@ export async function loadSchedules(
       timezone: s.timezone,
       queue: s.queue,
       data: s.data,
+      key: s.key,
+      tier: s.tier,
       lastFireAt: last,
       // A slot missed while no worker ran is fired once at the next maintenance tick; the
       // slot shown is the next one to come.

@@ -8,6 +8,8 @@ export interface DueFire {
   fireAt: Date;
   queue: string;
   data: unknown;
+  key?: string;
+  tier?: string;
 }
 
 /**
@@ -16,7 +18,7 @@ export interface DueFire {
  * written, when the schedule's queue exists nowhere.
  */
 export async function fireSchedule(core: EngineCore, fire: DueFire): Promise<string | null> {
-  const request = resolveFire(fire.queue, fire.data);
+  const request = resolveFire(fire.queue, fire.data, fire.key, fire.tier);
   await completeRows(core, [request]);
   return core.storage.schedules.recordFire(fire.schedule, fire.fireAt, request.row, core.insertDefaults);
 }

@@ -46,9 +46,9 @@ export function resolveChild(queue: unknown, data: unknown, input: unknown): Job
   return resolveJobRequest({ ...options, queue: name, data: dataText }, 'options');
 }
 
-/** A schedule fire's job: its queue and data, as the schedule stores them. */
-export function resolveFire(queue: string, data: unknown): JobRequest {
-  return resolveJobRequest(jobOptions.read({ queue, data }), '');
+/** A schedule fire's job: its queue, data, key and tier, as the schedule stores them. */
+export function resolveFire(queue: string, data: unknown, key?: string, tier?: string): JobRequest {
+  return resolveJobRequest(jobOptions.read({ queue, data, key, tier }), '');
 }
 
 /**

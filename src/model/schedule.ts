@@ -6,4 +6,14 @@ export interface ScheduleRecord {
   queue: string;
   data: unknown;
   lastFireAt: Date | null;
+  /** Each fired job's concurrency key, or null. */
+  key: string | null;
+  /** Each fired job's tier, or null. */
+  tier: string | null;
+}
+
+/** What a schedule gives each job it fires besides its queue and data. */
+export interface ScheduleJobOptions {
+  key?: string;
+  tier?: string;
 }

@@ -21,6 +21,8 @@ export async function fireDueSchedules(core: EngineCore): Promise<number> {
         fireAt,
         queue: schedule.queue,
         data: schedule.data,
+        key: schedule.key ?? undefined,
+        tier: schedule.tier ?? undefined,
       });
       if (id) created++;
     } catch (error) {

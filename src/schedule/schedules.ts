@@ -1,7 +1,8 @@
 import type { EngineCore } from '../engine-core.js';
-import { ScheduleNotFoundError } from '../errors.js';
+import { InvalidOptionError, ScheduleNotFoundError } from '../errors.js';
 import { validatedDataText } from '../intake/validate-data.js';
-import type { ScheduleRecord } from '../model/schedule.js';
+import { jobOptions } from '../intake/job-options.js';
+import type { ScheduleJobOptions, ScheduleRecord } from '../model/schedule.js';
 import { checkString } from '../options/check.js';
 import { custom, text } from '../options/fields.js';
 import { OptionSet, type OptionsOf } from '../options/option-set.js';
@@ -31,6 +32,8 @@ export const scheduleOptions = new OptionSet(
       jsonSchema: { type: 'string', default: 'UTC' },
       check: (value) => checkCron('* * * * *', value).timezone,
     }),
+    key: jobOptions.properties.key,
+    tier: jobOptions.properties.tier,
   },
   ['name', 'cron', 'queue'],
 );
@@ -48,17 +51,25 @@ export interface CheckedSchedule {
   queue: string;
   /** `data` as JSON text. */
   data: string;
+  /** Each fired job's concurrency key and tier. */
+  options: ScheduleJobOptions;
 }
 
 /** Check `tm.schedule`'s options (the cron expression in its time zone too) before anything is read. */
 export function checkSchedule(input: ScheduleOptions): CheckedSchedule {
-  const { name, cron, queue, data, timezone } = scheduleOptions.read(input);
-  return { name, queue, data, ...checkCron(cron, timezone) };
+  const { name, cron, queue, data, timezone, key, tier } = scheduleOptions.read(input);
+  const options: ScheduleJobOptions = {};
+  if (key !== undefined) options.key = key;
+  if (tier !== undefined) options.tier = tier;
+  return { name, queue, data, options, ...checkCron(cron, timezone) };
 }
 
 /** Create or replace a schedule; its queue must exist (QueueNotFoundError otherwise). */
 export async function saveSchedule(core: EngineCore, schedule: CheckedSchedule): Promise<void> {
-  await core.registry.get(schedule.queue);
+  const queue = await core.registry.get(schedule.queue);
+  const { tier } = schedule.options;
+  if (tier !== undefined && !Object.hasOwn(queue.keys?.tiers ?? {}, tier))
+    throw new InvalidOptionError('tier', `one of the tiers of queue '${schedule.queue}'`, tier);
   // Each fire adds this data: a queue's schema checks it once, here, and its output is stored.
   const data = await validatedDataText(core, schedule.queue, schedule.data);
   await core.storage.schedules.upsertSchedule(data === schedule.data ? schedule : { ...schedule, data });

@@ -115,6 +115,11 @@ export async function suspendJob(
   return rows.length > 0;
 }
 
+/** A cancelled job's handler returned: its key's slot is free (see sql/worker.ts). */
+export async function releaseCancelled(db: Runner, id: string, token: string): Promise<void> {
+  await db.run(worker.releaseCancelled, { id, token });
+}
+
 export async function releaseJobs(db: Runner, ids: string[], tokens: string[]): Promise<number> {
   if (ids.length === 0) return 0;
   const rows = await db.run(worker.releaseJobs, { ids, tokens });

@@ -1,4 +1,4 @@
-import type { ScheduleRecord } from '../model/schedule.js';
+import type { ScheduleJobOptions, ScheduleRecord } from '../model/schedule.js';
 import { type InsertDefaults, type InsertRow, insertParams } from './insert-rows.js';
 import type { Runner } from './runner.js';
 import * as sql from './sql/schedules.js';
@@ -15,11 +15,13 @@ export interface ScheduleToStore {
   timezone: string;
   queue: string;
   data: string;
+  /** Each fired job's key and tier. */
+  options: ScheduleJobOptions;
 }
 
 /** Create or replace a schedule. */
 export async function upsertSchedule(db: Runner, schedule: ScheduleToStore): Promise<void> {
-  await db.run(sql.upsertSchedule, { ...schedule });
+  await db.run(sql.upsertSchedule, { ...schedule, options: JSON.stringify(schedule.options) });
 }
 
 /** Delete a schedule; false when there was none of that name. */
@@ -37,6 +39,8 @@ export async function listSchedules(db: Runner): Promise<StoredSchedule[]> {
     queue: row.queue,
     data: row.data,
     lastFireAt: row.last_fire_at ?? null,
+    key: row.options?.key ?? null,
+    tier: row.options?.tier ?? null,
     now: row.now,
   }));
 }

@@ -46,11 +46,14 @@ export async function runAttempt(
     if (core.events.listenerCount('job:started') > 0) emitStarted(core, claimed);
     const outcome = await runHandler(queue, job, ctx, attempt);
     if ('aborted' in outcome && outcome.aborted !== 'timeout') {
+      if (outcome.aborted === 'lost') releaseWhenReturned(core, attempt);
       return reportLost(core, job.id, job.queue, outcome.aborted);
     }
     const { abortedBy } = attempt;
-    if (abortedBy === 'lost' || abortedBy === 'shutdown')
+    if (abortedBy === 'lost' || abortedBy === 'shutdown') {
+      if (abortedBy === 'lost') releaseWhenReturned(core, attempt);
       return reportLost(core, job.id, job.queue, abortedBy);
+    }
     const durationMs = performance.now() - attempt.startedAt;
     const result = finalResult(core, job, ctx, attempt, outcome);
     host.settled(attempt, writesAlone(ctx, result));
@@ -176,4 +179,22 @@ function emitStarted(core: EngineCore, claimed: ClaimedJob): void {
 
 function emitCompleted(core: EngineCore, job: Job, durationMs: number): void {
   core.events.emit('job:completed', { id: job.id, queue: job.queue, durationMs });
+}
+
+/**
+ * A cancelled job keeps its lock, and so its key's slot, while its handler runs on (see
+ * cancelSubtree): once the handler returns, clear it so the key's next job may start. Matches
+ * nothing when the job was reclaimed rather than cancelled. If the worker dies first, the
+ * lock lapses instead.
+ */
+function releaseWhenReturned(core: EngineCore, attempt: Attempt): void {
+  const release = () =>
+    core.storage.attempts.releaseCancelled(attempt.id, attempt.token).catch((error: unknown) =>
+      core.logger.warn('could not release a cancelled job; its lock will lapse', {
+        job: attempt.id,
+        error: String(error),
+      }),
+    );
+  if (attempt.handlerReturned === null) void release();
+  else void Promise.resolve(attempt.handlerReturned).then(release, release);
 }

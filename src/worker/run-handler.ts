@@ -34,6 +34,7 @@ export function runHandler(
     return { ok: false, error };
   }
   if (!isThenable(value)) return { ok: true, value };
+  attempt.handlerReturned = value;
   return new Promise<Outcome>((resolve) => {
     attempt.onAbort = (reason) => resolve({ aborted: reason });
     value.then(

@@ -43,6 +43,8 @@ export class Attempt implements RunningAttempt {
   abortError: Error | null = null;
   /** Settles the attempt's race between its handler and an abort. */
   onAbort: ((reason: AbortReason) => void) | null = null;
+  /** The handler's promise, when it returned one: an aborted attempt's handler may run on. */
+  handlerReturned: PromiseLike<unknown> | null = null;
   private controller: AbortController | null = null;
 
   constructor(

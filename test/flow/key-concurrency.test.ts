@@ -213,6 +213,35 @@ describeEachDriver('flow control: concurrency by key', ({ open }) => {
     assert.deepEqual(await tm.listKeys('plain'), []);
   });
 
+  test("a cancelled job holds its key's slot until its handler returns", async () => {
+    const tm = await open();
+    const events: string[] = [];
+    tm.createQueue({
+      name: 'q',
+      keys: { concurrency: 1 },
+      handler: async (job, ctx) => {
+        const name = (job.data as { name: string }).name;
+        events.push(`start ${name}`);
+        if (name === 'first') {
+          await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
+          // A handler that takes a while to wind down after the cancel.
+          await sleep(150);
+        }
+        events.push(`end ${name}`);
+      },
+    });
+    const { id } = await tm.addJob({ queue: 'q', key: 'k', data: { name: 'first' } });
+    await tm.addJob({ queue: 'q', key: 'k', data: { name: 'second' } });
+    await fastWorker(tm, { concurrency: 2 }).start();
+    await waitFor('the first job to start', () => events.includes('start first'));
+    await tm.cancelJob(id);
+    await waitFor('the second job to run', () => events.includes('end second'));
+    assert.deepEqual(events, ['start first', 'end first', 'start second', 'end second']);
+    const job = await tm.getJob(id);
+    assert.equal(job?.status, 'cancelled');
+    assert.equal(job?.lockedBy, null, 'the lock is cleared once the handler returned');
+  });
+
   test('a job keeps its key and tier, as read back', async () => {
     const tm = await open();
     tm.createQueue({ name: 'q', keys: { concurrency: { default: 1, tiers: { pro: 3 } } } });

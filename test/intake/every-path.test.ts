@@ -20,6 +20,8 @@ interface StoredRow {
   parent_id: string | null;
   root_id: string | null;
   parent_step: string | null;
+  key: string | null;
+  tier: string | null;
   /** Seconds from creation to the run time, and from the run time to the expiry. */
   delay: number;
   expires_after: number | null;
@@ -75,10 +77,17 @@ const FIELDS: {
     columns: ['unique_key'],
     check: (row) => assert.equal(row.unique_key, 'key:one-key'),
   },
+  { option: 'key', value: 'tenant:acme', columns: ['key'], check: (row) => assert.equal(row.key, 'tenant:acme') },
+  { option: 'tier', value: 'pro', columns: ['tier'], check: (row) => assert.equal(row.tier, 'pro') },
 ];
 
 /** What a job gets from its queue when the path leaves an option out. */
-const QUEUE = { name: 'target', maxAttempts: 4, retention: { completed: 22 } };
+const QUEUE = {
+  name: 'target',
+  maxAttempts: 4,
+  retention: { completed: 22 },
+  keys: { concurrency: { default: 1, tiers: { pro: 2 } } },
+};
 
 /** Every way a job enters, each given the options it takes; returns the new job's id. */
 const PATHS: {
@@ -123,7 +132,7 @@ const PATHS: {
   },
   {
     path: 'ctx.runChild',
-    takes: ['priority', 'maxAttempts', 'delaySeconds', 'retention'],
+    takes: ['priority', 'maxAttempts', 'delaySeconds', 'retention', 'key', 'tier'],
     add: async (tm, data, options) => {
       const parent = await tm.addJob({ queue: 'parent', data: { data, options } });
       const worker = tm.worker({ queues: ['parent'], pollIntervalSeconds: 0.05, sweep: false });
@@ -145,11 +154,20 @@ const PATHS: {
   },
   {
     path: 'a schedule fire',
-    takes: [],
-    add: async (tm, data) => {
-      await tm.schedule({ name: 'nightly', cron: '0 3 * * *', queue: QUEUE.name, data });
+    takes: ['key', 'tier'],
+    add: async (tm, data, options) => {
+      await tm.schedule({ name: 'nightly', cron: '0 3 * * *', queue: QUEUE.name, data, ...options });
+      // The fire as the tick makes it, from the schedule as stored.
+      const [stored] = await tm.listSchedules();
       const fireAt = new Date(Date.now() + 60_000);
-      const id = await fireSchedule(engineOf(tm), { schedule: 'nightly', fireAt, queue: QUEUE.name, data });
+      const id = await fireSchedule(engineOf(tm), {
+        schedule: 'nightly',
+        fireAt,
+        queue: stored.queue,
+        data: stored.data,
+        key: stored.key ?? undefined,
+        tier: stored.tier ?? undefined,
+      });
       assert.ok(id, 'the fire created its job');
       return id;
     },
@@ -160,7 +178,7 @@ async function storedRow(tm: Tidemark, id: string): Promise<StoredRow> {
   const [row] = await rawQuery<StoredRow>(
     tm,
     `select id::text as id, queue, data, priority, max_attempts, retention, unique_key,
-            parent_id::text as parent_id, root_id::text as root_id, parent_step,
+            parent_id::text as parent_id, root_id::text as root_id, parent_step, key, tier,
             extract(epoch from run_at - created_at)::float8 as delay,
             extract(epoch from expire_at - run_at)::float8 as expires_after
        from "${tm.schema}".jobs where id = $1`,

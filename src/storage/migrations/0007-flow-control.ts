@@ -5,7 +5,9 @@
  *
  * No counter is kept: what runs is what is `active`, counted under a per-queue advisory lock
  * by the claim itself (flow_candidates), so no path that ends an attempt (a finish, a retry,
- * a cancel, a stalled recovery, a suspension, a deletion) has a count to keep in step.
+ * a stalled recovery, a suspension, a deletion) has a count to keep in step. A cancelled
+ * job whose handler has not returned yet still runs: the cancel keeps its lock, and the
+ * worker clears it when the handler returns (or the lock lapses, if the worker died).
  *
  * Jobs without a key leave jobs_claim_idx's scan untouched by keyed backlog: the index now
  * holds only them, and keyed ready jobs have their own (jobs_key_ready_idx), walked key by
@@ -31,9 +33,13 @@ create index jobs_key_ready_idx on /*schema*/jobs (queue, key, priority desc, ru
 -- A key's unfinished jobs in the order they were added: the head of a FIFO key.
 create index jobs_key_open_idx on /*schema*/jobs (queue, key, id)
   where status in ('pending', 'active', 'retry', 'waiting', 'paused') and key is not null;
--- What runs per key: counted by each claim of a keyed queue.
-create index jobs_key_active_idx on /*schema*/jobs (queue, key)
-  where status = 'active' and key is not null;
+-- What runs per key, counted by each claim of a keyed queue: active jobs, and cancelled ones
+-- whose handler has not returned yet (the cancel keeps their lock until the worker releases it).
+create index jobs_key_running_idx on /*schema*/jobs (queue, key)
+  where key is not null and (status = 'active' or status = 'cancelled' and lock_token is not null);
+-- Cancelled jobs whose handler still runs, for a queue's global limit.
+create index jobs_cancel_held_idx on /*schema*/jobs (queue)
+  where status = 'cancelled' and lock_token is not null;
 
 -- Operators' settings per key: a concurrency that replaces the queue's rule, or a pause. A
 -- row exists only while it holds one of them (the check), so no idle key leaves a row.
@@ -76,8 +82,11 @@ begin
   ),
   room as (
     select c.queue,
-           c.global_limit - (select count(*) from /*schema*/jobs j
-                              where j.queue = c.queue and j.status = 'active')::int as free
+           c.global_limit
+             - (select count(*) from /*schema*/jobs j where j.queue = c.queue and j.status = 'active')::int
+             - (select count(*) from /*schema*/jobs j
+                 where j.queue = c.queue and j.status = 'cancelled' and j.lock_token is not null
+                   and j.locked_until > now())::int as free
       from cfg c
      where c.global_limit is not null
   ),
@@ -105,7 +114,9 @@ begin
            coalesce((c.keys ->> 'fair')::boolean, false) as fair,
            coalesce((c.keys -> 'weights' ->> k.key)::float8, 1) as weight,
            (select count(*) from /*schema*/jobs j
-             where j.queue = k.queue and j.key = k.key and j.status = 'active')::int as running,
+             where j.queue = k.queue and j.key = k.key and j.key is not null
+               and (j.status = 'active'
+                    or j.status = 'cancelled' and j.lock_token is not null and j.locked_until > now()))::int as running,
            -- the most any of the key's jobs may run at: null when nothing limits the key
            coalesce(s.concurrency,
                     greatest((c.keys ->> 'concurrency')::int,

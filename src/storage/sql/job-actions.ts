@@ -35,7 +35,12 @@ export const cancelSubtree = defineQuery<JobFilterParams & { id: string; channel
     update /*schema*/jobs j
        set status = 'cancelled', finished_at = now(),
            purge_after = /*schema*/purge_time(j.retention, 'cancelled', now()),
-           lock_token = null, locked_by = null, locked_until = null, paused_from = null
+           -- A running attempt keeps its lock until its worker says the handler returned
+           -- (releaseCancelled): until then the job still holds its key's slot.
+           lock_token = case when j.status = 'active' then j.lock_token end,
+           locked_by = case when j.status = 'active' then j.locked_by end,
+           locked_until = case when j.status = 'active' then j.locked_until end,
+           paused_from = null
       from subtree s
      where j.id = s.id and j.status in ${IN_FLIGHT}
        and exists (select 1 from target)

@@ -1,3 +1,4 @@
+import type { ScheduleJobOptions } from '../../model/schedule.js';
 import { defineQuery, type NoParams } from './define-query.js';
 import {
   DUE_AT,
@@ -15,6 +16,7 @@ export interface ScheduleRow {
   timezone: string;
   queue: string;
   data: unknown;
+  options: ScheduleJobOptions;
   last_fire_at: Date | null;
   now: Date;
 }
@@ -26,15 +28,17 @@ export const upsertSchedule = defineQuery<
     timezone: string;
     queue: string;
     data: string;
+    options: string;
   },
   { name: string }
 >(
   'upsertSchedule',
   /* sql */ `
-  insert into /*schema*/schedules (name, cron, timezone, queue, data, last_fire_at)
-  values (@name, @cron, @timezone, @queue, @data::jsonb, now())
+  insert into /*schema*/schedules (name, cron, timezone, queue, data, options, last_fire_at)
+  values (@name, @cron, @timezone, @queue, @data::jsonb, @options::jsonb, now())
   on conflict (name) do update
      set cron = excluded.cron, timezone = excluded.timezone, queue = excluded.queue, data = excluded.data,
+         options = excluded.options,
          updated_at = now(),
          -- a changed expression starts counting from now, so it never back-fires
          last_fire_at = case when /*schema*/schedules.cron is distinct from excluded.cron
@@ -50,7 +54,7 @@ export const deleteSchedule = defineQuery<{ name: string }, { name: string }>(
 
 export const listSchedules = defineQuery<NoParams, ScheduleRow>(
   'listSchedules',
-  /* sql */ `select name, cron, timezone, queue, data, last_fire_at, now() as now
+  /* sql */ `select name, cron, timezone, queue, data, options, last_fire_at, now() as now
     from /*schema*/schedules order by name`,
 );
 

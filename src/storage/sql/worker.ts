@@ -1,5 +1,5 @@
 import type { JobStatus } from '../../job-status.js';
-import { defineQuery } from './define-query.js';
+import { defineQuery, type NoRows } from './define-query.js';
 import { PLAIN_COLUMNS, type PlainJobColumns } from './job-columns.js';
 import type { IdRow } from './jobs.js';
 import { STILL_ACTIVE } from './still-active.js';
@@ -248,4 +248,17 @@ export const releaseJobs = defineQuery<{ ids: string[]; tokens: string[] }, { id
          lock_token = null, locked_by = null, locked_until = null
    where id = any(@ids::bigint[]) and lock_token = any(@tokens::uuid[]) and ${STILL_ACTIVE('')}
   returning id::text as id, queue`,
+);
+
+/**
+ * A cancelled job's handler returned: clear the lock the cancel left on it (cancelSubtree),
+ * so the job no longer holds its key's slot. Matches nothing unless the job is cancelled and
+ * still holds this attempt's token.
+ */
+export const releaseCancelled = defineQuery<{ id: string; token: string }, NoRows>(
+  'releaseCancelled',
+  /* sql */ `
+  update /*schema*/jobs
+     set lock_token = null, locked_by = null, locked_until = null
+   where id = @id::bigint and lock_token = @token::uuid and status = 'cancelled'`,
 );
