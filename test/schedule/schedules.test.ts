@@ -55,6 +55,8 @@ describeEachDriver('schedules', ({ open }) => {
         queue: 'reports',
         data: { kind: 'sales' },
         lastFireAt: undefined,
+        key: null,
+        tier: null,
       },
     );
     await waitFor('a fire', async () => (await tickOnce(tickInputs(engineOf(tm)))).scheduled > 0);

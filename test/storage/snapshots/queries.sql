@@ -249,7 +249,12 @@ with recursive subtree as (
     update "tidemark".jobs j
        set status = 'cancelled', finished_at = now(),
            purge_after = "tidemark".purge_time(j.retention, 'cancelled', now()),
-           lock_token = null, locked_by = null, locked_until = null, paused_from = null
+           -- A running attempt keeps its lock until its worker says the handler returned
+           -- (releaseCancelled): until then the job still holds its key's slot.
+           lock_token = case when j.status = 'active' then j.lock_token end,
+           locked_by = case when j.status = 'active' then j.locked_by end,
+           locked_until = case when j.status = 'active' then j.locked_until end,
+           paused_from = null
       from subtree s
      where j.id = s.id and j.status in ('pending', 'active', 'retry', 'waiting', 'paused')
        and exists (select 1 from target)
@@ -431,12 +436,12 @@ select id::text as id from "tidemark".jobs
 
 -- jobs.ts#getJob
 select id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
-  root_id, retention, status, run_at, expire_at, created_at, started_at, finished_at,
+  root_id, retention, key, tier, status, run_at, expire_at, created_at, started_at, finished_at,
   parent_step, locked_by, locked_until, unique_key, wait, purge_after from "tidemark".jobs where id = $1::bigint
 
 -- jobs.ts#getJobs
 select id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
-  root_id, retention, status, run_at, expire_at, created_at, started_at, finished_at,
+  root_id, retention, key, tier, status, run_at, expire_at, created_at, started_at, finished_at,
   parent_step, locked_by, locked_until, unique_key, wait, purge_after from "tidemark".jobs where id = any($1::bigint[])
 
 -- jobs.ts#getStatuses
@@ -445,7 +450,7 @@ select id::text as id, status from "tidemark".jobs where id = any($1::bigint[])
 -- jobs.ts#insertJobWithLock
 with input as (
     select nextval(pg_get_serial_sequence('"tidemark".jobs', 'id')) as id, input.*
-      from jsonb_to_recordset($1::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text)
+      from jsonb_to_recordset($1::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text)
   ),
   locked as (
     insert into "tidemark".unique_locks (scope, job_id, expires_at)
@@ -457,14 +462,14 @@ with input as (
   ),
   inserted as (
     insert into "tidemark".jobs (id, queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
-                                parent_id, root_id, parent_step)
+                                parent_id, root_id, parent_step, key, tier)
     select input.id, input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
            due.at + input.expire_in_seconds * interval '1 second',
            coalesce(input.max_attempts,
   (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $4::int),
            coalesce($5::jsonb -> input.policy,
   (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $6::jsonb),
-           input.unique_key, input.parent_id, input.root_id, input.parent_step
+           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier
       from input
       join locked on locked.job_id = input.id
      cross join lateral (
@@ -481,18 +486,18 @@ with input as (
 with input as (
     select nextval(seq.id) as id, input.*
       from (select pg_get_serial_sequence('"tidemark".jobs', 'id')::regclass as id) seq,
-           jsonb_to_recordset($1::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text)
+           jsonb_to_recordset($1::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text)
   ),
   inserted as (
     insert into "tidemark".jobs (id, queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
-                                parent_id, root_id, parent_step)
+                                parent_id, root_id, parent_step, key, tier)
     select input.id, input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
            due.at + input.expire_in_seconds * interval '1 second',
            coalesce(input.max_attempts,
   (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $2::int),
            coalesce($3::jsonb -> input.policy,
   (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $4::jsonb),
-           input.unique_key, input.parent_id, input.root_id, input.parent_step
+           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier
       from input
      cross join lateral (
        select coalesce(input.run_at, now() + coalesce(input.delay_seconds, 0) * interval '1 second') as at) due
@@ -512,15 +517,15 @@ with input as (
 -- jobs.ts#insertPlainJobs
 with inserted as (
     insert into "tidemark".jobs (queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
-                                parent_id, root_id, parent_step)
+                                parent_id, root_id, parent_step, key, tier)
     select input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
            due.at + input.expire_in_seconds * interval '1 second',
            coalesce(input.max_attempts,
   (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $1::int),
            coalesce($2::jsonb -> input.policy,
   (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $3::jsonb),
-           input.unique_key, input.parent_id, input.root_id, input.parent_step
-      from jsonb_to_recordset($4::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text)
+           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier
+      from jsonb_to_recordset($4::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text)
      cross join lateral (
        select coalesce(input.run_at, now() + coalesce(input.delay_seconds, 0) * interval '1 second') as at) due
      order by input.idx
@@ -536,8 +541,67 @@ with inserted as (
 
 -- jobs.ts#listChildren
 select id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
-  root_id, retention, status, run_at, expire_at, created_at, started_at, finished_at,
+  root_id, retention, key, tier, status, run_at, expire_at, created_at, started_at, finished_at,
   parent_step, locked_by, locked_until, unique_key, wait, purge_after from "tidemark".jobs where parent_id = $1::bigint order by id
+
+-- keys.ts#clearKeyLimit
+with dropped as (
+    delete from "tidemark".key_settings where queue = $1 and key = $2 and not paused
+  )
+  update "tidemark".key_settings set concurrency = null, updated_at = now()
+    from (select count(pg_notify($3, 'j:' || $1))) nudged
+   where queue = $1 and key = $2 and paused
+
+-- keys.ts#listKeys
+with keyed as (
+    select j.key,
+           count(*) filter (where j.status = 'active')::int as active,
+           count(*) filter (where j.status in ('pending', 'retry'))::int as pending,
+           min(j.run_at) filter (where j.status in ('pending', 'retry')) as oldest_pending_at,
+           (array_agg(j.tier order by j.id desc))[1] as tier
+      from "tidemark".jobs j
+     where j.queue = $1 and j.key is not null
+       and j.status in ('pending', 'active', 'retry', 'waiting', 'paused')
+       and ($2::text is null or j.key > $2::text)
+     group by j.key
+  ),
+  every_key as (
+    select key from keyed
+    union
+    select key from "tidemark".key_settings
+     where queue = $1 and ($2::text is null or key > $2::text)
+  ),
+  described as (
+    select e.key, k.tier, coalesce(k.active, 0) as active, coalesce(k.pending, 0) as pending,
+           coalesce(s.concurrency, ($3::jsonb -> 'tiers' ->> k.tier)::int,
+                    ($3::jsonb ->> 'concurrency')::int) as key_limit,
+           coalesce(s.paused, false) as paused, k.oldest_pending_at
+      from every_key e
+      left join keyed k on k.key = e.key
+      left join "tidemark".key_settings s on s.queue = $1 and s.key = e.key
+  )
+  select * from described d
+   where not $4::boolean
+      or d.pending > 0 and (d.paused or d.active >= d.key_limit)
+   order by d.key
+   limit $5
+
+-- keys.ts#pauseKey
+insert into "tidemark".key_settings (queue, key, paused) values ($1, $2, true)
+  on conflict (queue, key) do update set paused = true, updated_at = now()
+
+-- keys.ts#resumeKey
+with dropped as (
+    delete from "tidemark".key_settings where queue = $1 and key = $2 and concurrency is null
+  )
+  update "tidemark".key_settings set paused = false, updated_at = now()
+    from (select count(pg_notify($3, 'j:' || $1))) nudged
+   where queue = $1 and key = $2 and concurrency is not null
+
+-- keys.ts#setKeyLimit
+insert into "tidemark".key_settings (queue, key, concurrency)
+  select $1, $2, $3::int from (select count(pg_notify($4, 'j:' || $1))) nudged
+  on conflict (queue, key) do update set concurrency = excluded.concurrency, updated_at = now()
 
 -- maintenance.ts#expireJobs
 with overdue as (
@@ -1287,7 +1351,7 @@ vacuum (analyze) "tidemark".jobs, "tidemark".checkpoints, "tidemark".signals,
 delete from "tidemark".schedules where name = $1 returning name
 
 -- schedules.ts#listSchedules
-select name, cron, timezone, queue, data, last_fire_at, now() as now
+select name, cron, timezone, queue, data, options, last_fire_at, now() as now
     from "tidemark".schedules order by name
 
 -- schedules.ts#recentScheduleFires
@@ -1316,15 +1380,15 @@ with due as (
   ),
   inserted as (
     insert into "tidemark".jobs (id, queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
-                                parent_id, root_id, parent_step)
+                                parent_id, root_id, parent_step, key, tier)
     select fire.job_id, input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
            due.at + input.expire_in_seconds * interval '1 second',
            coalesce(input.max_attempts,
   (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $3::int),
            coalesce($4::jsonb -> input.policy,
   (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $5::jsonb),
-           input.unique_key, input.parent_id, input.root_id, input.parent_step
-      from fire cross join jsonb_to_recordset($6::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text)
+           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier
+      from fire cross join jsonb_to_recordset($6::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text)
      cross join lateral (
        select coalesce(input.run_at, now() + coalesce(input.delay_seconds, 0) * interval '1 second') as at) due
     returning id, queue, run_at
@@ -1342,10 +1406,11 @@ with due as (
          (select n from nudged) as n
 
 -- schedules.ts#upsertSchedule
-insert into "tidemark".schedules (name, cron, timezone, queue, data, last_fire_at)
-  values ($1, $2, $3, $4, $5::jsonb, now())
+insert into "tidemark".schedules (name, cron, timezone, queue, data, options, last_fire_at)
+  values ($1, $2, $3, $4, $5::jsonb, $6::jsonb, now())
   on conflict (name) do update
      set cron = excluded.cron, timezone = excluded.timezone, queue = excluded.queue, data = excluded.data,
+         options = excluded.options,
          updated_at = now(),
          -- a changed expression starts counting from now, so it never back-fires
          last_fire_at = case when "tidemark".schedules.cron is distinct from excluded.cron
@@ -1392,7 +1457,7 @@ select count(*)::int as n from "tidemark".jobs
 
 -- test-kit.ts#jobsOfQueue
 select id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
-  root_id, retention, status, run_at, expire_at, created_at, started_at, finished_at,
+  root_id, retention, key, tier, status, run_at, expire_at, created_at, started_at, finished_at,
   parent_step, locked_by, locked_until, unique_key, wait, purge_after from "tidemark".jobs
    where queue = $1 and ($2::text is null or status = $2::text)
    order by id
@@ -1403,22 +1468,39 @@ insert into "tidemark".tidemark_test_clock (id, at) values (1, $1)
 
 -- worker.ts#claimJobs
 with ready_queues as materialized (
-    select q.name from unnest($1::text[]) as q(name)
-     where not exists (select 1 from "tidemark".queues p where p.name = q.name and p.paused)
+    select q.name, coalesce(s.options ? 'globalConcurrency', false) as limited
+      from unnest($1::text[]) as q(name)
+      left join "tidemark".queues s on s.name = q.name
+     where not coalesce(s.paused, false)
+  ),
+  flow_queues as materialized (
+    select r.name from ready_queues r
+     where r.limited
+        or exists (select 1 from "tidemark".jobs k
+                    where k.queue = r.name and k.key is not null and k.status in ('pending', 'retry', 'waiting'))
   ),
   next as (
-    select c.id from ready_queues q
-     cross join lateral (
-       select id, priority, run_at from "tidemark".jobs
-        where queue = q.name
-          and status in ('pending', 'retry', 'waiting')
+    select c.id from (
+      select p.id, p.priority, p.run_at, 0::float8 as score
+        from ready_queues q
+       cross join lateral (
+         select id, priority, run_at from "tidemark".jobs
+          where queue = q.name
+            and key is null
+            and status in ('pending', 'retry', 'waiting')
           and run_at <= now()
           and (expire_at is null or expire_at > now() or attempts > 0 or status <> 'pending')
-        order by priority desc, run_at, id
-        limit $2
-        for update skip locked
-     ) c
-     order by c.priority desc, c.run_at, c.id
+          order by priority desc, run_at, id
+          limit $2
+          for update skip locked
+       ) p
+       where not q.limited
+      union all
+      select f.job_id, f.job_priority, f.job_run_at, f.job_score
+        from (select array_agg(name) as names from flow_queues having count(*) > 0) flow
+       cross join lateral "tidemark".flow_candidates(flow.names, $2::int) f
+    ) c
+     order by c.score, c.priority desc, c.run_at, c.id
      limit $2
   )
   update "tidemark".jobs j
@@ -1432,7 +1514,7 @@ with ready_queues as materialized (
     from (select set_config('synchronous_commit', 'off', true)) as async_commit
    where j.id = any(array(select id from next))
   returning id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
-  root_id, retention, j.wait, j.lock_token, date_part('epoch', j.run_at) * 1000 as run_at, date_part('epoch', j.expire_at) * 1000 as expire_at,
+  root_id, retention, key, tier, j.wait, j.lock_token, date_part('epoch', j.run_at) * 1000 as run_at, date_part('epoch', j.expire_at) * 1000 as expire_at,
             date_part('epoch', j.created_at) * 1000 as created_at, date_part('epoch', j.started_at) * 1000 as started_at
 
 -- worker.ts#completeOne
@@ -1493,6 +1575,11 @@ with outcome as (
      where c.job_id = f.id and o.id = f.id and f.status = 'completed' and o.drop_checkpoints
   )
   select id::text as id, status from finished
+
+-- worker.ts#releaseCancelled
+update "tidemark".jobs
+     set lock_token = null, locked_by = null, locked_until = null
+   where id = $1::bigint and lock_token = $2::uuid and status = 'cancelled'
 
 -- worker.ts#releaseJobs
 update "tidemark".jobs
@@ -1657,15 +1744,15 @@ select id::text as id, queue, status, output, error from "tidemark".jobs
 -- workflow.ts#insertChild
 with inserted as (
     insert into "tidemark".jobs (queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
-                                parent_id, root_id, parent_step)
+                                parent_id, root_id, parent_step, key, tier)
     select input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
            due.at + input.expire_in_seconds * interval '1 second',
            coalesce(input.max_attempts,
   (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $1::int),
            coalesce($2::jsonb -> input.policy,
   (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $3::jsonb),
-           input.unique_key, input.parent_id, input.root_id, input.parent_step
-      from jsonb_to_recordset($4::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text)
+           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier
+      from jsonb_to_recordset($4::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text)
      cross join lateral (
        select coalesce(input.run_at, now() + coalesce(input.delay_seconds, 0) * interval '1 second') as at) due
      where exists (select 1 from "tidemark".jobs p

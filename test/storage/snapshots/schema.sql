@@ -30,6 +30,13 @@ jobs.paused_from text
 jobs.retention jsonb not null default '{}'::jsonb
 jobs.purge_after timestamp with time zone
 jobs.attempt_log jsonb
+jobs.key text
+jobs.tier text
+key_settings.queue text not null
+key_settings.key text not null
+key_settings.concurrency integer
+key_settings.paused boolean not null default false
+key_settings.updated_at timestamp with time zone not null default now()
 maintenance.name text not null
 maintenance.last_run_at timestamp with time zone
 maintenance.last_result jsonb
@@ -102,9 +109,13 @@ workers.running integer not null default 0
 workers.instance text not null default ''::text
 -- indexes
 CREATE UNIQUE INDEX checkpoints_pkey ON checkpoints USING btree (job_id, name)
-CREATE INDEX jobs_claim_idx ON jobs USING btree (queue, priority DESC, run_at, id) WHERE (status = ANY (ARRAY['pending'::text, 'retry'::text, 'waiting'::text]))
+CREATE INDEX jobs_cancel_held_idx ON jobs USING btree (queue) WHERE ((status = 'cancelled'::text) AND (lock_token IS NOT NULL))
+CREATE INDEX jobs_claim_idx ON jobs USING btree (queue, priority DESC, run_at, id) WHERE ((status = ANY (ARRAY['pending'::text, 'retry'::text, 'waiting'::text])) AND (key IS NULL))
 CREATE INDEX jobs_expire_idx ON jobs USING btree (expire_at) WHERE ((status = 'pending'::text) AND (expire_at IS NOT NULL))
 CREATE INDEX jobs_finished_idx ON jobs USING btree (finished_at, id) WHERE (finished_at IS NOT NULL)
+CREATE INDEX jobs_key_open_idx ON jobs USING btree (queue, key, id) WHERE ((status = ANY (ARRAY['pending'::text, 'active'::text, 'retry'::text, 'waiting'::text, 'paused'::text])) AND (key IS NOT NULL))
+CREATE INDEX jobs_key_ready_idx ON jobs USING btree (queue, key, priority DESC, run_at, id) WHERE ((status = ANY (ARRAY['pending'::text, 'retry'::text, 'waiting'::text])) AND (key IS NOT NULL))
+CREATE INDEX jobs_key_running_idx ON jobs USING btree (queue, key) WHERE ((key IS NOT NULL) AND ((status = 'active'::text) OR ((status = 'cancelled'::text) AND (lock_token IS NOT NULL))))
 CREATE INDEX jobs_parent_idx ON jobs USING btree (parent_id) WHERE (parent_id IS NOT NULL)
 CREATE UNIQUE INDEX jobs_parent_step_idx ON jobs USING btree (parent_id, parent_step) WHERE (parent_step IS NOT NULL)
 CREATE UNIQUE INDEX jobs_pkey ON jobs USING btree (id)
@@ -114,6 +125,7 @@ CREATE INDEX jobs_queue_status_idx ON jobs USING btree (queue, status, id)
 CREATE INDEX jobs_root_idx ON jobs USING btree (root_id) WHERE (root_id IS NOT NULL)
 CREATE INDEX jobs_stalled_idx ON jobs USING btree (locked_until) WHERE (status = 'active'::text)
 CREATE UNIQUE INDEX jobs_unique_key_idx ON jobs USING btree (queue, unique_key) WHERE ((unique_key IS NOT NULL) AND (status = ANY (ARRAY['pending'::text, 'active'::text, 'retry'::text, 'waiting'::text, 'paused'::text])))
+CREATE UNIQUE INDEX key_settings_pkey ON key_settings USING btree (queue, key)
 CREATE UNIQUE INDEX maintenance_pkey ON maintenance USING btree (name)
 CREATE UNIQUE INDEX queues_pkey ON queues USING btree (name)
 CREATE UNIQUE INDEX retention_control_pkey ON retention_control USING btree (id)
@@ -140,6 +152,9 @@ CREATE UNIQUE INDEX workers_pkey ON workers USING btree (id)
 checkpoints checkpoints_pkey PRIMARY KEY (job_id, name)
 jobs jobs_pkey PRIMARY KEY (id)
 jobs jobs_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'active'::text, 'retry'::text, 'waiting'::text, 'paused'::text, 'completed'::text, 'failed'::text, 'cancelled'::text, 'expired'::text])))
+key_settings key_settings_check CHECK (((concurrency IS NOT NULL) OR paused))
+key_settings key_settings_concurrency_check CHECK ((concurrency > 0))
+key_settings key_settings_pkey PRIMARY KEY (queue, key)
 maintenance maintenance_pkey PRIMARY KEY (name)
 queues queues_pkey PRIMARY KEY (name)
 retention_control retention_control_id_check CHECK ((id = 1))
@@ -155,6 +170,7 @@ tidemark_migrations tidemark_migrations_pkey PRIMARY KEY (version)
 unique_locks unique_locks_pkey PRIMARY KEY (scope)
 workers workers_pkey PRIMARY KEY (id)
 -- functions
+flow_candidates(flow_queues text[], lim integer)
 log_attempt(log jsonb, entry jsonb)
 purge_time(retention jsonb, status text, finished timestamp with time zone)
 wake_parent()
