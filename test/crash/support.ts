@@ -24,8 +24,10 @@ export function startWorker(env: {
   worker: string;
   mode: 'record' | 'hang';
   lockSeconds?: number;
+  /** Another fixture to run (default fixtures/worker.ts). */
+  fixture?: string;
 }): WorkerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
+  const child = spawn(process.execPath, ['--import', 'tsx', env.fixture ?? FIXTURE], {
     env: {
       ...process.env,
       CRASH_URL: env.url,
