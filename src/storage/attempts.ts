@@ -47,7 +47,11 @@ export async function claimJobs(
   }));
   // UPDATE … RETURNING gives rows in the order it visited them, not the claim's: the worker
   // starts a batch in the order it gets it, so put it back in claim order.
-  return claimed.sort(inClaimOrder);
+  const scores = new Map<ClaimedJob, number>();
+  for (let i = 0; i < rows.length; i++) if (rows[i].score !== 0) scores.set(claimed[i], rows[i].score);
+  if (scores.size === 0) return claimed.sort(inClaimOrder);
+  // Keys served round-robin: the claim's fair order first (sql/worker.ts).
+  return claimed.sort((a, b) => (scores.get(a) ?? 0) - (scores.get(b) ?? 0) || inClaimOrder(a, b));
 }
 
 function inClaimOrder(a: ClaimedJob, b: ClaimedJob): number {

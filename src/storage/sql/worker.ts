@@ -21,6 +21,11 @@ const ASYNC_COMMIT = `set_config('synchronous_commit', 'off', true)`;
  */
 const EPOCH_MS = (column: string) => `date_part('epoch', j.${column}) * 1000 as ${column}`;
 
+/** PLAIN_COLUMNS of the claimed row `j` (the claim's UPDATE joins `next`, which has an id too). */
+const CLAIMED_COLUMNS = PLAIN_COLUMNS.split(',')
+  .map((column) => `j.${column.trim()}`)
+  .join(', ');
+
 /** What a claim returns of each row: the times as epoch milliseconds (EPOCH_MS). */
 export interface ClaimedJobRow extends PlainJobColumns {
   wait: Record<string, unknown> | null;
@@ -29,6 +34,8 @@ export interface ClaimedJobRow extends PlainJobColumns {
   expire_at: number | null;
   created_at: number;
   started_at: number;
+  /** The claim's fair order (0 unless the queue's keys are served round-robin). */
+  score: number;
 }
 
 /**
@@ -84,7 +91,7 @@ export const claimJobs = defineQuery<
                     where k.queue = r.name and k.key is not null and k.status in ('pending', 'retry', 'waiting'))
   ),
   next as (
-    select c.id from (
+    select c.id, c.score from (
       select p.id, p.priority, p.run_at, 0::float8 as score
         from ready_queues q
        cross join lateral (
@@ -113,10 +120,10 @@ export const claimJobs = defineQuery<
          locked_until = now() + @lock_seconds * interval '1 second',
          started_at = now(),
          wait = case when j.status = 'waiting' then j.wait - 'poke' end
-    from (select ${ASYNC_COMMIT}) as async_commit
-   where j.id = any(array(select id from next))
-  returning ${PLAIN_COLUMNS}, j.wait, j.lock_token, ${EPOCH_MS('run_at')}, ${EPOCH_MS('expire_at')},
-            ${EPOCH_MS('created_at')}, ${EPOCH_MS('started_at')}`,
+    from (select ${ASYNC_COMMIT}) as async_commit, next n
+   where j.id = any(array(select id from next)) and j.id = n.id
+  returning ${CLAIMED_COLUMNS}, j.wait, j.lock_token, ${EPOCH_MS('run_at')}, ${EPOCH_MS('expire_at')},
+            ${EPOCH_MS('created_at')}, ${EPOCH_MS('started_at')}, n.score`,
 );
 
 /**

@@ -1480,7 +1480,7 @@ with ready_queues as materialized (
                     where k.queue = r.name and k.key is not null and k.status in ('pending', 'retry', 'waiting'))
   ),
   next as (
-    select c.id from (
+    select c.id, c.score from (
       select p.id, p.priority, p.run_at, 0::float8 as score
         from ready_queues q
        cross join lateral (
@@ -1511,11 +1511,10 @@ with ready_queues as materialized (
          locked_until = now() + $4 * interval '1 second',
          started_at = now(),
          wait = case when j.status = 'waiting' then j.wait - 'poke' end
-    from (select set_config('synchronous_commit', 'off', true)) as async_commit
-   where j.id = any(array(select id from next))
-  returning id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
-  root_id, retention, key, tier, j.wait, j.lock_token, date_part('epoch', j.run_at) * 1000 as run_at, date_part('epoch', j.expire_at) * 1000 as expire_at,
-            date_part('epoch', j.created_at) * 1000 as created_at, date_part('epoch', j.started_at) * 1000 as started_at
+    from (select set_config('synchronous_commit', 'off', true)) as async_commit, next n
+   where j.id = any(array(select id from next)) and j.id = n.id
+  returning j.id, j.queue, j.data, j.output, j.error, j.priority, j.attempts, j.max_attempts, j.parent_id, j.root_id, j.retention, j.key, j.tier, j.wait, j.lock_token, date_part('epoch', j.run_at) * 1000 as run_at, date_part('epoch', j.expire_at) * 1000 as expire_at,
+            date_part('epoch', j.created_at) * 1000 as created_at, date_part('epoch', j.started_at) * 1000 as started_at, n.score
 
 -- worker.ts#completeOne
 with finished as (
