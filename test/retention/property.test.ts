@@ -40,6 +40,8 @@ interface JobSpec {
   signals: { consumedAt: number | null; purgeAfter: number | null }[];
   /** Index of the parent among the tree's earlier members (members only). */
   parent: number;
+  /** The job's concurrency key: deleted with its row, nothing else to remove. */
+  key: 'k1' | 'k2' | null;
 }
 
 /** Frozen windows in hours (absent: kept forever). */
@@ -58,7 +60,9 @@ type Action =
   | { kind: 'apply'; queue: 'a' | 'b'; windows: Windows }
   /** A running job of `queue` consumes a signal while applyRetention re-freezes the queue. */
   | { kind: 'applyConsuming'; queue: 'a' | 'b'; windows: Windows }
-  | { kind: 'delete'; pick: number; subtree: boolean };
+  | { kind: 'delete'; pick: number; subtree: boolean }
+  /** An operator's override or pause of a key of queue a: kept, whatever retention deletes. */
+  | { kind: 'keySetting'; key: 'k1' | 'k2'; limit: number | null; paused: boolean };
 
 const hoursAgo = fc.integer({ min: 0, max: 48 }).map((k) => -half(k));
 const window = fc.option(fc.integer({ min: 1, max: 72 }), { nil: null });
@@ -77,6 +81,7 @@ const jobSpec: fc.Arbitrary<JobSpec> = fc
       { maxLength: 2 },
     ),
     parent: fc.nat(),
+    key: fc.constantFrom('k1' as const, 'k2' as const, null),
   })
   .map((r) => {
     const finished = (FINISHED_STATUSES as readonly string[]).includes(r.status);
@@ -98,6 +103,7 @@ const jobSpec: fc.Arbitrary<JobSpec> = fc
               : s.consumed + s.window,
       })),
       parent: r.parent,
+      key: r.key,
     };
   });
 
@@ -157,6 +163,15 @@ const action: fc.Arbitrary<Action> = fc.oneof(
     arbitrary: fc.record({ kind: fc.constant('delete' as const), pick: fc.nat(), subtree: fc.boolean() }),
     weight: 2,
   },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('keySetting' as const),
+      key: fc.constantFrom('k1' as const, 'k2' as const),
+      limit: fc.option(fc.integer({ min: 1, max: 5 }), { nil: null }),
+      paused: fc.boolean(),
+    }),
+    weight: 1,
+  },
 );
 
 /** The model: which rows exist, and what each operation must delete. */
@@ -177,6 +192,8 @@ interface Model {
   paused: boolean;
   /** Hold id → the tree top it names, or the queue it holds. */
   holds: Map<string, { root: string } | { queue: string }>;
+  /** Key of queue a → its override and pause; a key with neither has no row. */
+  keySettings: Map<string, { limit: number | null; paused: boolean }>;
 }
 
 const isFinished = (status: string) => (FINISHED_STATUSES as readonly string[]).includes(status);
@@ -258,6 +275,7 @@ function cloneModel(model: Model): Model {
   return {
     now: model.now,
     jobs: new Map(model.jobs),
+    keySettings: new Map(model.keySettings),
     signals: new Map(model.signals),
     locks: new Map(model.locks),
     paused: model.paused,
@@ -323,6 +341,7 @@ async function insertHistory(tm: Tidemark, spec: JobSpec[][], model: Model): Pro
         finishedAt: job.finishedAt === null ? null : job.finishedAt * HOUR,
         purgeAfter: job.purgeAfter === null ? null : job.purgeAfter * HOUR,
         parentId: index === 0 ? undefined : ids[job.parent % index],
+        key: job.key ?? undefined,
         pins: job.pin === null ? [] : [{ scope, expiresIn: job.pin * HOUR }],
         signals: job.signals.map((s, i) => ({
           name: names[i],
@@ -358,7 +377,24 @@ async function assertMatches(tm: Tidemark, model: Model, after: string): Promise
     ].join(' union all '),
   );
   assert.deepEqual(orphans, [], `rows left without their job (${after})`);
-  const jobs = await rawQuery<{ id: string }>(tm, `select id::text as id from ${s}.jobs order by id`);
+  const jobs = await rawQuery<{ id: string; key: string | null }>(
+    tm,
+    `select id::text as id, key from ${s}.jobs order by id`,
+  );
+  assert.deepEqual(
+    jobs.map((r) => r.key),
+    jobs.map((r) => model.jobs.get(r.id)?.key ?? null),
+    `jobs' keys after ${after}`,
+  );
+  const settings = await rawQuery<{ key: string; limit: number | null; paused: boolean }>(
+    tm,
+    `select key, concurrency as limit, paused from ${s}.key_settings where queue = 'a' order by key`,
+  );
+  assert.deepEqual(
+    settings,
+    [...model.keySettings.entries()].sort().map(([key, setting]) => ({ key, ...setting })),
+    `key settings after ${after}: no row for an idle key, none lost while set`,
+  );
   const signals = await rawQuery<{ name: string }>(tm, `select name from ${s}.signals order by name`);
   const locks = await rawQuery<{ scope: string }>(tm, `select scope from ${s}.unique_locks order by scope`);
   const sorted = (values: Iterable<string>) => [...values].sort();
@@ -397,7 +433,7 @@ describeEachDriver('retention against a model (property)', ({ kind, open }) => {
       fc.asyncProperty(history, fc.array(action, { minLength: 1, maxLength: 10 }), async (spec, actions) => {
         await rawQuery(
           tm,
-          `truncate ${['jobs', 'retention_holds', ...JOB_DEPENDENTS].map((t) => `"${tm.schema}".${t}`).join(', ')}`,
+          `truncate ${['jobs', 'retention_holds', 'key_settings', ...JOB_DEPENDENTS].map((t) => `"${tm.schema}".${t}`).join(', ')}`,
         );
         await tm.resumeRetention();
         const model: Model = {
@@ -407,6 +443,7 @@ describeEachDriver('retention against a model (property)', ({ kind, open }) => {
           locks: new Map(),
           paused: false,
           holds: new Map(),
+          keySettings: new Map(),
         };
         await insertHistory(tm, spec, model);
         await assertMatches(tm, model, 'insert');
@@ -523,6 +560,13 @@ async function runAction(
       await applyWhileConsuming(kind, tm, model, act, label);
       return;
     }
+    case 'keySetting': {
+      await tm.setKeyLimit('a', act.key, act.limit === null ? null : { concurrency: act.limit });
+      await (act.paused ? tm.pauseKey('a', act.key) : tm.resumeKey('a', act.key));
+      if (act.limit === null && !act.paused) model.keySettings.delete(act.key);
+      else model.keySettings.set(act.key, { limit: act.limit, paused: act.paused });
+      return;
+    }
     case 'delete': {
       if (ids.length === 0) return;
       const id = ids[act.pick % ids.length];
@@ -565,6 +609,7 @@ async function applyWhileConsuming(
     pin: null,
     signals: [],
     parent: 0,
+    key: null,
     id,
     root: id,
     parentId: null,

@@ -21,6 +21,8 @@ export interface FactoryJob {
   retention?: FrozenRetention;
   /** Parent job id; the root is taken from the parent. */
   parentId?: string;
+  /** The job's concurrency key. */
+  key?: string;
   /** Unique locks (idempotency windows) that reference this job. */
   pins?: { expiresIn: number; scope?: string }[];
   signals?: FactorySignal[];
@@ -67,12 +69,12 @@ export async function insertJob(tm: Tidemark, spec: FactoryJob): Promise<string>
   const [row] = await rawQuery<{ id: string }>(
     tm,
     `insert into ${s}.jobs (queue, status, data, finished_at, purge_after, retention, parent_id, root_id,
-                            parent_step, attempts, locked_until, lock_token)
+                            parent_step, attempts, locked_until, lock_token, key)
      values ($1, $2, $3::jsonb, now() + $4::float8 * interval '1 second', now() + $5::float8 * interval '1 second',
              $6::jsonb, $7::bigint, $8::bigint, case when $7::bigint is null then null else 'step-' || gen_random_uuid() end,
              case when $2 in ('pending', 'paused') then 0 else 1 end,
              case when $2 = 'active' then now() - interval '1 hour' end,
-             case when $2 = 'active' then gen_random_uuid() end)
+             case when $2 = 'active' then gen_random_uuid() end, $9)
      returning id::text as id`,
     [
       spec.queue ?? 'q',
@@ -83,6 +85,7 @@ export async function insertJob(tm: Tidemark, spec: FactoryJob): Promise<string>
       JSON.stringify(retention),
       spec.parentId ?? null,
       rootId,
+      spec.key ?? null,
     ],
   );
   const id = row.id;
