@@ -11,6 +11,7 @@ import { cancelJob, pauseJob, resumeJob } from './jobs/job-actions.js';
 import { getJobDetail, type JobDetail } from './jobs/job-detail.js';
 import { checkResultRequest, waitForResult } from './jobs/result.js';
 import { retryJob } from './jobs/retry-job.js';
+import { KeyCalls } from './key-calls.js';
 import { type InstrumentOptions, instrumentEngine } from './metrics/instrument.js';
 import type { MeterLike } from './metrics/meter.js';
 import type { Job } from './model/job.js';
@@ -34,7 +35,6 @@ import {
   type SignalDeclaration,
   type SignalDeclarations,
 } from './queues/typed-queue.js';
-import { KeyCalls } from './key-calls.js';
 import * as schedules from './schedule/schedules.js';
 import { checkTransactionCallback, type DriverKind, type Queryable } from './storage/storage.js';
 import { type StopOnSignalsOptions, stopOnSignals } from './worker/stop-on-signals.js';

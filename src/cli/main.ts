@@ -4,6 +4,7 @@ import type { Command } from './command.js';
 import { dashboardCommand } from './commands/dashboard.js';
 import { demoCommand } from './commands/demo.js';
 import { cancelCommand, retryCommand } from './commands/job-action.js';
+import { keysCommand } from './commands/keys.js';
 import { migrateCommand } from './commands/migrate.js';
 import { purgeCommand } from './commands/purge.js';
 import { retentionCommand } from './commands/retention.js';
@@ -21,6 +22,7 @@ export const commands: Command[] = [
   migrateCommand,
   statsCommand,
   workersCommand,
+  keysCommand,
   purgeCommand,
   sweepCommand,
   retentionCommand,

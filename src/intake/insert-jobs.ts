@@ -1,5 +1,5 @@
-import { InvalidOptionError } from '../errors.js';
 import type { EngineCore } from '../engine-core.js';
+import { InvalidOptionError } from '../errors.js';
 import type { FrozenRetention } from '../model/job.js';
 import type { InsertDefaults, InsertRow, Queryable, Storage } from '../storage/storage.js';
 import type { AddJobResult, JobRequest } from './job-request.js';

@@ -1,5 +1,5 @@
-import type { StoredKeysRule } from './keys.js';
 import type { FrozenRetention } from './job.js';
+import type { StoredKeysRule } from './keys.js';
 
 /** Exponential backoff between attempts: `delaySeconds * factor^(attempt-1)`, capped, with jitter. */
 export interface BackoffOptions {

@@ -39,7 +39,8 @@ export async function setKeyLimit(
   if (limit !== null) {
     const given = checkObject(limit, 'limit');
     for (const name of Object.keys(given)) {
-      if (name !== 'concurrency') throw new InvalidOptionError(`limit.${name}`, 'no such option', given[name]);
+      if (name !== 'concurrency')
+        throw new InvalidOptionError(`limit.${name}`, 'no such option', given[name]);
     }
     concurrency = checkLimit(given.concurrency, 'limit.concurrency');
   }
@@ -48,14 +49,23 @@ export async function setKeyLimit(
 }
 
 /** `tm.pauseKey` and `tm.resumeKey`. */
-export async function setKeyPaused(core: EngineCore, queue: unknown, key: unknown, paused: boolean): Promise<void> {
+export async function setKeyPaused(
+  core: EngineCore,
+  queue: unknown,
+  key: unknown,
+  paused: boolean,
+): Promise<void> {
   const checkedKey = checkString(key, 'key', { max: MAX_KEY });
   const stored = await storedQueue(core, queue);
   await core.storage.keys.setKeyPaused(stored.name, checkedKey, paused);
 }
 
 /** `tm.listKeys`: a queue's keys with unfinished jobs or settings, keyset-paged by key. */
-export async function listKeys(core: EngineCore, queue: unknown, options: ListKeysOptions = {}): Promise<KeyInfo[]> {
+export async function listKeys(
+  core: EngineCore,
+  queue: unknown,
+  options: ListKeysOptions = {},
+): Promise<KeyInfo[]> {
   const given = checkObject(options, 'options');
   for (const name of Object.keys(given)) {
     if (name !== 'blocked' && name !== 'limit' && name !== 'after')
@@ -63,7 +73,8 @@ export async function listKeys(core: EngineCore, queue: unknown, options: ListKe
   }
   const blocked = given.blocked === undefined ? false : checkBoolean(given.blocked, 'options.blocked');
   const limit = given.limit === undefined ? 100 : checkInteger(given.limit, 'options.limit', 1, 1_000);
-  const after = given.after === undefined ? null : checkString(given.after, 'options.after', { max: MAX_KEY });
+  const after =
+    given.after === undefined ? null : checkString(given.after, 'options.after', { max: MAX_KEY });
   const stored = await storedQueue(core, queue);
   const rule = stored.options.keys ? JSON.stringify(stored.options.keys) : null;
   const rows = await core.storage.keys.listKeys(stored.name, { after, limit, blocked, rule });

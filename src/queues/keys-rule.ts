@@ -8,7 +8,8 @@ const KEYS_FIELDS = ['concurrency', 'order', 'fairness'];
 export function checkKeysRule(input: unknown, field: string): StoredKeysRule {
   const keys = checkObject(input, field);
   for (const name of Object.keys(keys)) {
-    if (!KEYS_FIELDS.includes(name)) throw new InvalidOptionError(`${field}.${name}`, 'no such option', keys[name]);
+    if (!KEYS_FIELDS.includes(name))
+      throw new InvalidOptionError(`${field}.${name}`, 'no such option', keys[name]);
   }
   const rule: StoredKeysRule = { concurrency: 0, tiers: {}, order: 'priority', fair: false, weights: {} };
   const concurrency = keys.concurrency;
@@ -19,7 +20,8 @@ export function checkKeysRule(input: unknown, field: string): StoredKeysRule {
         throw new InvalidOptionError(`${field}.concurrency.${name}`, 'no such option', given[name]);
     }
     rule.concurrency = checkLimit(given.default, `${field}.concurrency.default`);
-    if (given.tiers !== undefined) rule.tiers = checkNumbers(given.tiers, `${field}.concurrency.tiers`, checkLimit);
+    if (given.tiers !== undefined)
+      rule.tiers = checkNumbers(given.tiers, `${field}.concurrency.tiers`, checkLimit);
   } else {
     rule.concurrency = checkLimit(concurrency, `${field}.concurrency`);
   }
@@ -33,7 +35,8 @@ export function checkKeysRule(input: unknown, field: string): StoredKeysRule {
   else if (typeof fairness === 'object' && fairness !== null) {
     const given = checkObject(fairness, `${field}.fairness`);
     for (const name of Object.keys(given)) {
-      if (name !== 'weights') throw new InvalidOptionError(`${field}.fairness.${name}`, 'no such option', given[name]);
+      if (name !== 'weights')
+        throw new InvalidOptionError(`${field}.fairness.${name}`, 'no such option', given[name]);
     }
     rule.fair = true;
     rule.weights = checkNumbers(given.weights, `${field}.fairness.weights`, checkWeight);

@@ -125,10 +125,11 @@ export const queueOptions = new OptionSet(
     }),
     keys: custom<KeysOptions, StoredKeysRule>({
       expected: 'an object { concurrency, order?, fairness? }',
-      docType: "`{ concurrency: number \\| { default, tiers? }; order?: 'fifo' \\| 'priority'; fairness?: 'round-robin' \\| { weights } }`",
+      docType:
+        "`{ concurrency: number \\| { default, tiers? }; order?: 'fifo' \\| 'priority'; fairness?: 'round-robin' \\| { weights } }`",
       docDefault: 'none: keys do not limit',
       description:
-        'flow control by the jobs\' `key`: at most `concurrency` jobs of one key run at once across the cluster (a `tier` picks its own limit), in priority or FIFO order, with fair shares across keys (see [flow-control.md](flow-control.md))',
+        "flow control by the jobs' `key`: at most `concurrency` jobs of one key run at once across the cluster (a `tier` picks its own limit), in priority or FIFO order, with fair shares across keys (see [flow-control.md](flow-control.md))",
       jsonSchema: {
         type: 'object',
         required: ['concurrency'],

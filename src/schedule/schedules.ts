@@ -1,7 +1,7 @@
 import type { EngineCore } from '../engine-core.js';
 import { InvalidOptionError, ScheduleNotFoundError } from '../errors.js';
-import { validatedDataText } from '../intake/validate-data.js';
 import { jobOptions } from '../intake/job-options.js';
+import { validatedDataText } from '../intake/validate-data.js';
 import type { ScheduleJobOptions, ScheduleRecord } from '../model/schedule.js';
 import { checkString } from '../options/check.js';
 import { custom, text } from '../options/fields.js';

@@ -5,7 +5,12 @@ import * as sql from './sql/keys.js';
 export type { KeyRow } from './sql/keys.js';
 
 /** Set (a number) or drop (null) a key's override concurrency. */
-export async function setKeyLimit(db: Runner, queue: string, key: string, concurrency: number | null): Promise<void> {
+export async function setKeyLimit(
+  db: Runner,
+  queue: string,
+  key: string,
+  concurrency: number | null,
+): Promise<void> {
   const params = { queue, key, channel: db.channel };
   if (concurrency === null) await db.run(sql.clearKeyLimit, params);
   else await db.run(sql.setKeyLimit, { ...params, concurrency });

@@ -49,7 +49,10 @@ function mostAtOnce(rows: LogRow[]): Map<string, number> {
   }
   for (const row of open.values()) {
     const end = killedAt.get(row.worker);
-    assert.ok(end !== undefined, `attempt ${row.job_id}/${row.attempt} never ended and its worker was not killed`);
+    assert.ok(
+      end !== undefined,
+      `attempt ${row.job_id}/${row.attempt} never ended and its worker was not killed`,
+    );
     edges.get(`${row.queue}/${row.key}`)?.push({ at: end, step: -1 });
   }
   const most = new Map<string, number>();
@@ -91,10 +94,18 @@ if (TEST_DRIVERS.includes('pg')) {
       await dropSchema('pg', schema);
     });
 
-    test('no key ever runs more than its limit, and each sequence keeps its order', { timeout: 240_000 }, async () => {
+    test('no key ever runs more than its limit, and each sequence keeps its order', {
+      timeout: 240_000,
+    }, async () => {
       let started = 0;
       const start = async () => {
-        const w = startWorker({ url: PG_URL, schema, worker: `w${started++}`, mode: 'record', fixture: FIXTURE });
+        const w = startWorker({
+          url: PG_URL,
+          schema,
+          worker: `w${started++}`,
+          mode: 'record',
+          fixture: FIXTURE,
+        });
         workers.push(w);
         await w.waitForLine((line) => line === 'ready');
         return w;
@@ -159,9 +170,11 @@ if (TEST_DRIVERS.includes('pg')) {
           await victim.exited;
           const name = `w${workers.indexOf(victim)}`;
           killedRows.push(
-            rawQuery(tm, `insert into "${schema}".key_log (job_id, queue, worker, attempt, event) values (0, '', $1, 0, 'killed')`, [
-              name,
-            ]),
+            rawQuery(
+              tm,
+              `insert into "${schema}".key_log (job_id, queue, worker, attempt, event) values (0, '', $1, 0, 'killed')`,
+              [name],
+            ),
           );
           kills++;
           live.push(await start());
@@ -193,15 +206,23 @@ if (TEST_DRIVERS.includes('pg')) {
       const tierOf = new Map(rows.filter((r) => r.key).map((r) => [`${r.queue}/${r.key}`, r.tier]));
       for (const [key, most] of logged) {
         const [queue] = key.split('/');
-        assert.ok(most <= limitOf(queue, tierOf.get(key) ?? null), `${key}: ${most} ran at once (handlers' log)`);
+        assert.ok(
+          most <= limitOf(queue, tierOf.get(key) ?? null),
+          `${key}: ${most} ran at once (handlers' log)`,
+        );
       }
       for (const [key, most] of sampled) {
         const [queue] = key.split('/');
-        assert.ok(most <= limitOf(queue, tierOf.get(key) ?? null), `${key}: ${most} running at once (database)`);
+        assert.ok(
+          most <= limitOf(queue, tierOf.get(key) ?? null),
+          `${key}: ${most} running at once (database)`,
+        );
       }
       // FIFO: a sequence's starts never go back to an earlier job, and every job completed.
       for (let k = 0; k < SEQUENCE_KEYS; k++) {
-        const starts = rows.filter((r) => r.queue === 'sequences' && r.key === `s${k}` && r.event === 'start');
+        const starts = rows.filter(
+          (r) => r.queue === 'sequences' && r.key === `s${k}` && r.event === 'start',
+        );
         for (let i = 1; i < starts.length; i++) {
           assert.ok(
             (starts[i].n ?? 0) >= (starts[i - 1].n ?? 0),
@@ -221,7 +242,10 @@ if (TEST_DRIVERS.includes('pg')) {
                                               and k.event = 'start' and k.worker <> l.worker)`,
       );
       const peak = (map: Map<string, number>) =>
-        [...map].sort().map(([key, n]) => `${key}=${n}`).join(' ');
+        [...map]
+          .sort()
+          .map(([key, n]) => `${key}=${n}`)
+          .join(' ');
       console.log(
         `flow-control stress: ${started} worker runs, ${kills} SIGKILLs, ${total} jobs, ${cancels} cancels, ` +
           `${recovered.n} jobs started in two processes or more; most at once per key, handlers' log: ${peak(logged)}; database: ${peak(sampled)}`,

@@ -83,7 +83,9 @@ describeEachDriver('flow control: fairness across keys', ({ kind, open }) => {
     const window = started.slice(0, 800);
     const gold = window.filter((key) => key === 'gold').length;
     const ratio = gold / (window.length - gold);
-    console.log(`fairness [${kind}]: weights 3:1 gave ${gold}:${window.length - gold} starts (${ratio.toFixed(2)})`);
+    console.log(
+      `fairness [${kind}]: weights 3:1 gave ${gold}:${window.length - gold} starts (${ratio.toFixed(2)})`,
+    );
     assert.ok(ratio > 2 && ratio < 4.5, `gold:basic = ${ratio}`);
   });
 });

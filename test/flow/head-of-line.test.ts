@@ -33,6 +33,8 @@ describeEachDriver('flow control: no head-of-line blocking', ({ kind, open }) =>
     const next = await storage.attempts.claimJobs(['q'], 10, 'w1', 30);
     const ms = performance.now() - started;
     assert.deepEqual(next.map((c) => c.job.id).sort(), [other.id, plain.id].sort());
-    console.log(`head of line [${kind}]: the next claim took ${ms.toFixed(1)} ms behind ${BACKLOG} pending jobs of a full key`);
+    console.log(
+      `head of line [${kind}]: the next claim took ${ms.toFixed(1)} ms behind ${BACKLOG} pending jobs of a full key`,
+    );
   });
 });

@@ -75,12 +75,15 @@ describeEachDriver('flow control: concurrency by key', ({ open }) => {
     await waitFor('the busy key to start', () => started.includes('busy'));
     await tm.addJob({ queue: 'q', key: 'other' });
     await tm.addJob({ queue: 'q' });
-    await waitFor('the other key and the unkeyed job to start', () => started.includes('other') && started.includes('none'));
+    await waitFor(
+      'the other key and the unkeyed job to start',
+      () => started.includes('other') && started.includes('none'),
+    );
     assert.equal(started.filter((key) => key === 'busy').length, 1);
     release();
   });
 
-  test('fifo order starts a key\'s jobs in the order they were added, one after another', async () => {
+  test("fifo order starts a key's jobs in the order they were added, one after another", async () => {
     const tm = await open();
     const order: number[] = [];
     let running = 0;
@@ -97,10 +100,18 @@ describeEachDriver('flow control: concurrency by key', ({ open }) => {
       },
     });
     // Priorities would reorder them under the default order.
-    await tm.addJobs(Array.from({ length: 20 }, (_, n) => ({ queue: 'q', key: 'k', data: { n }, priority: n % 3 })));
-    await Promise.all([fastWorker(tm, { concurrency: 4 }).start(), fastWorker(tm, { concurrency: 4 }).start()]);
+    await tm.addJobs(
+      Array.from({ length: 20 }, (_, n) => ({ queue: 'q', key: 'k', data: { n }, priority: n % 3 })),
+    );
+    await Promise.all([
+      fastWorker(tm, { concurrency: 4 }).start(),
+      fastWorker(tm, { concurrency: 4 }).start(),
+    ]);
     await waitFor('every job to run', () => order.length === 20);
-    assert.deepEqual(order, Array.from({ length: 20 }, (_, n) => n));
+    assert.deepEqual(
+      order,
+      Array.from({ length: 20 }, (_, n) => n),
+    );
     assert.equal(overlap, false);
   });
 
@@ -120,8 +131,13 @@ describeEachDriver('flow control: concurrency by key', ({ open }) => {
         done++;
       },
     });
-    await tm.addJobs(Array.from({ length: 40 }, (_, n) => ({ queue: 'q', key: n % 2 ? `k${n % 5}` : undefined })));
-    await Promise.all([fastWorker(tm, { concurrency: 5 }).start(), fastWorker(tm, { concurrency: 5 }).start()]);
+    await tm.addJobs(
+      Array.from({ length: 40 }, (_, n) => ({ queue: 'q', key: n % 2 ? `k${n % 5}` : undefined })),
+    );
+    await Promise.all([
+      fastWorker(tm, { concurrency: 5 }).start(),
+      fastWorker(tm, { concurrency: 5 }).start(),
+    ]);
     await waitFor('every job to run', () => done === 40, { timeoutMs: 30_000 });
     assert.equal(most, 3);
   });
@@ -170,7 +186,10 @@ describeEachDriver('flow control: concurrency by key', ({ open }) => {
     const ran: string[] = [];
     tm.createQueue({ name: 'q', keys: { concurrency: 3 }, handler: (job) => void ran.push(job.key ?? '') });
     await tm.pauseKey('q', 'held');
-    await tm.addJobs([{ queue: 'q', key: 'held' }, { queue: 'q', key: 'free' }]);
+    await tm.addJobs([
+      { queue: 'q', key: 'held' },
+      { queue: 'q', key: 'free' },
+    ]);
     await fastWorker(tm, { concurrency: 2 }).start();
     await waitFor('the free key to run', () => ran.includes('free'));
     await sleep(50);
@@ -184,18 +203,31 @@ describeEachDriver('flow control: concurrency by key', ({ open }) => {
     tm.createQueue({ name: 'q', keys: { concurrency: { default: 1, tiers: { pro: 3 } } } });
     tm.createQueue({ name: 'plain' });
     const refused = async (fn: () => Promise<unknown>, field: string) => {
-      await assert.rejects(fn, (error: unknown) => error instanceof InvalidOptionError && error.field === field);
+      await assert.rejects(
+        fn,
+        (error: unknown) => error instanceof InvalidOptionError && error.field === field,
+      );
     };
     await refused(() => tm.addJob({ queue: 'q', key: '' }), 'key');
     await refused(() => tm.addJob({ queue: 'q', key: 'x'.repeat(513) }), 'key');
     await refused(() => tm.addJob({ queue: 'q', key: 7 as unknown as string }), 'key');
     await refused(() => tm.addJob({ queue: 'q', key: 'a', tier: 'gold' }), 'tier');
     await refused(() => tm.addJob({ queue: 'plain', key: 'a', tier: 'pro' }), 'tier');
-    await refused(() => tm.addJobs([{ queue: 'q', key: 'a' }, { queue: 'q', key: 'a', tier: 'gold' }]), 'jobs[1].tier');
+    await refused(
+      () =>
+        tm.addJobs([
+          { queue: 'q', key: 'a' },
+          { queue: 'q', key: 'a', tier: 'gold' },
+        ]),
+      'jobs[1].tier',
+    );
     await refused(() => tm.setKeyLimit('q', 'a', { concurrency: 0 }), 'limit.concurrency');
     await refused(() => tm.setKeyLimit('q', 'a', { concurrency: 1.5 }), 'limit.concurrency');
     await assert.rejects(() => tm.setKeyLimit('nope', 'a', { concurrency: 1 }), QueueNotFoundError);
-    assert.throws(() => tm.createQueue({ name: 'r', keys: { concurrency: 0 } }), (e: unknown) => e instanceof InvalidOptionError && e.field === 'keys.concurrency');
+    assert.throws(
+      () => tm.createQueue({ name: 'r', keys: { concurrency: 0 } }),
+      (e: unknown) => e instanceof InvalidOptionError && e.field === 'keys.concurrency',
+    );
     assert.throws(
       () => tm.createQueue({ name: 'r', keys: { concurrency: { default: 1, tiers: { pro: -1 } } } }),
       (e: unknown) => e instanceof InvalidOptionError && e.field === 'keys.concurrency.tiers.pro',
@@ -208,7 +240,10 @@ describeEachDriver('flow control: concurrency by key', ({ open }) => {
       () => tm.createQueue({ name: 'r', keys: { concurrency: 1, fairness: { weights: { a: 0 } } } }),
       (e: unknown) => e instanceof InvalidOptionError && e.field === 'keys.fairness.weights.a',
     );
-    assert.throws(() => tm.createQueue({ name: 'r', globalConcurrency: 0 }), (e: unknown) => e instanceof InvalidOptionError && e.field === 'globalConcurrency');
+    assert.throws(
+      () => tm.createQueue({ name: 'r', globalConcurrency: 0 }),
+      (e: unknown) => e instanceof InvalidOptionError && e.field === 'globalConcurrency',
+    );
     assert.deepEqual(await tm.listKeys('q'), []);
     assert.deepEqual(await tm.listKeys('plain'), []);
   });
@@ -253,4 +288,3 @@ describeEachDriver('flow control: concurrency by key', ({ open }) => {
     assert.equal(plain?.key, null);
   });
 });
-

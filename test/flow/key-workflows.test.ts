@@ -45,7 +45,10 @@ describeEachDriver('flow control: workflows of a key', ({ openOnClock }) => {
     assert.equal((await tm.getJob(workflow.id))?.status, 'waiting');
     assert.deepEqual(events, ['workflow before', 'start short', 'end short', 'start holder']);
     release();
-    await waitFor('the workflow to finish', async () => (await tm.getJob(workflow.id))?.status === 'completed');
+    await waitFor(
+      'the workflow to finish',
+      async () => (await tm.getJob(workflow.id))?.status === 'completed',
+    );
     assert.deepEqual(events, [
       'workflow before',
       'start short',

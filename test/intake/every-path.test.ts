@@ -77,7 +77,12 @@ const FIELDS: {
     columns: ['unique_key'],
     check: (row) => assert.equal(row.unique_key, 'key:one-key'),
   },
-  { option: 'key', value: 'tenant:acme', columns: ['key'], check: (row) => assert.equal(row.key, 'tenant:acme') },
+  {
+    option: 'key',
+    value: 'tenant:acme',
+    columns: ['key'],
+    check: (row) => assert.equal(row.key, 'tenant:acme'),
+  },
   { option: 'tier', value: 'pro', columns: ['tier'], check: (row) => assert.equal(row.tier, 'pro') },
 ];
 
