@@ -237,6 +237,50 @@ const FIGURES: FigureSpec[] = [
     reference: 'tidemark',
   },
   {
+    key: 'keys-mixed',
+    title: `flow control: drain ${formatNumber(JOBS)} jobs without a key on a queue that also holds 2,000 keyed jobs (of a paused key), concurrency ${CONCURRENCY} (ratio: with keyed jobs / plain drain, same process)`,
+    child: 'keys-mixed',
+    subjects: ['tidemark'],
+    values: [
+      { name: 'mixed', unit: 'jobs/s' },
+      { name: 'plain', unit: 'jobs/s' },
+    ],
+    reference: 'tidemark',
+  },
+  {
+    key: 'keys-1000',
+    title: `flow control: drain ${formatNumber(JOBS)} jobs over 1,000 keys at concurrency 1 each, worker concurrency ${CONCURRENCY} (ratio: keyed / plain drain, same process)`,
+    child: 'keys-1000',
+    subjects: ['tidemark'],
+    values: [
+      { name: 'keyed', unit: 'jobs/s' },
+      { name: 'plain', unit: 'jobs/s' },
+    ],
+    reference: 'tidemark',
+  },
+  {
+    key: 'keys-hot',
+    title: `flow control: drain ${formatNumber(JOBS)} jobs over 10 hot keys at concurrency 10 each, worker concurrency ${CONCURRENCY} (ratio: keyed / plain drain, same process)`,
+    child: 'keys-hot',
+    subjects: ['tidemark'],
+    values: [
+      { name: 'keyed', unit: 'jobs/s' },
+      { name: 'plain', unit: 'jobs/s' },
+    ],
+    reference: 'tidemark',
+  },
+  {
+    key: 'fairness',
+    title: `flow control: one job of a new key behind another key's 10,000-job backlog, from add to start (ratio: round-robin keys / plain queue; pg-boss 10 has no group limits, so its queues serve the backlog first like the plain queue)`,
+    child: 'fairness',
+    subjects: ['tidemark'],
+    values: [
+      { name: 'fair', unit: 'ms', lowerIsBetter: true },
+      { name: 'plain', unit: 'ms', lowerIsBetter: true },
+    ],
+    reference: 'tidemark',
+  },
+  {
     key: 'pglite',
     title: 'Tidemark on PGlite (memory://), same work',
     child: '',
@@ -263,6 +307,10 @@ const PAIRED: Record<string, { value: string; base: string; label: string; unit:
   history: { value: 'jobsPerSecond', base: 'empty', label: 'empty table', unit: 'jobs/s' },
   'sweep-scale': { value: 'rowsPerSecond', base: 'alone', label: 'the due rows alone', unit: 'rows/s' },
   'sweep-drain': { value: 'jobsPerSecond', base: 'quiet', label: 'no sweep', unit: 'jobs/s' },
+  'keys-mixed': { value: 'mixed', base: 'plain', label: 'plain drain', unit: 'jobs/s' },
+  'keys-1000': { value: 'keyed', base: 'plain', label: 'plain drain', unit: 'jobs/s' },
+  'keys-hot': { value: 'keyed', base: 'plain', label: 'plain drain', unit: 'jobs/s' },
+  fairness: { value: 'fair', base: 'plain', label: 'plain queue', unit: 'ms' },
 };
 
 const { values: flags } = parseArgs({

@@ -21,6 +21,7 @@ import {
   singleEnqueue,
   workForParent,
 } from './figures.js';
+import { fairnessDelay, hotKeysDrain, manyKeysDrain, mixedDrain } from './keys-figures.js';
 import { firstOpen, folderDrain } from './pglite-folder-figures.js';
 import {
   drainBesideSweep,
@@ -81,6 +82,14 @@ async function measure(): Promise<Figures> {
       return sweepBesideKeptRows();
     case 'sweep-drain':
       return drainBesideSweep();
+    case 'keys-mixed':
+      return mixedDrain();
+    case 'keys-1000':
+      return manyKeysDrain();
+    case 'keys-hot':
+      return hotKeysDrain();
+    case 'fairness':
+      return fairnessDelay();
     case 'pglite-folder':
       return { ...(await firstOpen()), ...(await folderDrain()) };
     default:

@@ -2,6 +2,8 @@ import type { EngineHandle } from '../engine-handle.js';
 import type { BulkActionOptions, BulkJobFilter, BulkOutcome } from '../jobs/bulk-actions.js';
 import type { JobDetail } from '../jobs/job-detail.js';
 import type { Job } from '../model/job.js';
+import type { KeyInfo, KeyLimit } from '../model/keys.js';
+import type { ListKeysOptions } from '../queues/key-settings.js';
 import type { ApplyRetentionOptions, ApplyRetentionResult } from '../retention/apply-retention.js';
 import type { HoldJobsOptions, HoldResult } from '../retention/holds.js';
 import type { PauseRetentionOptions, RetentionStatus } from '../retention/pause.js';
@@ -41,4 +43,8 @@ export interface DashboardEngine extends EngineHandle {
   retryJobs(filter: BulkJobFilter, options?: BulkActionOptions): Promise<BulkOutcome>;
   cancelJobs(filter: BulkJobFilter, options?: BulkActionOptions): Promise<BulkOutcome>;
   unschedule(name: string): Promise<void>;
+  listKeys(queue: string, options?: ListKeysOptions): Promise<KeyInfo[]>;
+  setKeyLimit(queue: string, key: string, limit: KeyLimit | null): Promise<void>;
+  pauseKey(queue: string, key: string): Promise<void>;
+  resumeKey(queue: string, key: string): Promise<void>;
 }

@@ -5,10 +5,12 @@ import { type ActionResult, runJobAction, runPurge, runQueueAction } from './act
 import { runBulk } from './bulk-job-actions.js';
 import type { DashboardContext } from './context.js';
 import type { Html } from './html.js';
+import { runKeyLimit, runKeySwitch } from './key-actions.js';
 import { confirmCancelPage } from './pages/confirm-cancel.js';
 import { confirmDeletePage } from './pages/confirm-delete.js';
 import { jobDetailPage } from './pages/job-detail.js';
 import { jobsPage } from './pages/jobs.js';
+import { keysPage } from './pages/keys.js';
 import { purgeFormPage } from './pages/purge.js';
 import { queueNameFrom, queuePage } from './pages/queue.js';
 import { queuesPage } from './pages/queues.js';
@@ -32,6 +34,13 @@ const JOB_ACTIONS = ['retry', 'cancel', 'pause', 'resume', 'delete', 'delete-sub
 const SWITCH = ['pause', 'resume'] as const;
 /** A two-step action: a dry run to confirm, then the change. */
 const STEPS = ['preview', 'confirm'] as const;
+
+/** A queue's name from an action's path segment. */
+function queueSegment(segment: string): string {
+  const name = queueNameFrom(segment);
+  if (name === null) throw new InvalidOptionError('queue', 'a queue name, URL-encoded', segment);
+  return name;
+}
 
 /** A path segment matching one of these names, for a route's pattern. */
 function oneOf(names: readonly string[]): string {
@@ -79,6 +88,13 @@ export const pages: PageRoute[] = [
         : Promise.resolve(null);
     },
   },
+  {
+    pattern: /^\/queues\/([^/]+)\/keys$/,
+    render: async (ctx, m) => {
+      const name = queueNameFrom(m[1]);
+      return name === null ? null : keysPage(ctx, name);
+    },
+  },
   { pattern: /^\/retention$/, render: (ctx) => retentionPage(ctx) },
   { pattern: /^\/purge$/, render: (ctx) => purgeFormPage(ctx) },
   { pattern: /^\/storage$/, render: (ctx) => storagePage(ctx) },
@@ -113,6 +129,14 @@ export const actions: ActionRoute[] = [
     run: (ctx, m, form) => runApplyRetention(ctx, form, named(STEPS, m[1])),
   },
   { pattern: /^\/schedules\/unschedule$/, run: (ctx, _m, form) => runUnschedule(ctx, form) },
+  {
+    pattern: new RegExp(`^/queues/([^/]+)/keys/${oneOf(SWITCH)}$`),
+    run: (ctx, m, form) => runKeySwitch(ctx, queueSegment(m[1]), form, named(SWITCH, m[2])),
+  },
+  {
+    pattern: /^\/queues\/([^/]+)\/keys\/limit$/,
+    run: (ctx, m, form) => runKeyLimit(ctx, queueSegment(m[1]), form),
+  },
   {
     pattern: new RegExp(`^/jobs/bulk/${oneOf(STEPS)}$`),
     run: (ctx, m, form) => runBulk(ctx, form, named(STEPS, m[1])),

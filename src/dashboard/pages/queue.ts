@@ -60,6 +60,7 @@ export async function queuePage(ctx: DashboardContext, name: string): Promise<Ht
   );
   const body = html`${refreshToggle(ctx)}
 <p>${charts.paused ? html`<span class="paused-flag">paused</span> · ` : ''}<a href="${href(ctx, '/jobs', { queue: name })}">jobs of this queue</a>
+· <a href="${href(ctx, `/queues/${encodeURIComponent(name)}/keys`)}" id="queue-keys">concurrency keys</a>
 · <span class="windows">window: ${windows.map((w, i) => html`${i > 0 ? ' · ' : ''}${w}`)}</span></p>
 ${countCard(charts, 'completed', '#2f9e61', axis)}
 ${countCard(charts, 'failed', '#d2473b', axis)}

@@ -1,0 +1,134 @@
+/**
+ * Flow control's cost (issue figures keys-mixed, keys-1000, keys-hot, fairness): each measured
+ * beside the plain drain in the same process, on fresh schemas, with stock retention.
+ */
+import type { AddJobInput, KeysOptions, Tidemark } from '../../dist/index.js';
+import { BULK_BATCH, CONCURRENCY, type Figures, JOBS } from './figures.js';
+import { settle } from './postgres.js';
+import { rate, until } from './stats.js';
+import { openTidemark } from './tidemark-subject.js';
+
+/** What one drain adds: the job of index n, the queue's key rule. */
+interface DrainShape {
+  keys?: KeysOptions;
+  job(n: number): Omit<AddJobInput, 'queue'>;
+  /** Jobs added before the measured ones that the drain leaves alone (another queue's). */
+  count?: number;
+}
+
+const PLAIN: DrainShape = { job: (n) => ({ data: { n } }) };
+
+/** Add the jobs, then drain them with one worker at CONCURRENCY; jobs/s from start to last. */
+async function drainWith(shape: DrainShape, prepare?: (tm: Tidemark) => Promise<void>): Promise<number> {
+  const { tm, dispose } = await openTidemark('pg');
+  try {
+    const count = shape.count ?? JOBS;
+    let done = 0;
+    tm.createQueue({
+      name: 'q',
+      ...(shape.keys ? { keys: shape.keys } : {}),
+      handler: () => {
+        done++;
+      },
+    });
+    if (prepare) await prepare(tm);
+    for (let i = 0; i < count; i += BULK_BATCH) {
+      await tm.addJobs(
+        Array.from({ length: Math.min(BULK_BATCH, count - i) }, (_, k) => ({
+          queue: 'q',
+          ...shape.job(i + k),
+        })),
+      );
+    }
+    await settle();
+    const worker = tm.worker({
+      queues: ['q'],
+      concurrency: CONCURRENCY,
+      sweep: false,
+      uniqueLockSweep: false,
+    });
+    const started = performance.now();
+    await worker.start();
+    await until(() => done >= count);
+    const elapsed = performance.now() - started;
+    await worker.stop();
+    return rate(count, elapsed);
+  } finally {
+    await dispose();
+  }
+}
+
+/** The plain drain, then the same jobs without a key on a queue that also holds 2,000 keyed jobs of a paused key. */
+export async function mixedDrain(): Promise<Figures> {
+  const plain = await drainWith(PLAIN);
+  const mixed = await drainWith({ ...PLAIN, keys: { concurrency: 1 } }, async (tm) => {
+    // Keyed jobs that stay in the queue for the whole drain: their key is paused.
+    await tm.pauseKey('q', 'parked');
+    await tm.addJobs(Array.from({ length: 2_000 }, () => ({ queue: 'q', key: 'parked' })));
+  });
+  return { plain, mixed };
+}
+
+/** The plain drain, then the same jobs spread over 1,000 keys at concurrency 1 each. */
+export async function manyKeysDrain(): Promise<Figures> {
+  const plain = await drainWith(PLAIN);
+  const keyed = await drainWith({
+    keys: { concurrency: 1 },
+    job: (n) => ({ data: { n }, key: `k${n % 1_000}` }),
+  });
+  return { plain, keyed };
+}
+
+/** The plain drain, then the same jobs spread over 10 hot keys at concurrency 10 each. */
+export async function hotKeysDrain(): Promise<Figures> {
+  const plain = await drainWith(PLAIN);
+  const keyed = await drainWith({
+    keys: { concurrency: 10 },
+    job: (n) => ({ data: { n }, key: `k${n % 10}` }),
+  });
+  return { plain, keyed };
+}
+
+const FAIRNESS_BACKLOG = 10_000;
+
+/**
+ * How long one job of a new tenant waits behind another tenant's 10,000-job backlog once the
+ * worker is busy with it: on a queue with round-robin keys, and on a plain queue (pg-boss 10
+ * has no group limits: its queues serve the backlog first, like the plain queue).
+ */
+export async function fairnessDelay(): Promise<Figures> {
+  const delay = async (fair: boolean) => {
+    const { tm, dispose } = await openTidemark('pg');
+    try {
+      let started = 0;
+      let smallAt = -1;
+      tm.createQueue({
+        name: 'q',
+        ...(fair ? { keys: { concurrency: FAIRNESS_BACKLOG, fairness: 'round-robin' as const } } : {}),
+        handler: (job) => {
+          started++;
+          if (job.key === 'small') smallAt = performance.now();
+        },
+      });
+      for (let i = 0; i < FAIRNESS_BACKLOG; i += BULK_BATCH) {
+        await tm.addJobs(Array.from({ length: BULK_BATCH }, () => ({ queue: 'q', key: 'big' })));
+      }
+      const worker = tm.worker({
+        queues: ['q'],
+        concurrency: CONCURRENCY,
+        sweep: false,
+        uniqueLockSweep: false,
+      });
+      await worker.start();
+      await until(() => started >= 200);
+      const addedAt = performance.now();
+      await tm.addJob({ queue: 'q', key: 'small' });
+      await until(() => smallAt >= 0);
+      await worker.stop();
+      return smallAt - addedAt;
+    } finally {
+      await dispose();
+    }
+  };
+  return { fair: await delay(true), plain: await delay(false) };
+}
