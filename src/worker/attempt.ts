@@ -32,7 +32,7 @@ export async function runAttempt(
   // module functions taking what they need as parameters; those on the success path are not
   // async, so they add no promise per job either.
   const { job, token } = claimed;
-  const attempt = new Attempt(job, token, queue.timeoutSeconds);
+  const attempt = new Attempt(job, token, queue.timeoutSeconds, queue.globalConcurrency !== undefined);
   host.register(attempt);
   const timer = queue.timeoutSeconds === undefined ? null : abortOnTimeout(attempt, queue.timeoutSeconds);
   try {

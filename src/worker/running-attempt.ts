@@ -14,6 +14,11 @@ export interface RunningAttempt {
   slotFree: boolean;
   /** When the attempt took its slot (`performance.now()`). */
   readonly startedAt: number;
+  /**
+   * Whether the job counts against a limit the database keeps (a concurrency key, a global
+   * limit): its written outcome may let a claim take jobs it had to leave.
+   */
+  readonly holdsLimit: boolean;
   abort(reason: AbortReason): void;
 }
 
@@ -39,6 +44,7 @@ export class Attempt implements RunningAttempt {
   readonly queue: string;
   slotFree = false;
   readonly startedAt = performance.now();
+  readonly holdsLimit: boolean;
   abortedBy: AbortReason | null = null;
   abortError: Error | null = null;
   /** Settles the attempt's race between its handler and an abort. */
@@ -51,10 +57,12 @@ export class Attempt implements RunningAttempt {
     job: Job,
     token: string,
     private readonly timeoutSeconds: number | undefined,
+    globallyLimited = false,
   ) {
     this.id = job.id;
     this.token = token;
     this.queue = job.queue;
+    this.holdsLimit = job.key !== null || globallyLimited;
   }
 
   /**

@@ -194,5 +194,8 @@ export class Slots {
     if (this.inflight === 0) this.onIdle?.();
     // Claims paused on a backlog of unwritten outcomes resume as it drains.
     if (this.wakeup.waitingForRoom && this.writing.size === this.maxWriting - 1) this.wakeup.wake();
+    // A job under a key's or the queue's limit held its slot there until this write: jobs a
+    // claim had to leave for it may start now, though the loop took the queue for drained.
+    if (attempt.holdsLimit && this.worker.isRunning) this.wakeup.nudge();
   }
 }

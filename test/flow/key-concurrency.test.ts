@@ -54,6 +54,22 @@ describeEachDriver('flow control: concurrency by key', ({ open }) => {
     assert.ok((g.max.get('none') ?? 0) >= 2, 'jobs without a key are not limited');
   });
 
+  test("a written outcome of a keyed job lets the worker claim the key's next job at once, not at its next poll", async () => {
+    const tm = await open();
+    let done = 0;
+    tm.createQueue({
+      name: 'q',
+      keys: { concurrency: 2 },
+      handler: () => {
+        done++;
+      },
+    });
+    await tm.addJobs(Array.from({ length: 60 }, () => ({ queue: 'q', key: 'k' })));
+    // A poll far longer than the test: each claim after the first must come from a finish.
+    await fastWorker(tm, { concurrency: 4, pollIntervalSeconds: 60 }).start();
+    await waitFor('every job to run', () => done === 60, { timeoutMs: 10_000 });
+  });
+
   test("a key at its limit never blocks another key's job or a job without a key", async () => {
     const tm = await open();
     let release = () => {};

@@ -59,3 +59,18 @@ describeEachDriver('flow control: workflows of a key', ({ openOnClock }) => {
     ]);
   });
 });
+
+describeEachDriver('flow control: the test kit', ({ openOnClock }) => {
+  test('runUntilIdle is idle when the only jobs left are of a paused key or a key at its limit', async () => {
+    const tm = await openOnClock({ logger: silentLogger });
+    const ran: string[] = [];
+    tm.createQueue({ name: 'q', keys: { concurrency: 1 }, handler: (job) => void ran.push(job.key ?? '') });
+    await tm.pauseKey('q', 'held');
+    await tm.addJobs([{ queue: 'q', key: 'held' }, { queue: 'q', key: 'free' }, { queue: 'q' }]);
+    const run = await tm.runUntilIdle();
+    assert.deepEqual({ idle: run.idle, attempts: run.attempts }, { idle: true, attempts: 2 });
+    assert.deepEqual(ran.sort(), ['', 'free']);
+    await tm.resumeKey('q', 'held');
+    assert.equal((await tm.runUntilIdle()).attempts, 1);
+  });
+});

@@ -69,7 +69,7 @@ language plpgsql volatile as $fn$
 declare
   q text;
 begin
-  foreach q in array (select array_agg(n order by n) from unnest(flow_queues) n) loop
+  foreach q in array coalesce((select array_agg(n order by n) from unnest(flow_queues) n), '{}') loop
     perform pg_advisory_xact_lock(hashtext('tidemark flow control'), hashtext('/*schema*/' || q));
   end loop;
   return query

@@ -1,6 +1,6 @@
 import { defineQuery, type NoRows } from './define-query.js';
 import { JOB_COLUMNS, type JobRow } from './job-columns.js';
-import { CLAIMABLE } from './worker.js';
+import { CLAIMABLE, FLOW_QUEUE, READY_QUEUES } from './worker.js';
 
 /*
  * The statements of `tidemark/testing`. The test clock in SQL: Production statements read the database's own time (now(),
@@ -44,14 +44,20 @@ export const setTestClock = defineQuery<{ at: Date }, NoRows>(
   on conflict (id) do update set at = excluded.at`,
 );
 
-/** How many jobs of @queues a worker could claim now (queues paused count none). */
+/**
+ * How many jobs of @queues a worker could claim now: paused queues count none, and jobs with a
+ * key or under a global limit count as the claim would take them (flow_candidates, which
+ * leaves out paused keys and keys at their limit), so a blocked key reads as idle.
+ */
 export const countClaimableJobs = defineQuery<{ queues: string[] }, { n: number }>(
   'countClaimableJobs',
   /* sql */ `
-  select count(*)::int as n from /*schema*/jobs
-   where queue = any(@queues::text[])
-     and ${CLAIMABLE}
-     and not exists (select 1 from /*schema*/queues p where p.name = queue and p.paused)`,
+  with ${READY_QUEUES}
+  select ((select count(*) from /*schema*/jobs j join ready_queues r on r.name = j.queue
+            where not r.limited and j.key is null and ${CLAIMABLE})
+        + (select count(*) from /*schema*/flow_candidates(
+             array(select r.name from ready_queues r where ${FLOW_QUEUE('r')}),
+             100000)))::int as n`,
 );
 
 /** The jobs of @queue, oldest first, @status only when given. */

@@ -67,6 +67,22 @@ export const CLAIMABLE = `status in ('pending', 'retry', 'waiting')
           and run_at <= now()
           and (expire_at is null or expire_at > now() or attempts > 0 or status <> 'pending')`;
 
+/**
+ * The CTE `ready_queues` (name, limited): the queues of @queues that are not paused, and
+ * whether each has a global limit.
+ */
+export const READY_QUEUES = /* sql */ `ready_queues as materialized (
+    select q.name, coalesce(s.options ? 'globalConcurrency', false) as limited
+      from unnest(@queues::text[]) as q(name)
+      left join /*schema*/queues s on s.name = q.name
+     where not coalesce(s.paused, false)
+  )`;
+
+/** Whether the ready queue `r` is claimed through flow_candidates: a global limit, or keyed jobs ready. */
+export const FLOW_QUEUE = (r: string) => /* sql */ `${r}.limited
+        or exists (select 1 from /*schema*/jobs k
+                    where k.queue = ${r}.name and k.key is not null and k.status in ('pending', 'retry', 'waiting'))`;
+
 export const claimJobs = defineQuery<
   {
     queues: string[];
@@ -78,18 +94,8 @@ export const claimJobs = defineQuery<
 >(
   'claimJobs',
   /* sql */ `
-  with ready_queues as materialized (
-    select q.name, coalesce(s.options ? 'globalConcurrency', false) as limited
-      from unnest(@queues::text[]) as q(name)
-      left join /*schema*/queues s on s.name = q.name
-     where not coalesce(s.paused, false)
-  ),
-  flow_queues as materialized (
-    select r.name from ready_queues r
-     where r.limited
-        or exists (select 1 from /*schema*/jobs k
-                    where k.queue = r.name and k.key is not null and k.status in ('pending', 'retry', 'waiting'))
-  ),
+  with ${READY_QUEUES},
+  flow_queues as materialized (select r.name from ready_queues r where ${FLOW_QUEUE('r')}),
   next as (
     select c.id, c.score from (
       select p.id, p.priority, p.run_at, 0::float8 as score

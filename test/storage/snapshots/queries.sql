@@ -1448,12 +1448,21 @@ with recorded as (
   select (select id::text from recorded) as id, (select count(*) from trimmed)::int as trimmed
 
 -- test-kit.ts#countClaimableJobs
-select count(*)::int as n from "tidemark".jobs
-   where queue = any($1::text[])
-     and status in ('pending', 'retry', 'waiting')
+with ready_queues as materialized (
+    select q.name, coalesce(s.options ? 'globalConcurrency', false) as limited
+      from unnest($1::text[]) as q(name)
+      left join "tidemark".queues s on s.name = q.name
+     where not coalesce(s.paused, false)
+  )
+  select ((select count(*) from "tidemark".jobs j join ready_queues r on r.name = j.queue
+            where not r.limited and j.key is null and status in ('pending', 'retry', 'waiting')
           and run_at <= now()
-          and (expire_at is null or expire_at > now() or attempts > 0 or status <> 'pending')
-     and not exists (select 1 from "tidemark".queues p where p.name = queue and p.paused)
+          and (expire_at is null or expire_at > now() or attempts > 0 or status <> 'pending'))
+        + (select count(*) from "tidemark".flow_candidates(
+             array(select r.name from ready_queues r where r.limited
+        or exists (select 1 from "tidemark".jobs k
+                    where k.queue = r.name and k.key is not null and k.status in ('pending', 'retry', 'waiting'))),
+             100000)))::int as n
 
 -- test-kit.ts#jobsOfQueue
 select id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
@@ -1473,12 +1482,9 @@ with ready_queues as materialized (
       left join "tidemark".queues s on s.name = q.name
      where not coalesce(s.paused, false)
   ),
-  flow_queues as materialized (
-    select r.name from ready_queues r
-     where r.limited
+  flow_queues as materialized (select r.name from ready_queues r where r.limited
         or exists (select 1 from "tidemark".jobs k
-                    where k.queue = r.name and k.key is not null and k.status in ('pending', 'retry', 'waiting'))
-  ),
+                    where k.queue = r.name and k.key is not null and k.status in ('pending', 'retry', 'waiting'))),
   next as (
     select c.id, c.score from (
       select p.id, p.priority, p.run_at, 0::float8 as score
