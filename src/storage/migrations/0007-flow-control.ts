@@ -178,14 +178,11 @@ begin
       ) job_limit
      where job_limit.most is null or (k.running + k.rank <= job_limit.most and k.pos <= job_limit.most)
   ),
-  -- Jobs without a key in a queue with a global limit (elsewhere the plain claim takes them).
+  -- Jobs without a key in a queue with a global limit (elsewhere the plain claim takes them);
+  -- fairness does not hold them back: they score 0.
   unkeyed as (
-    select r.queue, u.id, u.priority, u.run_at,
-           case when coalesce((c.keys ->> 'fair')::boolean, false)
-                then (row_number() over (partition by r.queue order by u.priority desc, u.run_at, u.id))::float8
-                else 0 end as score
+    select r.queue, u.id, u.priority, u.run_at, 0::float8 as score
       from room r
-      join cfg c on c.queue = r.queue
       cross join lateral (
         select j.id, j.priority, j.run_at from /*schema*/jobs j
          where j.queue = r.queue and j.key is null and ${CLAIMABLE}

@@ -126,10 +126,12 @@ export const claimJobs = defineQuery<
          locked_until = now() + @lock_seconds * interval '1 second',
          started_at = now(),
          wait = case when j.status = 'waiting' then j.wait - 'poke' end
-    from (select ${ASYNC_COMMIT}) as async_commit, next n
-   where j.id = any(array(select id from next)) and j.id = n.id
+    from (select ${ASYNC_COMMIT}) as async_commit
+   where j.id = any(array(select id from next))
   returning ${CLAIMED_COLUMNS}, j.wait, j.lock_token, ${EPOCH_MS('run_at')}, ${EPOCH_MS('expire_at')},
-            ${EPOCH_MS('created_at')}, ${EPOCH_MS('started_at')}, n.score`,
+            ${EPOCH_MS('created_at')}, ${EPOCH_MS('started_at')},
+            -- a job without a key scores 0: read the claim's score only for the others
+            case when j.key is null then 0::float8 else (select n.score from next n where n.id = j.id) end as score`,
 );
 
 /**

@@ -1517,10 +1517,12 @@ with ready_queues as materialized (
          locked_until = now() + $4 * interval '1 second',
          started_at = now(),
          wait = case when j.status = 'waiting' then j.wait - 'poke' end
-    from (select set_config('synchronous_commit', 'off', true)) as async_commit, next n
-   where j.id = any(array(select id from next)) and j.id = n.id
+    from (select set_config('synchronous_commit', 'off', true)) as async_commit
+   where j.id = any(array(select id from next))
   returning j.id, j.queue, j.data, j.output, j.error, j.priority, j.attempts, j.max_attempts, j.parent_id, j.root_id, j.retention, j.key, j.tier, j.wait, j.lock_token, date_part('epoch', j.run_at) * 1000 as run_at, date_part('epoch', j.expire_at) * 1000 as expire_at,
-            date_part('epoch', j.created_at) * 1000 as created_at, date_part('epoch', j.started_at) * 1000 as started_at, n.score
+            date_part('epoch', j.created_at) * 1000 as created_at, date_part('epoch', j.started_at) * 1000 as started_at,
+            -- a job without a key scores 0: read the claim's score only for the others
+            case when j.key is null then 0::float8 else (select n.score from next n where n.id = j.id) end as score
 
 -- worker.ts#completeOne
 with finished as (
