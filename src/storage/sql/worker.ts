@@ -21,11 +21,6 @@ const ASYNC_COMMIT = `set_config('synchronous_commit', 'off', true)`;
  */
 const EPOCH_MS = (column: string) => `date_part('epoch', j.${column}) * 1000 as ${column}`;
 
-/** PLAIN_COLUMNS of the claimed row `j` (the claim's UPDATE joins `next`, which has an id too). */
-const CLAIMED_COLUMNS = PLAIN_COLUMNS.split(',')
-  .map((column) => `j.${column.trim()}`)
-  .join(', ');
-
 /** What a claim returns of each row: the times as epoch milliseconds (EPOCH_MS). */
 export interface ClaimedJobRow extends PlainJobColumns {
   wait: Record<string, unknown> | null;
@@ -126,12 +121,13 @@ export const claimJobs = defineQuery<
          locked_until = now() + @lock_seconds * interval '1 second',
          started_at = now(),
          wait = case when j.status = 'waiting' then j.wait - 'poke' end
-    from (select ${ASYNC_COMMIT}) as async_commit
+    from (select ${ASYNC_COMMIT}) as async_commit,
+         -- the fair scores by job id, read once: none in a claim without fair keys
+         (select jsonb_object_agg(id, score) as scores from next where score <> 0) as fair
    where j.id = any(array(select id from next))
-  returning ${CLAIMED_COLUMNS}, j.wait, j.lock_token, ${EPOCH_MS('run_at')}, ${EPOCH_MS('expire_at')},
+  returning ${PLAIN_COLUMNS}, j.wait, j.lock_token, ${EPOCH_MS('run_at')}, ${EPOCH_MS('expire_at')},
             ${EPOCH_MS('created_at')}, ${EPOCH_MS('started_at')},
-            -- a job without a key scores 0: read the claim's score only for the others
-            case when j.key is null then 0::float8 else (select n.score from next n where n.id = j.id) end as score`,
+            coalesce((fair.scores ->> j.id::text)::float8, 0) as score`,
 );
 
 /**

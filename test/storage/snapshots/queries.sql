@@ -1517,12 +1517,14 @@ with ready_queues as materialized (
          locked_until = now() + $4 * interval '1 second',
          started_at = now(),
          wait = case when j.status = 'waiting' then j.wait - 'poke' end
-    from (select set_config('synchronous_commit', 'off', true)) as async_commit
+    from (select set_config('synchronous_commit', 'off', true)) as async_commit,
+         -- the fair scores by job id, read once: none in a claim without fair keys
+         (select jsonb_object_agg(id, score) as scores from next where score <> 0) as fair
    where j.id = any(array(select id from next))
-  returning j.id, j.queue, j.data, j.output, j.error, j.priority, j.attempts, j.max_attempts, j.parent_id, j.root_id, j.retention, j.key, j.tier, j.wait, j.lock_token, date_part('epoch', j.run_at) * 1000 as run_at, date_part('epoch', j.expire_at) * 1000 as expire_at,
+  returning id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
+  root_id, retention, key, tier, j.wait, j.lock_token, date_part('epoch', j.run_at) * 1000 as run_at, date_part('epoch', j.expire_at) * 1000 as expire_at,
             date_part('epoch', j.created_at) * 1000 as created_at, date_part('epoch', j.started_at) * 1000 as started_at,
-            -- a job without a key scores 0: read the claim's score only for the others
-            case when j.key is null then 0::float8 else (select n.score from next n where n.id = j.id) end as score
+            coalesce((fair.scores ->> j.id::text)::float8, 0) as score
 
 -- worker.ts#completeOne
 with finished as (
