@@ -46,14 +46,10 @@ export async function runAttempt(
     if (core.events.listenerCount('job:started') > 0) emitStarted(core, claimed);
     const outcome = await runHandler(queue, job, ctx, attempt);
     if ('aborted' in outcome && outcome.aborted !== 'timeout') {
-      if (outcome.aborted === 'lost') releaseWhenReturned(core, attempt);
-      return reportLost(core, job.id, job.queue, outcome.aborted);
+      return reportLost(core, claimed, outcome.aborted, attempt.handlerReturned);
     }
     const { abortedBy } = attempt;
-    if (abortedBy === 'lost' || abortedBy === 'shutdown') {
-      if (abortedBy === 'lost') releaseWhenReturned(core, attempt);
-      return reportLost(core, job.id, job.queue, abortedBy);
-    }
+    if (abortedBy === 'lost' || abortedBy === 'shutdown') return reportLost(core, claimed, abortedBy);
     const durationMs = performance.now() - attempt.startedAt;
     const result = finalResult(core, job, ctx, attempt, outcome);
     host.settled(attempt, writesAlone(ctx, result));
@@ -80,10 +76,10 @@ export async function runAttempt(
       } catch (error) {
         return await fail({ core, finish, claimed, queue, durationMs }, error);
       }
-      if (!owned) return reportLost(core, job.id, job.queue, 'lost');
+      if (!owned) return reportLost(core, claimed, 'lost');
     } else {
       const status = (await pushCompletion(finish, claimed, queue, outputText)).get(job.id);
-      if (status === undefined) return reportLost(core, job.id, job.queue, 'lost');
+      if (status === undefined) return reportLost(core, claimed, 'lost');
       if (status instanceof Unwritten) {
         return await notWritten({ core, finish, claimed, queue, durationMs }, status, 'output');
       }
@@ -155,7 +151,7 @@ function recordFailure(
   error: unknown,
 ): Promise<void> | void {
   if (error instanceof Suspension) return suspend(core, claimed, error);
-  if (error instanceof LostOwnership) return reportLost(core, claimed.job.id, claimed.job.queue, 'lost');
+  if (error instanceof LostOwnership) return reportLost(core, claimed, 'lost');
   return fail({ core, finish, claimed, queue, durationMs }, error);
 }
 
@@ -179,22 +175,4 @@ function emitStarted(core: EngineCore, claimed: ClaimedJob): void {
 
 function emitCompleted(core: EngineCore, job: Job, durationMs: number): void {
   core.events.emit('job:completed', { id: job.id, queue: job.queue, durationMs });
-}
-
-/**
- * A cancelled job keeps its lock, and so its key's slot, while its handler runs on (see
- * cancelSubtree): once the handler returns, clear it so the key's next job may start. Matches
- * nothing when the job was reclaimed rather than cancelled. If the worker dies first, the
- * lock lapses instead.
- */
-function releaseWhenReturned(core: EngineCore, attempt: Attempt): void {
-  const release = () =>
-    core.storage.attempts.releaseCancelled(attempt.id, attempt.token).catch((error: unknown) =>
-      core.logger.warn('could not release a cancelled job; its lock will lapse', {
-        job: attempt.id,
-        error: String(error),
-      }),
-    );
-  if (attempt.handlerReturned === null) void release();
-  else void Promise.resolve(attempt.handlerReturned).then(release, release);
 }

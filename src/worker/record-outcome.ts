@@ -18,7 +18,7 @@ export async function suspend(
   suspension: Suspension,
 ): Promise<void> {
   const kept = await core.storage.attempts.suspendJob(job.id, token, suspension.wait, suspension.wakeAt);
-  if (!kept) return reportLost(core, job.id, job.queue, 'lost');
+  if (!kept) return reportLost(core, { job, token }, 'lost');
   core.events.emit('job:suspended', {
     id: job.id,
     queue: job.queue,
@@ -62,7 +62,7 @@ export async function fail(
       retryDelaySeconds: retryable ? backoffSeconds(queue.backoff, job.attempts) : null,
     })
   ).get(job.id);
-  if (status === undefined) return reportLost(core, job.id, job.queue, 'lost');
+  if (status === undefined) return reportLost(core, claimed, 'lost');
   if (status instanceof Unwritten) {
     return notWritten(attempt, status, 'error', { retryable, refusedBefore: options.refusedBefore });
   }
@@ -104,6 +104,27 @@ export async function notWritten(
   }
 }
 
-export function reportLost(core: EngineCore, id: string, queue: string, reason: AbortReason): void {
-  if (reason === 'lost') core.events.emit('job:lost', { id, queue });
+/**
+ * The attempt lost its job: say so, and when the job was cancelled, clear the lock the cancel
+ * left on it (cancelSubtree) once the handler has returned (`handler`, when it may still run),
+ * so the job no longer holds its key's slot. The release matches nothing when the job was
+ * reclaimed rather than cancelled; if the worker dies first, the lock lapses instead.
+ */
+export function reportLost(
+  core: EngineCore,
+  { job, token }: Pick<ClaimedJob, 'job' | 'token'>,
+  reason: AbortReason,
+  handler: PromiseLike<unknown> | null = null,
+): void {
+  if (reason !== 'lost') return;
+  core.events.emit('job:lost', { id: job.id, queue: job.queue });
+  const release = () =>
+    core.storage.attempts.releaseCancelled(job.id, token).catch((error: unknown) =>
+      core.logger.warn('could not release a cancelled job; its lock will lapse', {
+        jobId: job.id,
+        error: String(error),
+      }),
+    );
+  if (handler === null) void release();
+  else void Promise.resolve(handler).then(release, release);
 }

@@ -124,6 +124,14 @@ describeEachDriver('races', ({ kind, open }) => {
       }),
     );
     await worker.stop();
+    // Every handler has returned: each cancelled job's lock is released (its key's slot free).
+    await waitFor('the cancelled jobs to release their locks', async () => {
+      const [row] = await rawQuery<{ n: number }>(
+        tm,
+        `select count(*)::int as n from "${tm.schema}".jobs where status = 'cancelled' and lock_token is not null`,
+      );
+      return row.n === 0;
+    });
     await assertConsistent(tm);
     t.diagnostic(`${tally.cancelled} cancelled, ${tally.completed} completed`);
   });

@@ -26,8 +26,15 @@ function consistencySql(schema: string): string {
       `select id::text from ${s}jobs where status = 'active' and (lock_token is null or locked_by is null or locked_until is null)`,
     ],
     [
-      'lock held by a job that is not active',
-      `select id::text from ${s}jobs where status <> 'active' and (lock_token is not null or locked_by is not null or locked_until is not null)`,
+      // A cancelled job keeps its lock until its handler returns (it holds its key's slot).
+      'lock held by a job that is neither active nor cancelled',
+      `select id::text from ${s}jobs where status not in ('active', 'cancelled')
+          and (lock_token is not null or locked_by is not null or locked_until is not null)`,
+    ],
+    [
+      'cancelled job with part of a lock',
+      `select id::text from ${s}jobs where status = 'cancelled'
+          and ((lock_token is null) <> (locked_by is null) or (lock_token is null) <> (locked_until is null))`,
     ],
     [
       'finished job without finished_at',
