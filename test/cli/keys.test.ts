@@ -25,6 +25,9 @@ for (const kind of TEST_DRIVERS) {
       assert.match(io.out(), /key\s+tier\s+running\s+pending\s+limit\s+paused\s+oldest pending/);
       assert.match(io.out(), /^tenant:a\s+0\s+2\s+2\s/m);
       assert.match(io.out(), /^tenant:b\s+pro\s+0\s+1\s+5\s/m);
+      assert.doesNotMatch(io.out(), /Next page/, 'a page that is not full has no next one');
+      const paged = await runCli(['keys', 'sync', '--limit', '1', ...db.args]);
+      assert.match(paged.io.out(), /Next page: --after "tenant:a"/);
       const json = await runCli(['keys', 'sync', '--json', ...db.args]);
       const parsed = JSON.parse(json.io.out()) as { keys: { key: string; pending: number }[] };
       assert.deepEqual(

@@ -71,7 +71,10 @@ export const keysCommand: Command = {
         io.stdout.write(`Key ${values['clear-limit']} of queue ${queue} follows the queue's rule again.\n`);
       } else {
         const keys = await tm.listKeys(queue, { blocked: values.blocked, limit, after: values.after });
-        io.stdout.write(values.json ? `${JSON.stringify({ queue, keys }, null, 2)}\n` : listing(queue, keys));
+        const full = keys.length === (limit ?? DEFAULT_PAGE);
+        io.stdout.write(
+          values.json ? `${JSON.stringify({ queue, keys }, null, 2)}\n` : listing(queue, keys, full),
+        );
       }
       return 0;
     } finally {
@@ -87,7 +90,11 @@ function parseSetLimit(text: string): { key: string; limit: number } {
   return { key: text.slice(0, at), limit };
 }
 
-function listing(queue: string, keys: KeyInfo[]): string {
+/** listKeys' page size when --limit is not given. */
+const DEFAULT_PAGE = 100;
+
+/** The table, with the next page's flag when this page is full. */
+function listing(queue: string, keys: KeyInfo[], full: boolean): string {
   if (keys.length === 0) return `Queue ${queue} has no key with unfinished jobs or settings.\n`;
   const table = renderTable(
     ['key', 'tier', 'running', 'pending', 'limit', 'paused', 'oldest pending'],
@@ -102,5 +109,5 @@ function listing(queue: string, keys: KeyInfo[]): string {
     ]),
   );
   const last = keys.at(-1)?.key ?? '';
-  return `${table}\n\nNext page: --after ${JSON.stringify(last)}\n`;
+  return full ? `${table}\n\nNext page: --after ${JSON.stringify(last)}\n` : `${table}\n`;
 }
