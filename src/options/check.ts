@@ -81,3 +81,15 @@ export function checkId(id: unknown, field = 'id', what = 'a job id'): string {
   if (typeof text !== 'string' || !isId(text)) throw new InvalidOptionError(field, what, id);
   return text;
 }
+
+/** Refuse a field of `value` that is not among `known`, naming it under `field`. */
+export function checkKnownFields(
+  value: Record<string, unknown>,
+  field: string,
+  known: readonly string[],
+): void {
+  for (const name of Object.keys(value)) {
+    if (!known.includes(name))
+      throw new InvalidOptionError(`${field}.${name}`, 'no such option', value[name]);
+  }
+}

@@ -1,18 +1,19 @@
 import type { EngineCore } from '../engine-core.js';
-import { InvalidOptionError, QueueNotFoundError } from '../errors.js';
+import { QueueNotFoundError } from '../errors.js';
+import { MAX_KEY_LENGTH } from '../intake/job-options.js';
 import type { KeyInfo, KeyLimit } from '../model/keys.js';
-import { checkBoolean, checkInteger, checkObject, checkString } from '../options/check.js';
+import { checkBoolean, checkInteger, checkKnownFields, checkObject, checkString } from '../options/check.js';
 import type { StoredQueue } from '../storage/storage.js';
 import { checkLimit } from './keys-rule.js';
 
-/** The longest concurrency key, as `addJob` takes it. */
-const MAX_KEY = 512;
+/** Keys `listKeys` returns when its `limit` is not given. */
+export const LIST_KEYS_DEFAULT_LIMIT = 100;
 
 /** What `tm.listKeys` takes. */
 export interface ListKeysOptions {
   /** Only keys with pending jobs that cannot start now: paused, or at their limit. */
   blocked?: boolean;
-  /** At most this many rows (1 to 1,000; default 100). */
+  /** At most this many rows (1 to 1,000; default `LIST_KEYS_DEFAULT_LIMIT`, 100). */
   limit?: number;
   /** The last key of the previous page: rows start after it. */
   after?: string;
@@ -34,14 +35,11 @@ export async function setKeyLimit(
   key: unknown,
   limit: KeyLimit | null,
 ): Promise<void> {
-  const checkedKey = checkString(key, 'key', { max: MAX_KEY });
+  const checkedKey = checkString(key, 'key', { max: MAX_KEY_LENGTH });
   let concurrency: number | null = null;
   if (limit !== null) {
     const given = checkObject(limit, 'limit');
-    for (const name of Object.keys(given)) {
-      if (name !== 'concurrency')
-        throw new InvalidOptionError(`limit.${name}`, 'no such option', given[name]);
-    }
+    checkKnownFields(given, 'limit', ['concurrency']);
     concurrency = checkLimit(given.concurrency, 'limit.concurrency');
   }
   const stored = await storedQueue(core, queue);
@@ -55,7 +53,7 @@ export async function setKeyPaused(
   key: unknown,
   paused: boolean,
 ): Promise<void> {
-  const checkedKey = checkString(key, 'key', { max: MAX_KEY });
+  const checkedKey = checkString(key, 'key', { max: MAX_KEY_LENGTH });
   const stored = await storedQueue(core, queue);
   await core.storage.keys.setKeyPaused(stored.name, checkedKey, paused);
 }
@@ -67,14 +65,14 @@ export async function listKeys(
   options: ListKeysOptions = {},
 ): Promise<KeyInfo[]> {
   const given = checkObject(options, 'options');
-  for (const name of Object.keys(given)) {
-    if (name !== 'blocked' && name !== 'limit' && name !== 'after')
-      throw new InvalidOptionError(`options.${name}`, 'no such option', given[name]);
-  }
+  checkKnownFields(given, 'options', ['blocked', 'limit', 'after']);
   const blocked = given.blocked === undefined ? false : checkBoolean(given.blocked, 'options.blocked');
-  const limit = given.limit === undefined ? 100 : checkInteger(given.limit, 'options.limit', 1, 1_000);
+  const limit =
+    given.limit === undefined
+      ? LIST_KEYS_DEFAULT_LIMIT
+      : checkInteger(given.limit, 'options.limit', 1, 1_000);
   const after =
-    given.after === undefined ? null : checkString(given.after, 'options.after', { max: MAX_KEY });
+    given.after === undefined ? null : checkString(given.after, 'options.after', { max: MAX_KEY_LENGTH });
   const stored = await storedQueue(core, queue);
   const rule = stored.options.keys ? JSON.stringify(stored.options.keys) : null;
   const rows = await core.storage.keys.listKeys(stored.name, { after, limit, blocked, rule });

@@ -1,24 +1,19 @@
 import { InvalidOptionError } from '../errors.js';
+import { MAX_KEY_LENGTH } from '../intake/job-options.js';
 import { MAX_KEY_CONCURRENCY, type StoredKeysRule } from '../model/keys.js';
-import { checkInteger, checkObject, checkString } from '../options/check.js';
+import { checkInteger, checkKnownFields, checkObject, checkString } from '../options/check.js';
 
 const KEYS_FIELDS = ['concurrency', 'order', 'fairness'];
 
 /** Check `createQueue`'s `keys` and turn it into the rule the claim reads; errors name the field. */
 export function checkKeysRule(input: unknown, field: string): StoredKeysRule {
   const keys = checkObject(input, field);
-  for (const name of Object.keys(keys)) {
-    if (!KEYS_FIELDS.includes(name))
-      throw new InvalidOptionError(`${field}.${name}`, 'no such option', keys[name]);
-  }
+  checkKnownFields(keys, field, KEYS_FIELDS);
   const rule: StoredKeysRule = { concurrency: 0, tiers: {}, order: 'priority', fair: false, weights: {} };
   const concurrency = keys.concurrency;
   if (typeof concurrency === 'object' && concurrency !== null) {
     const given = checkObject(concurrency, `${field}.concurrency`);
-    for (const name of Object.keys(given)) {
-      if (name !== 'default' && name !== 'tiers')
-        throw new InvalidOptionError(`${field}.concurrency.${name}`, 'no such option', given[name]);
-    }
+    checkKnownFields(given, `${field}.concurrency`, ['default', 'tiers']);
     rule.concurrency = checkLimit(given.default, `${field}.concurrency.default`);
     if (given.tiers !== undefined)
       rule.tiers = checkNumbers(given.tiers, `${field}.concurrency.tiers`, checkLimit);
@@ -34,10 +29,7 @@ export function checkKeysRule(input: unknown, field: string): StoredKeysRule {
   if (fairness === 'round-robin') rule.fair = true;
   else if (typeof fairness === 'object' && fairness !== null) {
     const given = checkObject(fairness, `${field}.fairness`);
-    for (const name of Object.keys(given)) {
-      if (name !== 'weights')
-        throw new InvalidOptionError(`${field}.fairness.${name}`, 'no such option', given[name]);
-    }
+    checkKnownFields(given, `${field}.fairness`, ['weights']);
     rule.fair = true;
     rule.weights = checkNumbers(given.weights, `${field}.fairness.weights`, checkWeight);
   } else if (fairness !== undefined) {
@@ -65,7 +57,7 @@ function checkNumbers(
   const given = checkObject(input, field);
   const out: Record<string, number> = {};
   for (const [name, value] of Object.entries(given)) {
-    checkString(name, `${field} (name)`, { max: 512 });
+    checkString(name, `${field} (name)`, { max: MAX_KEY_LENGTH });
     out[name] = check(value, `${field}.${name}`);
   }
   return out;

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { formatCount, formatTime } from '../../admin/format.js';
 import type { KeyInfo } from '../../model/keys.js';
+import { LIST_KEYS_DEFAULT_LIMIT } from '../../queues/key-settings.js';
 import { type CliIo, UsageError } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand } from '../open-database.js';
@@ -71,7 +72,7 @@ export const keysCommand: Command = {
         io.stdout.write(`Key ${values['clear-limit']} of queue ${queue} follows the queue's rule again.\n`);
       } else {
         const keys = await tm.listKeys(queue, { blocked: values.blocked, limit, after: values.after });
-        const full = keys.length === (limit ?? DEFAULT_PAGE);
+        const full = keys.length === (limit ?? LIST_KEYS_DEFAULT_LIMIT);
         io.stdout.write(
           values.json ? `${JSON.stringify({ queue, keys }, null, 2)}\n` : listing(queue, keys, full),
         );
@@ -89,9 +90,6 @@ function parseSetLimit(text: string): { key: string; limit: number } {
   if (at <= 0 || !Number.isInteger(limit)) throw new UsageError(`--set-limit takes KEY=N, got '${text}'`);
   return { key: text.slice(0, at), limit };
 }
-
-/** listKeys' page size when --limit is not given. */
-const DEFAULT_PAGE = 100;
 
 /** The table, with the next page's flag when this page is full. */
 function listing(queue: string, keys: KeyInfo[], full: boolean): string {

@@ -1,11 +1,12 @@
 import { formatCount, formatTime } from '../../admin/format.js';
 import type { KeyInfo } from '../../model/keys.js';
+import { LIST_KEYS_DEFAULT_LIMIT } from '../../queues/key-settings.js';
 import { actionButton, csrfField, type DashboardContext, href } from '../context.js';
 import { type Html, html } from '../html.js';
 import { layout } from '../layout.js';
 
-/** Keys shown per page. */
-const PAGE = 100;
+/** Keys shown per page: listKeys' own default page. */
+const PAGE = LIST_KEYS_DEFAULT_LIMIT;
 
 /**
  * A queue's concurrency keys (`/queues/<name>/keys`): the busiest first, or only the blocked
