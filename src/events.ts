@@ -16,6 +16,8 @@ export interface TidemarkEvents {
   /** A failed attempt; `willRetry` says whether the job goes to `retry`. */
   'job:failed': { id: string; queue: string; error: unknown; willRetry: boolean; durationMs: number };
   'job:suspended': { id: string; queue: string; reason: 'sleep' | 'signal' | 'child' };
+  /** A handler threw `ctx.retryAfter(seconds)`: the job is pending again, due in `seconds`. */
+  'job:deferred': { id: string; queue: string; seconds: number; reason: string | null };
   /** A worker's finishing write changed nothing: the job was cancelled or reclaimed meanwhile. */
   'job:lost': { id: string; queue: string };
   'maintenance:tick': { stalled: number; expired: number; promoted: number; scheduled: number };

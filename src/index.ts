@@ -116,4 +116,5 @@ export type {
   SignalResult,
   SignalsResult,
 } from './workflow/job-context.js';
+export { RetryAfter, type RetryAfterOptions } from './workflow/retry-after.js';
 export type { SignalDelivery } from './workflow/signal.js';

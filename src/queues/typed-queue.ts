@@ -223,6 +223,7 @@ function checkedSignals(queue: string, schemas: QueueSchemas, ctx: JobContext): 
     sleep: (name, seconds) => ctx.sleep(name, seconds),
     runChild: (queue, data, options) => ctx.runChild(queue, data, options),
     completionTx: (fn) => ctx.completionTx(fn),
+    retryAfter: (seconds, options) => ctx.retryAfter(seconds, options),
     waitForSignal: async (name, options) => one(await ctx.waitForSignal(name, options)),
     waitForAny: async (names, options) => one(await ctx.waitForAny(names, options)),
     waitForSignals: async (name, count, options) => {

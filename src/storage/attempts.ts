@@ -3,6 +3,7 @@ import type { Job } from '../model/job.js';
 import type { Queryable } from './driver/driver.js';
 import { toClaimedJob } from './rows.js';
 import type { Runner } from './runner.js';
+import { deferJob as deferJobQuery } from './sql/defer.js';
 import * as worker from './sql/worker.js';
 
 /** A claimed attempt: the job plus the token that proves ownership. */
@@ -116,6 +117,18 @@ export async function suspendJob(
     wait: JSON.stringify(wait),
     wake_at: wakeAt,
   });
+  return rows.length > 0;
+}
+
+/** Put a running job back as pending, due in `seconds`, without spending the attempt; false if the attempt lost it. */
+export async function deferJob(
+  db: Runner,
+  id: string,
+  token: string,
+  seconds: number,
+  reason: string | null,
+): Promise<boolean> {
+  const rows = await db.run(deferJobQuery, { id, token, delay_seconds: seconds, reason });
   return rows.length > 0;
 }
 

@@ -3,6 +3,7 @@ import { freezeRetention, Retention } from '../model/retention-policy.js';
 import type { Handler } from '../queues/queue-options.js';
 import type { JobContext, SignalResult, SignalsResult } from '../workflow/job-context.js';
 import { RunNames } from '../workflow/job-context.js';
+import { RetryAfter } from '../workflow/retry-after.js';
 
 /** A workflow call a handler made on the fake context, in order. */
 export type HandlerCall =
@@ -116,6 +117,9 @@ function fakeContext(job: Job, options: FakeContextOptions, calls: HandlerCall[]
       const value = await fn();
       // Stored as JSON, and read back as JSON on a later attempt.
       return value === undefined ? value : JSON.parse(JSON.stringify(value));
+    },
+    retryAfter(seconds, retryOptions) {
+      return new RetryAfter(seconds, retryOptions);
     },
     async sleep(name: string, seconds: number): Promise<void> {
       names.claim(name);

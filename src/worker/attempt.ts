@@ -3,11 +3,12 @@ import type { Job } from '../model/job.js';
 import { toJsonText } from '../options/json.js';
 import type { ResolvedQueue } from '../queues/queue-options.js';
 import type { ClaimedJob } from '../storage/storage.js';
+import { RetryAfter } from '../workflow/retry-after.js';
 import { LostOwnership, Suspension } from '../workflow/suspend.js';
 import { WorkflowContext } from '../workflow/workflow-context.js';
 import { completeWithRetries } from './complete-in-transaction.js';
 import { type FinishBuffer, Unwritten, type WriteResult } from './finish-buffer.js';
-import { fail, notWritten, reportLost, suspend } from './record-outcome.js';
+import { defer, fail, notWritten, reportLost, suspend } from './record-outcome.js';
 import { abortOnTimeout, type Outcome, type Result, runHandler } from './run-handler.js';
 import { Attempt, type AttemptHost } from './running-attempt.js';
 
@@ -122,7 +123,9 @@ function finalResult(
  * late, so the locks of a live worker lapsed and its jobs were recovered as stalled.
  */
 function writesAlone(ctx: WorkflowContext, result: Result): boolean {
-  return result.ok ? ctx.completionHook !== null : result.error instanceof Suspension;
+  return result.ok
+    ? ctx.completionHook !== null
+    : result.error instanceof Suspension || result.error instanceof RetryAfter;
 }
 
 /** Hand the completion to the finish buffer, to be written with others; resolves to the batch's statuses. */
@@ -151,6 +154,7 @@ function recordFailure(
   error: unknown,
 ): Promise<void> | void {
   if (error instanceof Suspension) return suspend(core, claimed, error);
+  if (error instanceof RetryAfter) return defer(core, claimed, error);
   if (error instanceof LostOwnership) return reportLost(core, claimed, 'lost');
   return fail({ core, finish, claimed, queue, durationMs }, error);
 }

@@ -6,6 +6,7 @@ import type { EngineCore } from '../engine-core.js';
 import { JobValidationError, OutcomeRefusedError } from '../errors.js';
 import { backoffSeconds, type ResolvedQueue } from '../queues/queue-options.js';
 import type { ClaimedJob } from '../storage/storage.js';
+import type { RetryAfter } from '../workflow/retry-after.js';
 import type { Suspension } from '../workflow/suspend.js';
 import { type FinishBuffer, Unwritten } from './finish-buffer.js';
 import type { AbortReason } from './running-attempt.js';
@@ -23,6 +24,18 @@ export async function suspend(
     id: job.id,
     queue: job.queue,
     reason: suspension.wait.kind,
+  });
+}
+
+/** Put the job back for later (`ctx.retryAfter`); the job was lost if its lock is no longer ours. */
+export async function defer(core: EngineCore, { job, token }: ClaimedJob, retry: RetryAfter): Promise<void> {
+  const kept = await core.storage.attempts.deferJob(job.id, token, retry.seconds, retry.reason);
+  if (!kept) return reportLost(core, { job, token }, 'lost');
+  core.events.emit('job:deferred', {
+    id: job.id,
+    queue: job.queue,
+    seconds: retry.seconds,
+    reason: retry.reason,
   });
 }
 

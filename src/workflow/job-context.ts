@@ -1,6 +1,7 @@
 import { DuplicateStepError, InvalidOptionError, UnknownSignalError } from '../errors.js';
 import type { Job } from '../model/job.js';
 import type { Queryable } from '../storage/storage.js';
+import type { RetryAfter, RetryAfterOptions } from './retry-after.js';
 
 /** What `ctx.waitForSignal` and `ctx.waitForAny` resolve to. */
 export type SignalResult =
@@ -67,6 +68,14 @@ export interface JobContext {
    * completion that lost the job runs nothing. Use only `tx` inside `fn`.
    */
   completionTx(fn: (tx: Queryable) => Promise<void> | void): void;
+  /**
+   * Make the signal that puts this job back: `throw ctx.retryAfter(seconds, { reason })`,
+   * say on an HTTP 429 with a `Retry-After` header. The job returns to `pending`, due in
+   * `seconds`, without spending an attempt, and keeps its checkpoints; the reason goes to its
+   * attempt log. Throws InvalidOptionError for seconds that are not a number from 0 to 100
+   * years or a reason that is not a string of at most 1,000 characters.
+   */
+  retryAfter(seconds: number, options?: RetryAfterOptions): RetryAfter;
 }
 
 /** Checkpoint names of signal waits start with this; step and sleep names may not. */

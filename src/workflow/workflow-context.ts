@@ -20,6 +20,7 @@ import {
   type SignalsResult,
   WAIT_PREFIX,
 } from './job-context.js';
+import { RetryAfter, type RetryAfterOptions } from './retry-after.js';
 import { LostOwnership, Suspension, type Wait } from './suspend.js';
 
 export interface WorkflowContextDeps {
@@ -156,6 +157,10 @@ export class WorkflowContext implements JobContext {
     this.throwIfSuspended();
     if (typeof fn !== 'function') throw new InvalidOptionError('fn', 'a function (tx) => void', fn);
     this.completionHook = fn;
+  }
+
+  retryAfter(seconds: number, options?: RetryAfterOptions): RetryAfter {
+    return new RetryAfter(seconds, options);
   }
 
   /** Consumed signals, or null on timeout; suspends while they have not all arrived. */

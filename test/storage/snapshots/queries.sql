@@ -227,6 +227,23 @@ select q.name as queue, c.retention, c.jobs
    ) c
    order by q.name, c.jobs desc, c.retention::text
 
+-- defer.ts#deferJob
+update "tidemark".jobs j
+     set status = 'pending',
+         attempts = case when j.wait is not null and j.wait ? 'kind' then j.attempts
+                         else greatest(j.attempts - 1, 0) end,
+         run_at = now() + $1::float8 * interval '1 second',
+         expire_at = null,
+         attempt_log = "tidemark".log_attempt(j.attempt_log,
+           jsonb_build_object('attempt', j.attempts, 'startedAt', j.started_at, 'endedAt', now(),
+                              'name', 'RetryAfter',
+                              'message', 'retry after ' || $1::float8 || ' s'
+                                         || coalesce(': ' || $2::text, ''))),
+         wait = null,
+         lock_token = null, locked_by = null, locked_until = null
+   where j.id = $3::bigint and j.lock_token = $4::uuid and case when j.status = 'active' then true end
+  returning j.id::text as id
+
 -- job-actions.ts#cancelSubtree
 with recursive subtree as (
     select id, 0 as depth from "tidemark".jobs where id = $1::bigint

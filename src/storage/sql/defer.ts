@@ -1,0 +1,32 @@
+import { defineQuery } from './define-query.js';
+import type { IdRow } from './jobs.js';
+import { STILL_ACTIVE } from './still-active.js';
+
+/**
+ * Put a running job back as `pending`, due in @delay_seconds, without spending the attempt
+ * (`ctx.retryAfter`): the attempt count goes back down, as when a stopping worker gives a job
+ * back (a workflow resumed from a wait had not counted one), and the deferral is kept in the
+ * attempt log. The expiry no longer applies: the job has started. Its checkpoints stay.
+ */
+export const deferJob = defineQuery<
+  { id: string; token: string; delay_seconds: number; reason: string | null },
+  IdRow
+>(
+  'deferJob',
+  /* sql */ `
+  update /*schema*/jobs j
+     set status = 'pending',
+         attempts = case when j.wait is not null and j.wait ? 'kind' then j.attempts
+                         else greatest(j.attempts - 1, 0) end,
+         run_at = now() + @delay_seconds::float8 * interval '1 second',
+         expire_at = null,
+         attempt_log = /*schema*/log_attempt(j.attempt_log,
+           jsonb_build_object('attempt', j.attempts, 'startedAt', j.started_at, 'endedAt', now(),
+                              'name', 'RetryAfter',
+                              'message', 'retry after ' || @delay_seconds::float8 || ' s'
+                                         || coalesce(': ' || @reason::text, ''))),
+         wait = null,
+         lock_token = null, locked_by = null, locked_until = null
+   where j.id = @id::bigint and j.lock_token = @token::uuid and ${STILL_ACTIVE('j.')}
+  returning j.id::text as id`,
+);
