@@ -77,6 +77,32 @@ describeEachDriver('ctx.retryAfter', ({ openOnClock }) => {
     assert.equal(charged, 1, 'the step ran once');
   });
 
+  test('a workflow deferred after resuming from a sleep does not spend its attempt either', async () => {
+    const tm = await openOnClock();
+    let deferred = false;
+    tm.createQueue({
+      name: 'wf',
+      handler: async (_job, ctx) => {
+        await ctx.sleep('nap', 5);
+        if (!deferred) {
+          deferred = true;
+          throw ctx.retryAfter(5);
+        }
+        return 'done';
+      },
+    });
+    const { id } = await tm.addJob({ queue: 'wf', maxAttempts: 1 });
+    await tm.runUntilIdle();
+    await tm.clock.advance(5);
+    await tm.runUntilIdle();
+    assert.equal((await tm.getJob(id))?.attempts, 0);
+    await tm.clock.advance(5);
+    await tm.runUntilIdle();
+    const done = await tm.getJob(id);
+    assert.equal(done?.status, 'completed');
+    assert.equal(done?.attempts, 1);
+  });
+
   test("a deferred job of a key frees the key's slot", async () => {
     const tm = await openOnClock();
     const ran: string[] = [];

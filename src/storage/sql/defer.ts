@@ -4,8 +4,9 @@ import { STILL_ACTIVE } from './still-active.js';
 
 /**
  * Put a running job back as `pending`, due in @delay_seconds, without spending the attempt
- * (`ctx.retryAfter`): the attempt count goes back down, as when a stopping worker gives a job
- * back (a workflow resumed from a wait had not counted one), and the deferral is kept in the
+ * (`ctx.retryAfter`): the attempt count goes back down, so the next claim of the pending job
+ * counts the same attempt again (a workflow resumed from a wait too: its claim had continued
+ * the attempt, and the next one from `pending` counts one), and the deferral is kept in the
  * attempt log. The expiry no longer applies: the job has started. Its checkpoints stay.
  */
 export const deferJob = defineQuery<
@@ -16,8 +17,7 @@ export const deferJob = defineQuery<
   /* sql */ `
   update /*schema*/jobs j
      set status = 'pending',
-         attempts = case when j.wait is not null and j.wait ? 'kind' then j.attempts
-                         else greatest(j.attempts - 1, 0) end,
+         attempts = greatest(j.attempts - 1, 0),
          run_at = now() + @delay_seconds::float8 * interval '1 second',
          expire_at = null,
          attempt_log = /*schema*/log_attempt(j.attempt_log,

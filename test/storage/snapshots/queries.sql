@@ -230,8 +230,7 @@ select q.name as queue, c.retention, c.jobs
 -- defer.ts#deferJob
 update "tidemark".jobs j
      set status = 'pending',
-         attempts = case when j.wait is not null and j.wait ? 'kind' then j.attempts
-                         else greatest(j.attempts - 1, 0) end,
+         attempts = greatest(j.attempts - 1, 0),
          run_at = now() + $1::float8 * interval '1 second',
          expire_at = null,
          attempt_log = "tidemark".log_attempt(j.attempt_log,
