@@ -49,5 +49,6 @@ export {
   StillBusyError,
   UniqueKeyConflictError,
 } from './errors/jobs.js';
+export { LimiterNotFoundError, LimiterRefusedError } from './errors/limiters.js';
 export { WorkerIdInUseError } from './errors/worker.js';
 export { ChildJobFailedError, DuplicateStepError, UnknownSignalError } from './errors/workflow.js';

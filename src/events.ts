@@ -30,7 +30,14 @@ export interface TidemarkEvents {
     /** Retention was paused cluster-wide: nothing (more) was deleted. */
     paused?: boolean;
   };
-  'unique-lock-sweep:finished': { uniqueLocks: number; durationMs: number; error?: string; paused?: boolean };
+  'unique-lock-sweep:finished': {
+    uniqueLocks: number;
+    /** Full limiter buckets deleted with them. */
+    limiterBuckets: number;
+    durationMs: number;
+    error?: string;
+    paused?: boolean;
+  };
   /** A background loop failed; it goes on at its next interval. */
   error: { scope: string; error: unknown };
 }

@@ -23,6 +23,8 @@ export {
   JobNotFoundError,
   JobTimeoutError,
   JobValidationError,
+  LimiterNotFoundError,
+  LimiterRefusedError,
   OutcomeRefusedError,
   PartOfWorkflowError,
   QueueNotFoundError,
@@ -62,6 +64,12 @@ export type { InstrumentOptions } from './metrics/instrument.js';
 export type { MeterLike } from './metrics/meter.js';
 export type { FrozenRetention, Job, JobError } from './model/job.js';
 export type { KeyInfo, KeyLimit, KeysOptions } from './model/keys.js';
+export type {
+  LimiterInfo,
+  LimiterOptions,
+  LimiterStatus,
+  QueueLimiter,
+} from './model/limiter.js';
 export {
   Retention,
   type RetentionPolicy,
@@ -76,6 +84,7 @@ export type { DashboardOptions, RunningDashboard } from './options/dashboard-opt
 export { MAX_JSON_DEPTH, MAX_PAYLOAD_BYTES } from './options/json.js';
 export type { OpenOptions } from './options/open-options.js';
 export type { ListKeysOptions } from './queues/key-settings.js';
+export type { LimiterStatusOptions } from './queues/limiters.js';
 export { type HandleJobOptions, QueueHandle } from './queues/queue-handle.js';
 export type { BackoffOptions, Handler, QueueOptions, ResolvedQueue } from './queues/queue-options.js';
 export type { JobId, QueueDataOf, QueueOutputOf, Queues, RegisteredQueue } from './queues/registry-types.js';

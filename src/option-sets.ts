@@ -6,6 +6,7 @@ import { instrumentOptions } from './metrics/instrument.js';
 import { dashboardOptions } from './options/dashboard-options.js';
 import { openOptions } from './options/open-options.js';
 import type { OptionSet } from './options/option-set.js';
+import { limiterOptions } from './queues/limiters.js';
 import { queueOptions } from './queues/queue-options.js';
 import { applyRetentionOptions } from './retention/apply-retention.js';
 import { holdOptions } from './retention/holds.js';
@@ -24,6 +25,7 @@ import { stopOptions, workerOptions } from './worker/worker-options.js';
 export const OPTION_SETS = {
   open: openOptions,
   queue: queueOptions,
+  limiter: limiterOptions,
   job: jobOptions,
   child: childOptions,
   worker: workerOptions,

@@ -50,6 +50,8 @@ export interface SweepSettings {
 export const SWEEP_STATEMENT_TIMEOUT_MS = 30_000;
 
 export interface SweepResult extends SweepOutcome {
+  /** Full limiter buckets deleted (the unique-lock sweep's). */
+  limiterBuckets?: number;
   batches: number;
   durationMs: number;
 }
@@ -100,6 +102,7 @@ export async function report(
     jobs,
     signals,
     uniqueLocks,
+    ...(result.limiterBuckets ? { limiterBuckets: result.limiterBuckets } : {}),
     batches,
     durationMs: Math.round(durationMs),
     ...(paused ? { paused } : {}),
@@ -111,6 +114,7 @@ export async function report(
   } else {
     events.emit('unique-lock-sweep:finished', {
       uniqueLocks,
+      limiterBuckets: result.limiterBuckets ?? 0,
       durationMs,
       error,
       ...(paused ? { paused } : {}),

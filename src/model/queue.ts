@@ -1,5 +1,6 @@
 import type { FrozenRetention } from './job.js';
 import type { StoredKeysRule } from './keys.js';
+import type { StoredQueueLimiter } from './limiter.js';
 
 /** Exponential backoff between attempts: `delaySeconds * factor^(attempt-1)`, capped, with jitter. */
 export interface BackoffOptions {
@@ -29,4 +30,6 @@ export interface StoredQueueOptions {
   keys?: StoredKeysRule;
   /** At most this many of the queue's jobs run at once, cluster-wide. */
   globalConcurrency?: number;
+  /** The rate limiters the queue's jobs take tokens from (`createQueue({ limiters })`). */
+  limiters?: StoredQueueLimiter[];
 }

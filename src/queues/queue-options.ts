@@ -1,6 +1,7 @@
 import type { Job } from '../model/job.js';
 import { MAX_ATTEMPTS } from '../model/job-rules.js';
 import { type KeysOptions, MAX_KEY_CONCURRENCY, type StoredKeysRule } from '../model/keys.js';
+import type { QueueLimiter } from '../model/limiter.js';
 import type { BackoffOptions, StoredQueueOptions } from '../model/queue.js';
 import type { RetentionPolicy } from '../model/retention-policy.js';
 import type { StandardSchemaV1 } from '../model/standard-schema.js';
@@ -10,6 +11,7 @@ import { OptionSet, type OptionsOf } from '../options/option-set.js';
 import { functionField, retentionField } from '../options/shared-fields.js';
 import type { JobContext } from '../workflow/job-context.js';
 import { checkKeysRule } from './keys-rule.js';
+import { checkQueueLimiters, MAX_QUEUE_LIMITERS, storedLimiters } from './limiter-rules.js';
 
 export type { BackoffOptions, StoredQueueOptions } from '../model/queue.js';
 
@@ -162,6 +164,19 @@ export const queueOptions = new OptionSet(
       },
       check: checkKeysRule,
     }),
+    limiters: custom<QueueLimiter[]>({
+      expected: 'an array of { name, key?, cost? }',
+      docType: '`{ name: string; key?: (data) => string; cost?: (data) => number }[]`',
+      docDefault: 'none',
+      description:
+        'rate limits: a job starts only when each named limiter (`tm.defineLimiter`) has its `cost` in tokens (default 1) in the bucket of its `key` (one bucket per key; none: one for the limiter), and starting takes them; jobs held back wait for their turn without holding back others (see [flow-control.md](flow-control.md#rate-limits))',
+      jsonSchema: {
+        type: 'array',
+        maxItems: MAX_QUEUE_LIMITERS,
+        items: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
+      },
+      check: checkQueueLimiters,
+    }),
     globalConcurrency: integer(1, MAX_KEY_CONCURRENCY, {
       description:
         "at most this many of the queue's jobs run at once across the cluster, in all processes together (with or without a key)",
@@ -185,6 +200,8 @@ export interface ResolvedQueue extends StoredQueueOptions {
   handler?: Handler;
   /** The schemas of a queue made with `tm.defineQueue`: in this process only, never stored. */
   schemas?: QueueSchemas;
+  /** The queue's `limiters` with their key and cost functions: in this process only (stored: `limiters`). */
+  limiterRules?: QueueLimiter[];
 }
 
 /** What `tm.defineQueue` checks a queue's values with. */
@@ -221,6 +238,10 @@ export function resolveQueueOptions(input: unknown): {
     keys: options.keys,
     globalConcurrency: options.globalConcurrency,
   };
+  if (options.limiters !== undefined && options.limiters.length > 0) {
+    queue.limiterRules = options.limiters;
+    queue.limiters = storedLimiters(options.limiters);
+  }
   return { queue, policy: options.retention?.policy };
 }
 
@@ -238,6 +259,6 @@ export function backoffSeconds(
 }
 
 export function storedOptions(queue: ResolvedQueue): StoredQueueOptions {
-  const { name: _name, handler: _handler, ...stored } = queue;
+  const { name: _name, handler: _handler, limiterRules: _rules, ...stored } = queue;
   return stored;
 }

@@ -85,6 +85,7 @@ export class QueueRegistry {
       deleteCheckpointsOnComplete: options.deleteCheckpointsOnComplete ?? false,
       keys: options.keys,
       globalConcurrency: options.globalConcurrency,
+      limiters: options.limiters,
     };
     this.remote.set(name, queue);
     return queue;

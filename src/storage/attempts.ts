@@ -1,5 +1,6 @@
 import type { JobStatus } from '../job-status.js';
 import type { Job } from '../model/job.js';
+import type { LimiterEntry } from '../model/limiter.js';
 import type { Queryable } from './driver/driver.js';
 import { toClaimedJob } from './rows.js';
 import type { Runner } from './runner.js';
@@ -13,6 +14,10 @@ export interface ClaimedJob {
   pickupLatencyMs: number;
   /** The wait it was woken from, when it resumes a suspended workflow. */
   wait: Record<string, unknown> | null;
+  /** The buckets its tokens came from, in a queue with `limiters`. */
+  limits?: LimiterEntry[];
+  /** Why it fails without starting: its limiters could not be applied. */
+  refusal?: unknown;
 }
 
 /** The outcome of one attempt, for the batched finishing write. */

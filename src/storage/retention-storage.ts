@@ -4,6 +4,9 @@ import { readArchivedJobs } from './archived-jobs.js';
 import type { Queryable } from './driver/driver.js';
 import { throughGate } from './retention-gate.js';
 import type { Runner } from './runner.js';
+import type { NoParams, Query } from './sql/define-query.js';
+import type { GateRow } from './sql/gate.js';
+import * as limiterSql from './sql/limiters.js';
 import { type BatchParams, CURSOR_START, type CursorRow } from './sql/retention-batch.js';
 import * as purgeQueries from './sql/retention-purge.js';
 import { type PurgeParams, purgeFinished } from './sql/retention-purge.js';
@@ -68,6 +71,8 @@ export interface RetentionCapability {
   deleteConsumedSignals(batchSize: number, timeoutMs?: number): Promise<number>;
   /** Delete up to `batchSize` expired unique locks; returns how many. */
   deleteExpiredUniqueLocks(batchSize: number, timeoutMs?: number): Promise<number>;
+  /** One batch of full limiter buckets (rows that hold nothing a job waits on). */
+  deleteFullBuckets(batchSize: number, timeoutMs?: number): Promise<number>;
   /** What a full pass would delete now. */
   preview(): Promise<{ byQueue: SweepBreakdown[]; signals: number; uniqueLocks: number }>;
   /** One batch of a manual purge. */
@@ -126,16 +131,21 @@ export async function deleteConsumedSignals(
   return Number(row.n);
 }
 
-export async function deleteExpiredUniqueLocks(
+export function deleteExpiredUniqueLocks(db: Runner, batchSize: number, timeoutMs?: number): Promise<number> {
+  return deleteBehindGate(db, sql.deleteExpiredUniqueLocks(batchSize), timeoutMs);
+}
+
+export function deleteFullBuckets(db: Runner, batchSize: number, timeoutMs?: number): Promise<number> {
+  return deleteBehindGate(db, limiterSql.deleteFullBuckets(batchSize), timeoutMs);
+}
+
+/** Run one gated deletion batch; the rows it deleted. */
+async function deleteBehindGate(
   db: Runner,
-  batchSize: number,
+  query: Query<NoParams, GateRow & { n: number }>,
   timeoutMs?: number,
 ): Promise<number> {
-  const row = await throughGate(
-    db,
-    (tx) => db.run(sql.deleteExpiredUniqueLocks(batchSize), {}, tx),
-    timeoutMs,
-  );
+  const row = await throughGate(db, (tx) => db.run(query, {}, tx), timeoutMs);
   return Number(row.n);
 }
 

@@ -6,6 +6,7 @@ import { runOwnTransaction } from './driver/own-transaction.js';
 import * as actions from './job-actions.js';
 import * as jobs from './jobs.js';
 import * as keys from './keys.js';
+import * as limiters from './limiters.js';
 import * as maintenance from './maintenance.js';
 import * as queues from './queues.js';
 import * as charts from './reads/charts.js';
@@ -35,6 +36,7 @@ export type { Queryable, Subscription, TransactionHandle } from './driver/driver
 export { checkTransactionCallback } from './driver/own-transaction.js';
 export type { InsertDefaults, InsertRow } from './insert-rows.js';
 export type { KeyRow } from './keys.js';
+export type { TokenRequest, TokenVerdictRow } from './limiters.js';
 export type { StoredQueue } from './queues.js';
 export type { CarriedRetentionRow, QueueChartRow } from './reads/charts.js';
 export type { JobListRow, ListWalk, ListWindow } from './reads/job-list.js';
@@ -76,6 +78,8 @@ export class Storage {
   readonly queues: Operations<typeof queues>;
   /** Operators' settings per concurrency key, and the read of a queue's keys. */
   readonly keys: Operations<typeof keys>;
+  /** Rate limiters: their definitions, their buckets, and the tokens claims take. */
+  readonly limiters: Operations<typeof limiters>;
   /** Enqueueing and reading jobs. */
   readonly jobs: Operations<typeof jobs>;
   /** The worker's claims, outcomes, locks and suspensions. */
@@ -114,6 +118,7 @@ export class Storage {
     this.schema = schema;
     this.queues = operations(db, queues);
     this.keys = operations(db, keys);
+    this.limiters = operations(db, limiters);
     this.jobs = operations(db, jobs);
     this.attempts = operations(db, attempts);
     this.actions = operations(db, actions);

@@ -44,8 +44,9 @@ export async function runAttempt(
       token,
       attempt,
     });
-    if (core.events.listenerCount('job:started') > 0) emitStarted(core, claimed);
-    const outcome = await runHandler(queue, job, ctx, attempt);
+    // A job whose limiters could not be applied fails without starting: its handler never runs.
+    const outcome: Outcome =
+      claimed.refusal === undefined ? await started(core, claimed, queue, ctx, attempt) : refused(claimed);
     if ('aborted' in outcome && outcome.aborted !== 'timeout') {
       return reportLost(core, claimed, outcome.aborted, attempt.handlerReturned);
     }
@@ -166,6 +167,21 @@ function recordFailure(
 function reportUnrecorded(core: EngineCore, job: Job, error: unknown): void {
   core.events.emit('error', { scope: 'worker', error });
   core.logger.error('could not record the outcome of an attempt', { jobId: job.id, error: String(error) });
+}
+
+function started(
+  core: EngineCore,
+  claimed: ClaimedJob,
+  queue: ResolvedQueue,
+  ctx: WorkflowContext,
+  attempt: Attempt,
+): Outcome | Promise<Outcome> {
+  if (core.events.listenerCount('job:started') > 0) emitStarted(core, claimed);
+  return runHandler(queue, claimed.job, ctx, attempt);
+}
+
+function refused(claimed: ClaimedJob): Outcome {
+  return { ok: false, error: claimed.refusal };
 }
 
 function emitStarted(core: EngineCore, claimed: ClaimedJob): void {

@@ -1,9 +1,14 @@
 import type { EngineCore } from '../engine-core.js';
 import type { Logger } from '../log/logger.js';
+import type { ResolvedQueue } from '../queues/queue-options.js';
 import type { ClaimedJob } from '../storage/storage.js';
+import { passLimiters } from './limiter-gate.js';
 import type { Slots } from './slots.js';
 import type { Wakeup } from './wakeup.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
+
+/** Jobs a limited queue's claim looks ahead at first, once jobs are held back. */
+const MIN_LOOK_AHEAD = 8;
 
 /**
  * Claims jobs into the slots' buffer while the worker runs: as many as the slots have room
@@ -19,6 +24,10 @@ export class ClaimLoop {
   pollSeconds: number;
   /** A claim statement is under way: jobs it takes are in no buffer yet. */
   claiming = false;
+  /** Per queue with limiters: jobs a claim takes beyond the free slots while jobs are held back. */
+  private readonly lookAhead = new Map<string, number>();
+  /** When the earliest job a limiter held back is due (epoch ms): the loop claims again then. */
+  private nextTurnAt: number | null = null;
 
   constructor(
     private readonly core: EngineCore,
@@ -35,6 +44,16 @@ export class ClaimLoop {
 
   start(): void {
     this.done = this.loop();
+  }
+
+  /** Until the next poll, or the turn of a job a limiter held back, whichever comes first. */
+  private sleepMs(): number {
+    const poll = this.pollSeconds * 1000;
+    if (this.nextTurnAt === null) return poll;
+    const untilTurn = this.nextTurnAt - this.core.clock.now();
+    if (untilTurn > poll) return poll;
+    this.nextTurnAt = null;
+    return Math.max(untilTurn, 0);
   }
 
   /** The queues this worker claims from: those its options name, else each local queue with a handler. */
@@ -74,24 +93,27 @@ export class ClaimLoop {
       if (!this.worker.isRunning) break;
       this.lastClaimFull = requested > 0 && claimed >= requested;
       if (this.lastClaimFull || this.wakeup.nudged) continue;
-      await this.wakeup.sleep(this.pollSeconds * 1000);
+      await this.wakeup.sleep(this.sleepMs());
     }
   }
 
   /**
-   * One claim statement for queues without a concurrency cap, one per capped queue with room.
+   * One claim statement for queues without a concurrency cap or limiters, one per capped queue
+   * with room, and one per queue with limiters, for free slots only (see claimLimited).
    * What each statement claims goes to the buffer (and to free slots) as soon as it returns,
    * not after the last: there the heartbeat covers it and stop() gives it back, while later
    * statements wait for a connection, or fail.
    */
   private async claim(wanted: number): Promise<{ requested: number; claimed: number }> {
     const uncapped: string[] = [];
-    const capped: { name: string; concurrency: number }[] = [];
+    const capped: ResolvedQueue[] = [];
+    const limited: ResolvedQueue[] = [];
     for (const name of this.queueNames()) {
       const queue = this.core.registry.localQueue(name);
       if (!queue?.handler) continue;
-      if (queue.concurrency === undefined) uncapped.push(name);
-      else capped.push({ name: queue.name, concurrency: queue.concurrency });
+      if (queue.limiterRules) limited.push(queue);
+      else if (queue.concurrency === undefined) uncapped.push(name);
+      else capped.push(queue);
     }
     let room = wanted;
     let requested = 0;
@@ -112,11 +134,63 @@ export class ClaimLoop {
       take(await storage.attempts.claimJobs(uncapped, room, this.workerId, this.options.lockSeconds));
     }
     for (const queue of capped) {
-      const limit = Math.min(room, queue.concurrency - (heldPerQueue.get(queue.name) ?? 0));
+      const limit = Math.min(room, this.roomIn(queue));
       if (limit <= 0) continue;
       requested += limit;
       take(await storage.attempts.claimJobs([queue.name], limit, this.workerId, this.options.lockSeconds));
     }
+    for (const queue of limited) {
+      const slots = Math.min(room, this.slots.freeSlots(), this.roomIn(queue));
+      if (slots <= 0) continue;
+      const got = await this.claimLimited(queue, slots);
+      requested += got.requested;
+      claimed += got.claimed;
+      room -= got.started;
+    }
     return { requested, claimed };
+  }
+
+  /** What a capped queue may still claim on this worker (running and buffered jobs count). */
+  private roomIn(queue: ResolvedQueue): number {
+    if (queue.concurrency === undefined) return Number.POSITIVE_INFINITY;
+    return queue.concurrency - (this.slots.heldPerQueue.get(queue.name) ?? 0);
+  }
+
+  /**
+   * Claim a queue with limiters, take its jobs' tokens and start those granted at once, in
+   * slots reserved through both statements: a job starts as it is granted, so the limit holds
+   * at the handlers too (no job waits in the buffer holding tokens). While jobs are held back,
+   * each claim looks a little further ahead (`lookAhead`), so a backlog waiting for one
+   * bucket is passed in a few claims rather than one per free slot; the jobs it finds that
+   * fit beyond the free slots go back untouched.
+   */
+  private async claimLimited(
+    queue: ResolvedQueue,
+    slots: number,
+  ): Promise<{ requested: number; claimed: number; started: number }> {
+    const ahead = this.lookAhead.get(queue.name) ?? 0;
+    const size = Math.min(slots + ahead, this.options.fetchBatchSize);
+    this.slots.reserve(slots);
+    try {
+      const claimed = await this.core.storage.attempts.claimJobs(
+        [queue.name],
+        size,
+        this.workerId,
+        this.options.lockSeconds,
+      );
+      if (claimed.length === 0) return { requested: size, claimed: 0, started: 0 };
+      const gate = await passLimiters(this.core, queue.limiterRules ?? [], claimed, slots);
+      this.slots.startNow(gate.start);
+      this.lookAhead.set(
+        queue.name,
+        gate.held === 0 ? 0 : Math.min(Math.max(2 * ahead, MIN_LOOK_AHEAD), this.options.fetchBatchSize),
+      );
+      if (gate.nextTurnAt !== null && (this.nextTurnAt === null || gate.nextTurnAt < this.nextTurnAt)) {
+        this.nextTurnAt = gate.nextTurnAt;
+      }
+      return { requested: size, claimed: claimed.length, started: gate.start.length };
+    } finally {
+      this.slots.unreserve(slots);
+    }
   }
 }

@@ -3,7 +3,7 @@
  * standing in for a refused outcome), and loss.
  */
 import type { EngineCore } from '../engine-core.js';
-import { JobValidationError, OutcomeRefusedError } from '../errors.js';
+import { OutcomeRefusedError, TidemarkError } from '../errors.js';
 import { backoffSeconds, type ResolvedQueue } from '../queues/queue-options.js';
 import type { ClaimedJob } from '../storage/storage.js';
 import type { RetryAfter } from '../workflow/retry-after.js';
@@ -28,7 +28,10 @@ export async function suspend(
 }
 
 /** Put the job back for later (`ctx.retryAfter`); the job was lost if its lock is no longer ours. */
-export async function defer(core: EngineCore, { job, token }: ClaimedJob, retry: RetryAfter): Promise<void> {
+export async function defer(core: EngineCore, claimed: ClaimedJob, retry: RetryAfter): Promise<void> {
+  const { job, token } = claimed;
+  const buckets = bucketsToDrain(claimed, retry.drainLimiter);
+  if (buckets.length > 0) await core.storage.limiters.drainBuckets(buckets, retry.seconds);
   const kept = await core.storage.attempts.deferJob(job.id, token, retry.seconds, retry.reason);
   if (!kept) return reportLost(core, { job, token }, 'lost');
   core.events.emit('job:deferred', {
@@ -37,6 +40,14 @@ export async function defer(core: EngineCore, { job, token }: ClaimedJob, retry:
     seconds: retry.seconds,
     reason: retry.reason,
   });
+}
+
+/** The buckets `retryAfter({ drainLimiter })` empties: the job's own, or one limiter's. */
+function bucketsToDrain(claimed: ClaimedJob, drain: boolean | string): { name: string; key: string }[] {
+  if (drain === false) return [];
+  const taken = claimed.limits ?? [];
+  if (drain === true) return taken.map(({ name, key }) => ({ name, key }));
+  return [{ name: drain, key: taken.find((entry) => entry.name === drain)?.key ?? '' }];
 }
 
 /** An attempt whose outcome is being recorded: what ran, where its outcome goes, how long it took. */
@@ -55,6 +66,11 @@ export interface FailureOptions {
   refusedBefore?: boolean;
 }
 
+/** A Tidemark error that says another attempt would fail the same way (`retryable: false`). */
+function refusesRetry(error: TidemarkError): boolean {
+  return 'retryable' in error && error.retryable === false;
+}
+
 /** Record a failed attempt, with a retry when the queue's policy and the error allow one. */
 export async function fail(
   attempt: FinishedAttempt,
@@ -65,7 +81,7 @@ export async function fail(
   const { job, token } = claimed;
   const retryable =
     options.retryable ??
-    !(error instanceof NonRetryableError || (error instanceof JobValidationError && !error.retryable));
+    !(error instanceof NonRetryableError || (error instanceof TidemarkError && refusesRetry(error)));
   const status = (
     await finish.push({
       id: job.id,

@@ -54,6 +54,11 @@ export class Slots {
   readonly heldPerQueue = new Map<string, number>();
   /** Attempts started and not yet over (their outcome may still be being written). */
   private inflight = 0;
+  /**
+   * Slots kept free for a limited queue's claim while its tokens are taken: its granted jobs
+   * start the moment they are granted, so no buffered job may take their slots meanwhile.
+   */
+  private reserved = 0;
   /** Attempts started and not yet over, their outcome written or given up. */
   get attemptsInFlight(): number {
     return this.inflight;
@@ -98,6 +103,30 @@ export class Slots {
     if (this.buffer.length > target >> 1 || this.writing.size >= this.maxWriting) return 0;
     const want = this.options.concurrency + target - this.slotsTaken() - this.buffer.length;
     return Math.min(want, this.options.fetchBatchSize);
+  }
+
+  /** Slots no attempt holds or a claim has reserved: what a limited queue's claim may start. */
+  freeSlots(): number {
+    return this.options.concurrency - this.slotsTaken();
+  }
+
+  /** Keep `n` slots for a claim whose jobs start as soon as it returns (`startNow`). */
+  reserve(n: number): void {
+    this.reserved += n;
+  }
+
+  /** Give back reserved slots once their jobs have started; buffered jobs may take what is left. */
+  unreserve(n: number): void {
+    this.reserved -= n;
+    if (this.worker.isRunning) this.dispatch();
+  }
+
+  /** Start claimed jobs at once, in slots reserved for them, ahead of any buffered job. */
+  startNow(jobs: ClaimedJob[]): void {
+    for (const job of jobs) {
+      this.heldPerQueue.set(job.job.queue, (this.heldPerQueue.get(job.job.queue) ?? 0) + 1);
+      this.launch(job);
+    }
   }
 
   /** Start buffered jobs while slots are free. */
@@ -150,9 +179,9 @@ export class Slots {
     }
   }
 
-  /** Slots in use: running attempts, and settled ones writing their outcome alone. */
+  /** Slots in use: running attempts, settled ones writing their outcome alone, and reserved ones. */
   private slotsTaken(): number {
-    return this.running.size + this.writingAlone;
+    return this.running.size + this.writingAlone + this.reserved;
   }
 
   private holdRelease(queue: string): void {

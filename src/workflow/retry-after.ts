@@ -10,6 +10,13 @@ export const MAX_RETRY_AFTER_REASON = 1_000;
 export interface RetryAfterOptions {
   /** Why the job waits (an HTTP 429, a quota): kept in the job's attempt log. */
   reason?: string;
+  /**
+   * Empty a rate limiter's bucket for as long, so that no job of that bucket starts before
+   * the delay has passed: `true` empties every bucket the job took tokens from; a limiter's
+   * name empties that one (the job's key for it, or its bucket without a key when the job's
+   * queue does not name it). See flow-control.md, *Rate limits*.
+   */
+  drainLimiter?: boolean | string;
 }
 
 /**
@@ -20,6 +27,8 @@ export interface RetryAfterOptions {
 export class RetryAfter extends Error {
   readonly seconds: number;
   readonly reason: string | null;
+  /** The limiter buckets to empty for `seconds`: all the job's (true), one limiter's, or none. */
+  readonly drainLimiter: boolean | string;
 
   constructor(seconds: number, options: RetryAfterOptions = {}) {
     const checked = checkSeconds(seconds, 'seconds', { max: MAX_RETRY_AFTER_SECONDS });
@@ -31,9 +40,14 @@ export class RetryAfter extends Error {
         reason,
       );
     }
+    const { drainLimiter = false } = options;
+    if (typeof drainLimiter !== 'boolean' && (typeof drainLimiter !== 'string' || drainLimiter === '')) {
+      throw new InvalidOptionError('drainLimiter', "true, or a limiter's name", drainLimiter);
+    }
     super(`retry after ${checked} s${reason ? `: ${reason}` : ''}`);
     this.name = 'RetryAfter';
     this.seconds = checked;
     this.reason = reason ?? null;
+    this.drainLimiter = drainLimiter;
   }
 }

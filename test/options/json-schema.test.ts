@@ -9,6 +9,7 @@ import type { OptionSet } from '../../src/options/option-set.js';
 const VALID: Record<keyof typeof OPTION_SETS, Record<string, unknown>> = {
   open: { database: 'postgres://db/app', schema: 'jobs', retention: { completed: 60 }, poolSize: 5 },
   queue: { name: 'emails', maxAttempts: 5, backoff: { delaySeconds: 2 }, signals: { approval: 1 } },
+  limiter: { limit: 100, periodSeconds: 60, burst: 9 },
   job: {
     queue: 'emails',
     data: { to: 'a@example.com' },
@@ -39,6 +40,7 @@ const VALID: Record<keyof typeof OPTION_SETS, Record<string, unknown>> = {
 const INVALID: Record<keyof typeof OPTION_SETS, Record<string, unknown>> = {
   open: { poolSize: 0 },
   queue: { name: 'q', maxAttempts: 1.5 },
+  limiter: { limit: 10, periodSeconds: 0 },
   job: { queue: 'q', priority: 2_000_000 },
   child: { queue: 'not a child option' },
   worker: { concurrency: 0 },

@@ -8,15 +8,23 @@ import {
   stoppedBy,
 } from '../sweeps.js';
 
-/** Delete expired unique locks (R8) in batches until a short batch. */
+/**
+ * Delete expired unique locks (R8) in batches until a short batch, then full limiter buckets
+ * (a full bucket is the same as none: nothing a job waits on goes with it).
+ */
 export async function sweepUniqueLocks(inputs: SweepInputs, settings: SweepSettings): Promise<SweepResult> {
   const startedAt = new Date(inputs.clock.now());
   const t0 = performance.now();
   let uniqueLocks = 0;
+  let limiterBuckets = 0;
   let stop: StopReason = {};
   try {
     uniqueLocks = await drain(
       (n) => inputs.retention.deleteExpiredUniqueLocks(n, settings.statementTimeoutMs),
+      settings,
+    );
+    limiterBuckets = await drain(
+      (n) => inputs.retention.deleteFullBuckets(n, settings.statementTimeoutMs),
       settings,
     );
   } catch (caught) {
@@ -26,6 +34,7 @@ export async function sweepUniqueLocks(inputs: SweepInputs, settings: SweepSetti
     jobs: 0,
     signals: 0,
     uniqueLocks,
+    limiterBuckets,
     byQueue: [],
     batches: 0,
     durationMs: performance.now() - t0,

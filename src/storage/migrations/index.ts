@@ -5,6 +5,7 @@ import * as m0004 from './0004-queue-finished-index.js';
 import * as m0005 from './0005-workers.js';
 import * as m0006 from './0006-edges-worker-instance.js';
 import * as m0007 from './0007-flow-control.js';
+import * as m0008 from './0008-rate-limits.js';
 
 export interface Migration {
   version: number;
@@ -21,6 +22,7 @@ export const migrations: readonly Migration[] = [
   { version: 5, ...m0005 },
   { version: 6, ...m0006 },
   { version: 7, ...m0007 },
+  { version: 8, ...m0008 },
 ];
 
 export const latestVersion = migrations.length;

@@ -1,0 +1,78 @@
+import type { LimiterEntry, LimiterInfo, LimiterOptions, LimiterStatus } from '../model/limiter.js';
+import type { Runner } from './runner.js';
+import * as sql from './sql/limiters.js';
+
+export type { TokenVerdictRow } from './sql/limiters.js';
+
+/** A claimed job asking for its tokens. */
+export interface TokenRequest {
+  id: string;
+  token: string;
+  limits: LimiterEntry[];
+}
+
+export async function defineLimiter(
+  db: Runner,
+  name: string,
+  options: Required<LimiterOptions>,
+): Promise<void> {
+  await db.run(sql.upsertLimiter, {
+    name,
+    limit_count: options.limit,
+    period_seconds: options.periodSeconds,
+    burst: options.burst,
+  });
+}
+
+/** Whether the limiter existed. */
+export async function deleteLimiter(db: Runner, name: string): Promise<boolean> {
+  return (await db.run(sql.deleteLimiter, { name })).length > 0;
+}
+
+export async function listLimiters(db: Runner): Promise<LimiterInfo[]> {
+  return (await db.run(sql.listLimiters, {})).map(toInfo);
+}
+
+/** One bucket now; null when the limiter does not exist. */
+export async function limiterStatus(db: Runner, name: string, key: string): Promise<LimiterStatus | null> {
+  const [row] = await db.run(sql.limiterBucket, { name, key });
+  if (!row) return null;
+  return {
+    ...toInfo(row),
+    key,
+    tokens: Number(row.tokens),
+    capacity: row.burst + 1,
+    nextTokenAt: row.next_token_at,
+    fullAt: row.full_at,
+  };
+}
+
+/** The verdicts on claimed jobs, in claim order (take_limiter_tokens, migration 8). */
+export async function takeTokens(
+  db: Runner,
+  requests: TokenRequest[],
+  most: number,
+): Promise<sql.TokenVerdictRow[]> {
+  return db.run(sql.takeLimiterTokens, { requests: JSON.stringify(requests), most });
+}
+
+/** Empty these buckets until `seconds` from now. */
+export async function drainBuckets(
+  db: Runner,
+  buckets: { name: string; key: string }[],
+  seconds: number,
+): Promise<void> {
+  await db.run(sql.drainBuckets, { buckets: JSON.stringify(buckets), seconds });
+}
+
+function toInfo(row: sql.LimiterRow): LimiterInfo {
+  return {
+    name: row.name,
+    limit: row.limit_count,
+    periodSeconds: row.period_seconds,
+    burst: row.burst,
+    spacingSeconds: row.spacing_seconds,
+    busyBuckets: row.buckets,
+    waiting: row.waiting,
+  };
+}

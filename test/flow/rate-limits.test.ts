@@ -1,0 +1,169 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { InvalidOptionError, LimiterNotFoundError, RetryAfter } from '../../src/index.js';
+import { rawQuery } from '../support/databases.js';
+import { describeEachDriver } from '../support/each-driver.js';
+
+type Call = { account: string; n: number };
+
+describeEachDriver('rate limits', ({ openOnClock }) => {
+  test('a limiter spaces starts by period over limit; a full bucket lets burst + 1 start at once', async () => {
+    const tm = await openOnClock();
+    await tm.defineLimiter('api', { limit: 2, periodSeconds: 10, burst: 1 });
+    const started: number[] = [];
+    tm.createQueue({
+      name: 'calls',
+      limiters: [{ name: 'api' }],
+      handler: (job) => {
+        started.push((job.data as Call).n);
+      },
+    });
+    await tm.addJobs(Array.from({ length: 5 }, (_, n) => ({ queue: 'calls', data: { n } })));
+    await tm.runUntilIdle();
+    assert.deepEqual(started, [0, 1], 'a full bucket holds burst + 1 tokens');
+    const status = await tm.limiterStatus('api');
+    assert.equal(status.tokens, 0);
+    assert.equal(status.capacity, 2);
+    assert.equal(status.waiting, 3, 'the three held back wait for their turn');
+    // (10 s + a guard of 50 ms) / 2: one token each 5.025 s.
+    assert.equal(status.spacingSeconds, 5.025);
+    const [held] = await rawQuery<{ status: string; attempts: number; held_by: string }>(
+      tm,
+      `select status, attempts, held_by from "${tm.schema}".jobs where data->>'n' = '2'`,
+    );
+    assert.deepEqual(held, { status: 'pending', attempts: 0, held_by: 'api' }, 'held back, no attempt spent');
+
+    await tm.clock.advance(5);
+    await tm.runUntilIdle();
+    assert.deepEqual(started, [0, 1], 'no token before its time');
+    await tm.clock.advance(0.025);
+    await tm.runUntilIdle();
+    assert.deepEqual(started, [0, 1, 2], 'one token, one start, in the order they were held');
+    await tm.clock.advance(5.025 * 2);
+    await tm.runUntilIdle();
+    assert.deepEqual(started, [0, 1, 2, 3, 4]);
+    assert.equal((await tm.limiterStatus('api')).waiting, 0);
+  });
+
+  test('a key at its limit holds back its own jobs only; other keys start at once', async () => {
+    const tm = await openOnClock();
+    await tm.defineLimiter('per-account', { limit: 1, periodSeconds: 60 });
+    const started: string[] = [];
+    tm.createQueue({
+      name: 'sync',
+      limiters: [{ name: 'per-account', key: (data) => (data as Call).account }],
+      handler: (job) => {
+        const { account, n } = job.data as Call;
+        started.push(`${account}${n}`);
+      },
+    });
+    await tm.addJobs(Array.from({ length: 50 }, (_, n) => ({ queue: 'sync', data: { account: 'a', n } })));
+    await tm.addJob({ queue: 'sync', data: { account: 'b', n: 0 } });
+    await tm.runUntilIdle();
+    assert.deepEqual(started, ['a0', 'b0']);
+    assert.equal((await tm.limiterStatus('per-account', { key: 'a' })).waiting, 49);
+    assert.equal((await tm.limiterStatus('per-account', { key: 'b' })).waiting, 0);
+    assert.equal((await tm.limiterStatus('per-account', { key: 'c' })).tokens, 1, 'an unused key is full');
+  });
+
+  test('a cost takes that many tokens; a cost that is no whole number, or more than the bucket holds, fails the job and takes nothing', async () => {
+    const tm = await openOnClock();
+    await tm.defineLimiter('rows', { limit: 10, periodSeconds: 10, burst: 9 });
+    const started: number[] = [];
+    tm.createQueue({
+      name: 'imports',
+      maxAttempts: 3,
+      limiters: [{ name: 'rows', cost: (data) => Number((data as { rows: unknown }).rows) }],
+      handler: (job) => {
+        started.push((job.data as { rows: number }).rows);
+      },
+    });
+    const bad = await tm.addJob({ queue: 'imports', data: { rows: 'many' } });
+    const negative = await tm.addJob({ queue: 'imports', data: { rows: -1 } });
+    const huge = await tm.addJob({ queue: 'imports', data: { rows: 11 } });
+    await tm.runUntilIdle();
+    for (const { id } of [bad, negative, huge]) {
+      const job = await tm.getJob(id);
+      assert.equal(job?.status, 'failed', 'not retried');
+      assert.equal(job?.attempts, 1);
+      assert.equal(job?.error?.name, 'LimiterRefusedError');
+      assert.match(String(job?.error?.message), /limiters\[0\]\.cost/);
+    }
+    assert.deepEqual(started, []);
+    assert.equal((await tm.limiterStatus('rows')).tokens, 10, 'no token moved');
+    await tm.addJob({ queue: 'imports', data: { rows: 7 } });
+    await tm.addJob({ queue: 'imports', data: { rows: 4 } });
+    await tm.runUntilIdle();
+    assert.deepEqual(started, [7]);
+    assert.equal((await tm.limiterStatus('rows')).tokens, 3);
+  });
+
+  test('a job of a limiter that does not exist fails with LimiterNotFoundError and is not retried', async () => {
+    const tm = await openOnClock();
+    tm.createQueue({ name: 'q', limiters: [{ name: 'nope' }], handler: () => 'ran' });
+    const { id } = await tm.addJob({ queue: 'q' });
+    await tm.runUntilIdle();
+    const job = await tm.getJob(id);
+    assert.equal(job?.status, 'failed');
+    assert.equal(job?.error?.name, 'LimiterNotFoundError');
+    await assert.rejects(tm.limiterStatus('nope'), LimiterNotFoundError);
+  });
+
+  test('retryAfter with drainLimiter empties the bucket of the job for that long', async () => {
+    const tm = await openOnClock();
+    await tm.defineLimiter('partner', { limit: 100, periodSeconds: 1, burst: 99 });
+    let calls = 0;
+    const started: number[] = [];
+    tm.createQueue({
+      name: 'push',
+      limiters: [{ name: 'partner', key: (data) => (data as Call).account }],
+      handler: (job, ctx) => {
+        started.push((job.data as Call).n);
+        if (calls++ === 0) throw ctx.retryAfter(30, { reason: 'HTTP 429', drainLimiter: true });
+      },
+    });
+    await tm.addJob({ queue: 'push', data: { account: 'a', n: 0 } });
+    await tm.runUntilIdle();
+    await tm.addJob({ queue: 'push', data: { account: 'a', n: 1 } });
+    await tm.addJob({ queue: 'push', data: { account: 'b', n: 2 } });
+    await tm.runUntilIdle();
+    assert.deepEqual(started, [0, 2], "the drained key's jobs wait; another key's do not");
+    await tm.clock.advance(29.9);
+    await tm.runUntilIdle();
+    assert.deepEqual(started, [0, 2]);
+    await tm.clock.advance(0.1);
+    await tm.runUntilIdle();
+    assert.equal(started.length, 3, 'at the end of the drain, one token');
+    await tm.clock.advance(0.011);
+    await tm.runUntilIdle();
+    assert.deepEqual(started.sort(), [0, 0, 1, 2]);
+  });
+
+  test('bad input is refused with the field named, and nothing is written', async () => {
+    const tm = await openOnClock();
+    await assert.rejects(tm.defineLimiter('api', { limit: 0, periodSeconds: 1 }), {
+      name: 'InvalidOptionError',
+      field: 'options.limit',
+    });
+    await assert.rejects(tm.defineLimiter('api', { limit: 1, periodSeconds: -1 }), {
+      field: 'options.periodSeconds',
+    });
+    await assert.rejects(
+      tm.defineLimiter('api', { limit: 1, periodSeconds: 1, burst: 1.5 }),
+      InvalidOptionError,
+    );
+    assert.deepEqual(await tm.listLimiters(), []);
+    assert.throws(() => tm.createQueue({ name: 'q', limiters: [{ name: 'api', key: 'tenant' as never }] }), {
+      field: 'limiters[0].key',
+    });
+    assert.throws(() => tm.createQueue({ name: 'q', limiters: [{ name: 'a' }, { name: 'a' }] }), {
+      field: 'limiters[1].name',
+    });
+    assert.throws(() => tm.createQueue({ name: 'q', limiters: 'api' as never }), { field: 'limiters' });
+    assert.throws(() => tm.createQueue({ name: 'q', limiters: [{ name: 'api', weight: 2 } as never] }), {
+      field: 'limiters[0].weight',
+    });
+    assert.throws(() => new RetryAfter(1, { drainLimiter: 5 as never }), { field: 'drainLimiter' });
+    assert.throws(() => new RetryAfter(1, { drainLimiter: '' }), { field: 'drainLimiter' });
+  });
+});
