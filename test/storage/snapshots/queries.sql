@@ -619,6 +619,90 @@ insert into "tidemark".key_settings (queue, key, concurrency)
   select $1, $2, $3::int from (select count(pg_notify($4, 'j:' || $1))) nudged
   on conflict (queue, key) do update set concurrency = excluded.concurrency, updated_at = now()
 
+-- limiters.ts#deleteFullBuckets(1000)
+with gate as materialized (
+    select c.paused, c.reason, c.paused_at,
+           c.version = (select s.version from "tidemark".retention_control s where s.id = 1) as fresh
+      from "tidemark".retention_control c
+     where c.id = 1
+       for share of c
+  ),
+  doomed as (
+    select limiter, key from "tidemark".limiter_buckets
+     where booked <= now() and coalesce((select not g.paused and g.fresh from gate g), false)
+     order by booked
+     limit 1000
+       for update skip locked
+  ),
+  deleted as (
+    delete from "tidemark".limiter_buckets b
+     using doomed d
+     where b.limiter = d.limiter and b.key = d.key and b.booked <= now()
+    returning 1
+  )
+  select (select count(*) from deleted)::int as n, (select g.paused from gate g) as paused,
+         (select g.fresh from gate g) as fresh,
+         (select g.reason from gate g) as paused_reason,
+         (select g.paused_at from gate g) as paused_at
+
+-- limiters.ts#deleteLimiter
+delete from "tidemark".limiters where name = $1 returning name
+
+-- limiters.ts#drainBuckets
+insert into "tidemark".limiter_buckets as b (limiter, key, tat, booked)
+  select x.name, x.key, d.until, d.until
+    from jsonb_to_recordset($1::jsonb) as x(name text, key text)
+    join "tidemark".limiters l on l.name = x.name
+   cross join lateral (
+     select now() + $2::float8 * interval '1 second'
+            + l.burst * "tidemark".limiter_spacing(l.period_seconds, l.limit_count) as until
+   ) d
+   order by 1, 2
+  on conflict (limiter, key) do update
+     set tat = greatest(b.tat, excluded.tat), booked = greatest(b.booked, excluded.tat)
+
+-- limiters.ts#limiterBucket
+select l.name, l.limit_count, l.period_seconds, l.burst,
+         extract(epoch from "tidemark".limiter_spacing(l.period_seconds, l.limit_count))::float8 as spacing_seconds,
+         (select count(*) from "tidemark".limiter_buckets b
+           where b.limiter = l.name and b.tat > now())::int as buckets,
+         (select count(*) from "tidemark".jobs j
+           where j.held_by = l.name and j.held_key = $1 and j.status in ('pending', 'retry', 'waiting'))::int as waiting,
+         s.tokens::int as tokens,
+         case when s.tokens < l.burst + 1
+              then b.tat - (l.burst + 1 - s.tokens - 1) * s.spacing end as next_token_at,
+         case when b.tat > now() then b.tat end as full_at
+    from "tidemark".limiters l
+    left join "tidemark".limiter_buckets b on b.limiter = l.name and b.key = $1
+   cross join lateral (
+     select "tidemark".limiter_spacing(l.period_seconds, l.limit_count) as spacing
+   ) sp
+   cross join lateral (
+     select sp.spacing,
+            floor(l.burst + 1 - extract(epoch from greatest(b.tat, now()) - now())
+                                / extract(epoch from sp.spacing)) as tokens
+   ) s
+   where l.name = $2
+
+-- limiters.ts#listLimiters
+select l.name, l.limit_count, l.period_seconds, l.burst,
+         extract(epoch from "tidemark".limiter_spacing(l.period_seconds, l.limit_count))::float8 as spacing_seconds,
+         (select count(*) from "tidemark".limiter_buckets b
+           where b.limiter = l.name and b.tat > now())::int as buckets,
+         (select count(*) from "tidemark".jobs j
+           where j.held_by = l.name and j.status in ('pending', 'retry', 'waiting'))::int as waiting from "tidemark".limiters l order by l.name
+
+-- limiters.ts#takeLimiterTokens
+select t.job_id::text as job_id, t.verdict, t.detail, date_part('epoch', t.turn) * 1000 as turn
+    from "tidemark".take_limiter_tokens($1::jsonb, $2::int) t
+
+-- limiters.ts#upsertLimiter
+insert into "tidemark".limiters (name, limit_count, period_seconds, burst)
+  values ($1, $2::int, $3::float8, $4::int)
+  on conflict (name) do update
+     set limit_count = excluded.limit_count, period_seconds = excluded.period_seconds,
+         burst = excluded.burst, updated_at = now()
+
 -- maintenance.ts#expireJobs
 with overdue as (
     select id from "tidemark".jobs

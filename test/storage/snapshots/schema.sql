@@ -32,11 +32,23 @@ jobs.purge_after timestamp with time zone
 jobs.attempt_log jsonb
 jobs.key text
 jobs.tier text
+jobs.held_by text
+jobs.held_key text
 key_settings.queue text not null
 key_settings.key text not null
 key_settings.concurrency integer
 key_settings.paused boolean not null default false
 key_settings.updated_at timestamp with time zone not null default now()
+limiter_buckets.limiter text not null
+limiter_buckets.key text not null
+limiter_buckets.tat timestamp with time zone not null
+limiter_buckets.booked timestamp with time zone not null
+limiters.name text not null
+limiters.limit_count integer not null
+limiters.period_seconds double precision not null
+limiters.burst integer not null default 0
+limiters.created_at timestamp with time zone not null default now()
+limiters.updated_at timestamp with time zone not null default now()
 maintenance.name text not null
 maintenance.last_run_at timestamp with time zone
 maintenance.last_result jsonb
@@ -113,6 +125,7 @@ CREATE INDEX jobs_cancel_held_idx ON jobs USING btree (queue) WHERE ((status = '
 CREATE INDEX jobs_claim_idx ON jobs USING btree (queue, priority DESC, run_at, id) WHERE ((status = ANY (ARRAY['pending'::text, 'retry'::text, 'waiting'::text])) AND (key IS NULL))
 CREATE INDEX jobs_expire_idx ON jobs USING btree (expire_at) WHERE ((status = 'pending'::text) AND (expire_at IS NOT NULL))
 CREATE INDEX jobs_finished_idx ON jobs USING btree (finished_at, id) WHERE (finished_at IS NOT NULL)
+CREATE INDEX jobs_held_idx ON jobs USING btree (held_by, held_key) WHERE ((held_by IS NOT NULL) AND (status = ANY (ARRAY['pending'::text, 'retry'::text, 'waiting'::text])))
 CREATE INDEX jobs_key_open_idx ON jobs USING btree (queue, key, id) WHERE ((status = ANY (ARRAY['pending'::text, 'active'::text, 'retry'::text, 'waiting'::text, 'paused'::text])) AND (key IS NOT NULL))
 CREATE INDEX jobs_key_ready_idx ON jobs USING btree (queue, key, priority DESC, run_at, id) WHERE ((status = ANY (ARRAY['pending'::text, 'retry'::text, 'waiting'::text])) AND (key IS NOT NULL))
 CREATE INDEX jobs_key_running_idx ON jobs USING btree (queue, key) WHERE ((key IS NOT NULL) AND ((status = 'active'::text) OR ((status = 'cancelled'::text) AND (lock_token IS NOT NULL))))
@@ -126,6 +139,9 @@ CREATE INDEX jobs_root_idx ON jobs USING btree (root_id) WHERE (root_id IS NOT N
 CREATE INDEX jobs_stalled_idx ON jobs USING btree (locked_until) WHERE (status = 'active'::text)
 CREATE UNIQUE INDEX jobs_unique_key_idx ON jobs USING btree (queue, unique_key) WHERE ((unique_key IS NOT NULL) AND (status = ANY (ARRAY['pending'::text, 'active'::text, 'retry'::text, 'waiting'::text, 'paused'::text])))
 CREATE UNIQUE INDEX key_settings_pkey ON key_settings USING btree (queue, key)
+CREATE INDEX limiter_buckets_booked_idx ON limiter_buckets USING btree (booked)
+CREATE UNIQUE INDEX limiter_buckets_pkey ON limiter_buckets USING btree (limiter, key)
+CREATE UNIQUE INDEX limiters_pkey ON limiters USING btree (name)
 CREATE UNIQUE INDEX maintenance_pkey ON maintenance USING btree (name)
 CREATE UNIQUE INDEX queues_pkey ON queues USING btree (name)
 CREATE UNIQUE INDEX retention_control_pkey ON retention_control USING btree (id)
@@ -155,6 +171,12 @@ jobs jobs_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'active'::te
 key_settings key_settings_check CHECK (((concurrency IS NOT NULL) OR paused))
 key_settings key_settings_concurrency_check CHECK ((concurrency > 0))
 key_settings key_settings_pkey PRIMARY KEY (queue, key)
+limiter_buckets limiter_buckets_limiter_fkey FOREIGN KEY (limiter) REFERENCES limiters(name) ON DELETE CASCADE
+limiter_buckets limiter_buckets_pkey PRIMARY KEY (limiter, key)
+limiters limiters_burst_check CHECK ((burst >= 0))
+limiters limiters_limit_count_check CHECK ((limit_count > 0))
+limiters limiters_period_seconds_check CHECK ((period_seconds > (0)::double precision))
+limiters limiters_pkey PRIMARY KEY (name)
 maintenance maintenance_pkey PRIMARY KEY (name)
 queues queues_pkey PRIMARY KEY (name)
 retention_control retention_control_id_check CHECK ((id = 1))
@@ -171,6 +193,8 @@ unique_locks unique_locks_pkey PRIMARY KEY (scope)
 workers workers_pkey PRIMARY KEY (id)
 -- functions
 flow_candidates(flow_queues text[], lim integer)
+limiter_spacing(period_seconds double precision, limit_count integer)
 log_attempt(log jsonb, entry jsonb)
 purge_time(retention jsonb, status text, finished timestamp with time zone)
+take_limiter_tokens(requests jsonb, most integer)
 wake_parent()
