@@ -194,6 +194,11 @@ interface Model {
   holds: Map<string, { root: string } | { queue: string }>;
   /** Key of queue a → its override and pause; a key with neither has no row. */
   keySettings: Map<string, { limit: number | null; paused: boolean }>;
+  /**
+   * Bucket key of limiter 'api' → when its booked turns have passed (hours): the sweep deletes
+   * a bucket once they have, never before (a held job's turn is booked in it).
+   */
+  buckets: Map<string, number>;
 }
 
 const isFinished = (status: string) => (FINISHED_STATUSES as readonly string[]).includes(status);
@@ -265,6 +270,7 @@ function modelSweep(model: Model, dryRun: boolean) {
       uniqueLocks++;
     }
   }
+  for (const [key, booked] of target.buckets) if (booked <= target.now) target.buckets.delete(key);
   const byQueue = new Map<string, number>();
   for (const j of jobs)
     byQueue.set(`${j.queue}/${j.status}`, (byQueue.get(`${j.queue}/${j.status}`) ?? 0) + 1);
@@ -276,6 +282,7 @@ function cloneModel(model: Model): Model {
     now: model.now,
     jobs: new Map(model.jobs),
     keySettings: new Map(model.keySettings),
+    buckets: new Map(model.buckets),
     signals: new Map(model.signals),
     locks: new Map(model.locks),
     paused: model.paused,
@@ -363,6 +370,33 @@ async function insertHistory(tm: Tidemark, spec: JobSpec[][], model: Model): Pro
   }
 }
 
+/** Jobs of key k1 wait for a turn of limiter 'api': the column goes with the row. */
+const heldBy = (key: string | null) => (key === 'k1' ? 'api' : null);
+
+/** Buckets of limiter 'api', each with its key and the hour its booked turns have passed. */
+const bucketSpec = fc.uniqueArray(
+  fc.record({ key: fc.constantFrom('b1', 'b2', 'b3', 'b4'), booked: fc.integer({ min: -3, max: 120 }) }),
+  { selector: (b) => b.key, maxLength: 4 },
+);
+
+async function insertBuckets(
+  tm: Tidemark,
+  spec: { key: string; booked: number }[],
+  model: Model,
+): Promise<void> {
+  const s = `"${tm.schema}"`;
+  await rawQuery(tm, `update ${s}.jobs set held_by = 'api', held_key = key where key = 'k1'`);
+  for (const { key, booked } of spec) {
+    await rawQuery(
+      tm,
+      `insert into ${s}.limiter_buckets (limiter, key, tat, booked)
+       values ('api', $1, now() + $2::float8 * interval '1 hour', now() + $2::float8 * interval '1 hour')`,
+      [key, half(booked)],
+    );
+    model.buckets.set(key, half(booked));
+  }
+}
+
 async function assertMatches(tm: Tidemark, model: Model, after: string): Promise<void> {
   const s = `"${tm.schema}"`;
   const orphans = await rawQuery<{ what: string }>(
@@ -377,14 +411,23 @@ async function assertMatches(tm: Tidemark, model: Model, after: string): Promise
     ].join(' union all '),
   );
   assert.deepEqual(orphans, [], `rows left without their job (${after})`);
-  const jobs = await rawQuery<{ id: string; key: string | null }>(
+  const jobs = await rawQuery<{ id: string; key: string | null; held_by: string | null }>(
     tm,
-    `select id::text as id, key from ${s}.jobs order by id`,
+    `select id::text as id, key, held_by from ${s}.jobs order by id`,
   );
   assert.deepEqual(
-    jobs.map((r) => r.key),
-    jobs.map((r) => model.jobs.get(r.id)?.key ?? null),
-    `jobs' keys after ${after}`,
+    jobs.map((r) => [r.key, r.held_by]),
+    jobs.map((r) => {
+      const key = model.jobs.get(r.id)?.key ?? null;
+      return [key, heldBy(key)];
+    }),
+    `jobs' keys and limiters holding them after ${after}`,
+  );
+  const buckets = await rawQuery<{ key: string }>(tm, `select key from ${s}.limiter_buckets order by key`);
+  assert.deepEqual(
+    buckets.map((r) => r.key),
+    [...model.buckets.keys()].sort(),
+    `limiter buckets after ${after}: a full one goes with the sweep, one with turns booked stays`,
   );
   const settings = await rawQuery<{ key: string; limit: number | null; paused: boolean }>(
     tm,
@@ -429,31 +472,39 @@ describeEachDriver('retention against a model (property)', ({ kind, open }) => {
     const tm = await open({ logger: silentLogger });
     tm.createQueue({ name: 'a' });
     tm.createQueue({ name: 'b' });
+    await tm.defineLimiter('api', { limit: 10, periodSeconds: 60 });
     await fc.assert(
-      fc.asyncProperty(history, fc.array(action, { minLength: 1, maxLength: 10 }), async (spec, actions) => {
-        await rawQuery(
-          tm,
-          `truncate ${['jobs', 'retention_holds', 'key_settings', ...JOB_DEPENDENTS].map((t) => `"${tm.schema}".${t}`).join(', ')}`,
-        );
-        await tm.resumeRetention();
-        const model: Model = {
-          now: 0,
-          jobs: new Map(),
-          signals: new Map(),
-          locks: new Map(),
-          paused: false,
-          holds: new Map(),
-          keySettings: new Map(),
-        };
-        await insertHistory(tm, spec, model);
-        await assertMatches(tm, model, 'insert');
-        const finale = [{ kind: 'resume' } as const, { kind: 'sweep', batchSize: 2 } as const];
-        for (const [step, act] of [...actions, ...finale].entries()) {
-          const label = `step ${step}: ${JSON.stringify(act)}`;
-          await runAction(kind, tm, model, act, label);
-          await assertMatches(tm, model, label);
-        }
-      }),
+      fc.asyncProperty(
+        history,
+        bucketSpec,
+        fc.array(action, { minLength: 1, maxLength: 10 }),
+        async (spec, buckets, actions) => {
+          await rawQuery(
+            tm,
+            `truncate ${['jobs', 'retention_holds', 'key_settings', 'limiter_buckets', ...JOB_DEPENDENTS].map((t) => `"${tm.schema}".${t}`).join(', ')}`,
+          );
+          await tm.resumeRetention();
+          const model: Model = {
+            now: 0,
+            jobs: new Map(),
+            signals: new Map(),
+            locks: new Map(),
+            paused: false,
+            holds: new Map(),
+            keySettings: new Map(),
+            buckets: new Map(),
+          };
+          await insertHistory(tm, spec, model);
+          await insertBuckets(tm, buckets, model);
+          await assertMatches(tm, model, 'insert');
+          const finale = [{ kind: 'resume' } as const, { kind: 'sweep', batchSize: 2 } as const];
+          for (const [step, act] of [...actions, ...finale].entries()) {
+            const label = `step ${step}: ${JSON.stringify(act)}`;
+            await runAction(kind, tm, model, act, label);
+            await assertMatches(tm, model, label);
+          }
+        },
+      ),
       { numRuns: 60 },
     );
   });

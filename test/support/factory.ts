@@ -174,6 +174,12 @@ export async function passTime(tm: Tidemark, seconds: number): Promise<void> {
     `update ${s}.unique_locks set expires_at = expires_at - $1::float8 * interval '1 second'`,
     shift,
   );
+  await rawQuery(
+    tm,
+    `update ${s}.limiter_buckets set tat = tat - $1::float8 * interval '1 second',
+                                     booked = booked - $1::float8 * interval '1 second'`,
+    shift,
+  );
 }
 
 /** Ids of the jobs that exist, sorted. */

@@ -38,6 +38,7 @@ export async function sweepRetention(inputs: SweepInputs, options: SweepRunOptio
   let signals = 0;
   let uniqueLocks = 0;
   let batches = 0;
+  let limiterBuckets = 0;
   let stop: StopReason = {};
   try {
     let cursor: BatchCursor = FIRST_BATCH;
@@ -62,6 +63,7 @@ export async function sweepRetention(inputs: SweepInputs, options: SweepRunOptio
     signals = await drain((n) => retention.deleteConsumedSignals(n, timeout), options);
     if (options.includeUniqueLocks) {
       uniqueLocks = await drain((n) => retention.deleteExpiredUniqueLocks(n, timeout), options);
+      limiterBuckets = await drain((n) => retention.deleteFullBuckets(n, timeout), options);
     }
   } catch (caught) {
     stop = stoppedBy(caught);
@@ -71,6 +73,7 @@ export async function sweepRetention(inputs: SweepInputs, options: SweepRunOptio
     jobs,
     signals,
     uniqueLocks,
+    limiterBuckets,
     byQueue: [...byQueue.values()].sort(
       (a, b) => a.queue.localeCompare(b.queue) || a.status.localeCompare(b.status),
     ),
