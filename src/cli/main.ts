@@ -5,6 +5,7 @@ import { dashboardCommand } from './commands/dashboard.js';
 import { demoCommand } from './commands/demo.js';
 import { cancelCommand, retryCommand } from './commands/job-action.js';
 import { keysCommand } from './commands/keys.js';
+import { limitersCommand } from './commands/limiters.js';
 import { migrateCommand } from './commands/migrate.js';
 import { purgeCommand } from './commands/purge.js';
 import { retentionCommand } from './commands/retention.js';
@@ -23,6 +24,7 @@ export const commands: Command[] = [
   statsCommand,
   workersCommand,
   keysCommand,
+  limitersCommand,
   purgeCommand,
   sweepCommand,
   retentionCommand,
