@@ -3,6 +3,7 @@ import type { BulkActionOptions, BulkJobFilter, BulkOutcome } from '../jobs/bulk
 import type { JobDetail } from '../jobs/job-detail.js';
 import type { Job } from '../model/job.js';
 import type { KeyInfo, KeyLimit } from '../model/keys.js';
+import type { LimiterInfo } from '../model/limiter.js';
 import type { ListKeysOptions } from '../queues/key-settings.js';
 import type { ApplyRetentionOptions, ApplyRetentionResult } from '../retention/apply-retention.js';
 import type { HoldJobsOptions, HoldResult } from '../retention/holds.js';
@@ -47,4 +48,5 @@ export interface DashboardEngine extends EngineHandle {
   setKeyLimit(queue: string, key: string, limit: KeyLimit | null): Promise<void>;
   pauseKey(queue: string, key: string): Promise<void>;
   resumeKey(queue: string, key: string): Promise<void>;
+  listLimiters(): Promise<LimiterInfo[]>;
 }

@@ -7,6 +7,7 @@ import {
   type StatusCount,
 } from '../../admin/status-count.js';
 import { ALL_STATUSES } from '../../job-status.js';
+import type { LimiterInfo } from '../../model/limiter.js';
 import { throughputChart } from '../chart.js';
 import { actionButton, type DashboardContext, href } from '../context.js';
 import { type Html, html } from '../html.js';
@@ -15,7 +16,7 @@ import { refreshToggle } from '../refresh.js';
 
 /** Queues overview: counts per status, throughput over the last hour, paused state. */
 export async function queuesPage(ctx: DashboardContext): Promise<Html> {
-  const overview = await loadOverview(ctx.core);
+  const [overview, limiters] = await Promise.all([loadOverview(ctx.core), ctx.tm.listLimiters()]);
   const rows = overview.queues.map(
     (q) => html`<tr data-queue="${q.name}">
 <td><a href="${href(ctx, `/queues/${encodeURIComponent(q.name)}`)}">${q.name}</a>${q.paused ? html` <span class="paused-flag">paused</span>` : ''}</td>
@@ -34,8 +35,23 @@ ${formatCount(COUNT_CAP)}, so this page never counts a whole table.${
     overview.estimatedJobs !== null
       ? ` The jobs table holds about ${formatApprox(overview.estimatedJobs)} rows.`
       : ''
-  }</p>`;
+  }</p>${limitersTable(limiters)}`;
   return layout(ctx, 'Queues', '/', body);
+}
+
+/** The rate limiters and their state, when any is defined (see flow-control.md, Rate limits). */
+function limitersTable(limiters: LimiterInfo[]): Html | string {
+  if (limiters.length === 0) return '';
+  const rows = limiters.map(
+    (l) => html`<tr data-limiter="${l.name}"><td>${l.name}</td>
+<td class="num">${formatCount(l.limit)} per ${String(l.periodSeconds)} s</td><td class="num">${formatCount(l.burst)}</td>
+<td class="num">${String(Number(l.spacingSeconds.toFixed(4)))} s</td><td class="num">${formatCount(l.busyBuckets)}</td>
+<td class="num">${formatCount(l.waiting)}</td></tr>`,
+  );
+  return html`<h2>Rate limiters</h2>
+<div class="scroll"><table class="limiters"><thead><tr><th>limiter</th><th class="num">limit</th><th class="num">burst</th>
+<th class="num">a token every</th><th class="num">busy buckets</th><th class="num">jobs held back</th></tr></thead>
+<tbody>${rows}</tbody></table></div>`;
 }
 
 function countCell(
