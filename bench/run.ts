@@ -281,6 +281,17 @@ const FIGURES: FigureSpec[] = [
     reference: 'tidemark',
   },
   {
+    key: 'limiter',
+    title: `rate limits: drain ${formatNumber(JOBS)} jobs on a queue whose limiter is never exhausted, concurrency ${CONCURRENCY} (ratio: limited / plain drain, same process)`,
+    child: 'limiter',
+    subjects: ['tidemark'],
+    values: [
+      { name: 'limited', unit: 'jobs/s' },
+      { name: 'plain', unit: 'jobs/s' },
+    ],
+    reference: 'tidemark',
+  },
+  {
     key: 'pglite',
     title: 'Tidemark on PGlite (memory://), same work',
     child: '',
@@ -311,6 +322,7 @@ const PAIRED: Record<string, { value: string; base: string; label: string; unit:
   'keys-1000': { value: 'keyed', base: 'plain', label: 'plain drain', unit: 'jobs/s' },
   'keys-hot': { value: 'keyed', base: 'plain', label: 'plain drain', unit: 'jobs/s' },
   fairness: { value: 'fair', base: 'plain', label: 'plain queue', unit: 'ms' },
+  limiter: { value: 'limited', base: 'plain', label: 'plain drain', unit: 'jobs/s' },
 };
 
 const { values: flags } = parseArgs({

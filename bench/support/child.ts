@@ -21,7 +21,7 @@ import {
   singleEnqueue,
   workForParent,
 } from './figures.js';
-import { fairnessDelay, hotKeysDrain, manyKeysDrain, mixedDrain } from './keys-figures.js';
+import { fairnessDelay, hotKeysDrain, limitedDrain, manyKeysDrain, mixedDrain } from './keys-figures.js';
 import { firstOpen, folderDrain } from './pglite-folder-figures.js';
 import {
   drainBesideSweep,
@@ -90,6 +90,8 @@ async function measure(): Promise<Figures> {
       return hotKeysDrain();
     case 'fairness':
       return fairnessDelay();
+    case 'limiter':
+      return limitedDrain();
     case 'pglite-folder':
       return { ...(await firstOpen()), ...(await folderDrain()) };
     default:

@@ -1,5 +1,5 @@
 /**
- * Flow control's cost (issue figures keys-mixed, keys-1000, keys-hot, fairness): each measured
+ * Flow control's cost (issue figures keys-mixed, keys-1000, keys-hot, fairness, limiter): each measured
  * beside the plain drain in the same process, on fresh schemas, with stock retention.
  */
 import type { AddJobInput, KeysOptions, Tidemark } from '../../dist/index.js';
@@ -11,6 +11,8 @@ import { openTidemark } from './tidemark-subject.js';
 /** What one drain adds: the job of index n, the queue's key rule. */
 interface DrainShape {
   keys?: KeysOptions;
+  /** The queue names a limiter that is never exhausted (see limitedDrain). */
+  limited?: boolean;
   job(n: number): Omit<AddJobInput, 'queue'>;
   /** Jobs added before the measured ones that the drain leaves alone (another queue's). */
   count?: number;
@@ -27,10 +29,13 @@ async function drainWith(shape: DrainShape, prepare?: (tm: Tidemark) => Promise<
     tm.createQueue({
       name: 'q',
       ...(shape.keys ? { keys: shape.keys } : {}),
+      ...(shape.limited ? { limiters: [{ name: 'roomy' }] } : {}),
       handler: () => {
         done++;
       },
     });
+    if (shape.limited)
+      await tm.defineLimiter('roomy', { limit: 1_000_000, periodSeconds: 1, burst: 1_000_000 });
     if (prepare) await prepare(tm);
     for (let i = 0; i < count; i += BULK_BATCH) {
       await tm.addJobs(
@@ -87,6 +92,13 @@ export async function hotKeysDrain(): Promise<Figures> {
     job: (n) => ({ data: { n }, key: `k${n % 10}` }),
   });
   return { plain, keyed };
+}
+
+/** The plain drain, then the same jobs on a queue with a limiter that is never exhausted. */
+export async function limitedDrain(): Promise<Figures> {
+  const plain = await drainWith(PLAIN);
+  const limited = await drainWith({ ...PLAIN, limited: true });
+  return { plain, limited };
 }
 
 const FAIRNESS_BACKLOG = 10_000;

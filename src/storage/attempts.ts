@@ -18,6 +18,8 @@ export interface ClaimedJob {
   limits?: LimiterEntry[];
   /** Why it fails without starting: its limiters could not be applied. */
   refusal?: unknown;
+  /** When its limiter tokens were granted: it starts by then (`performance.now()`), or goes back. */
+  startBy?: number;
 }
 
 /** The outcome of one attempt, for the batched finishing write. */

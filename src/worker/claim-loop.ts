@@ -1,14 +1,10 @@
 import type { EngineCore } from '../engine-core.js';
 import type { Logger } from '../log/logger.js';
-import type { ResolvedQueue } from '../queues/queue-options.js';
 import type { ClaimedJob } from '../storage/storage.js';
-import { passLimiters } from './limiter-gate.js';
+import { type GateOutcome, passLimiters } from './limiter-gate.js';
 import type { Slots } from './slots.js';
 import type { Wakeup } from './wakeup.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
-
-/** Jobs a limited queue's claim looks ahead at first, once jobs are held back. */
-const MIN_LOOK_AHEAD = 8;
 
 /**
  * Claims jobs into the slots' buffer while the worker runs: as many as the slots have room
@@ -24,8 +20,6 @@ export class ClaimLoop {
   pollSeconds: number;
   /** A claim statement is under way: jobs it takes are in no buffer yet. */
   claiming = false;
-  /** Per queue with limiters: jobs a claim takes beyond the free slots while jobs are held back. */
-  private readonly lookAhead = new Map<string, number>();
   /** When the earliest job a limiter held back is due (epoch ms): the loop claims again then. */
   private nextTurnAt: number | null = null;
 
@@ -98,99 +92,75 @@ export class ClaimLoop {
   }
 
   /**
-   * One claim statement for queues without a concurrency cap or limiters, one per capped queue
-   * with room, and one per queue with limiters, for free slots only (see claimLimited).
+   * One claim statement for queues without a concurrency cap, one per capped queue with room.
    * What each statement claims goes to the buffer (and to free slots) as soon as it returns,
    * not after the last: there the heartbeat covers it and stop() gives it back, while later
    * statements wait for a connection, or fail.
    */
   private async claim(wanted: number): Promise<{ requested: number; claimed: number }> {
     const uncapped: string[] = [];
-    const capped: ResolvedQueue[] = [];
-    const limited: ResolvedQueue[] = [];
+    const capped: { name: string; concurrency: number }[] = [];
     for (const name of this.queueNames()) {
       const queue = this.core.registry.localQueue(name);
       if (!queue?.handler) continue;
-      if (queue.limiterRules) limited.push(queue);
-      else if (queue.concurrency === undefined) uncapped.push(name);
-      else capped.push(queue);
+      if (queue.concurrency === undefined) uncapped.push(name);
+      else capped.push({ name: queue.name, concurrency: queue.concurrency });
     }
     let room = wanted;
     let requested = 0;
     let claimed = 0;
     const { storage } = this.core;
     const { heldPerQueue, buffer } = this.slots;
-    const take = (jobs: ClaimedJob[]) => {
+    const take = async (claimedJobs: ClaimedJob[]) => {
+      const jobs = await this.passLimiters(claimedJobs);
       for (const job of jobs) {
         buffer.push(job);
         heldPerQueue.set(job.job.queue, (heldPerQueue.get(job.job.queue) ?? 0) + 1);
       }
-      claimed += jobs.length;
+      claimed += claimedJobs.length;
       room -= jobs.length;
       if (jobs.length > 0) this.slots.dispatch();
     };
     if (uncapped.length > 0 && room > 0) {
       requested += room;
-      take(await storage.attempts.claimJobs(uncapped, room, this.workerId, this.options.lockSeconds));
+      await take(await storage.attempts.claimJobs(uncapped, room, this.workerId, this.options.lockSeconds));
     }
     for (const queue of capped) {
-      const limit = Math.min(room, this.roomIn(queue));
+      const limit = Math.min(room, queue.concurrency - (heldPerQueue.get(queue.name) ?? 0));
       if (limit <= 0) continue;
       requested += limit;
-      take(await storage.attempts.claimJobs([queue.name], limit, this.workerId, this.options.lockSeconds));
-    }
-    for (const queue of limited) {
-      const slots = Math.min(room, this.slots.freeSlots(), this.roomIn(queue));
-      if (slots <= 0) continue;
-      const got = await this.claimLimited(queue, slots);
-      requested += got.requested;
-      claimed += got.claimed;
-      room -= got.started;
+      await take(
+        await storage.attempts.claimJobs([queue.name], limit, this.workerId, this.options.lockSeconds),
+      );
     }
     return { requested, claimed };
   }
 
-  /** What a capped queue may still claim on this worker (running and buffered jobs count). */
-  private roomIn(queue: ResolvedQueue): number {
-    if (queue.concurrency === undefined) return Number.POSITIVE_INFINITY;
-    return queue.concurrency - (this.slots.heldPerQueue.get(queue.name) ?? 0);
-  }
-
   /**
-   * Claim a queue with limiters, take its jobs' tokens and start those granted at once, in
-   * slots reserved through both statements: a job starts as it is granted, so the limit holds
-   * at the handlers too (no job waits in the buffer holding tokens). While jobs are held back,
-   * each claim looks a little further ahead (`lookAhead`), so a backlog waiting for one
-   * bucket is passed in a few claims rather than one per free slot; the jobs it finds that
-   * fit beyond the free slots go back untouched.
+   * The claimed jobs that may start: the jobs of queues with limiters take their tokens first
+   * (passLimiters), and those held back are already back in the database, due at their turn.
+   * Should that statement fail, they are given back and the claim fails.
    */
-  private async claimLimited(
-    queue: ResolvedQueue,
-    slots: number,
-  ): Promise<{ requested: number; claimed: number; started: number }> {
-    const ahead = this.lookAhead.get(queue.name) ?? 0;
-    const size = Math.min(slots + ahead, this.options.fetchBatchSize);
-    this.slots.reserve(slots);
+  private async passLimiters(jobs: ClaimedJob[]): Promise<ClaimedJob[]> {
+    const limited = jobs.filter((job) => this.core.registry.localQueue(job.job.queue)?.limiterRules);
+    if (limited.length === 0) return jobs;
+    let gate: GateOutcome;
     try {
-      const claimed = await this.core.storage.attempts.claimJobs(
-        [queue.name],
-        size,
-        this.workerId,
-        this.options.lockSeconds,
-      );
-      if (claimed.length === 0) return { requested: size, claimed: 0, started: 0 };
-      const gate = await passLimiters(this.core, queue.limiterRules ?? [], claimed, slots);
-      this.slots.startNow(gate.start);
-      this.lookAhead.set(
-        queue.name,
-        gate.held === 0 ? 0 : Math.min(Math.max(2 * ahead, MIN_LOOK_AHEAD), this.options.fetchBatchSize),
-      );
-      if (gate.nextTurnAt !== null && (this.nextTurnAt === null || gate.nextTurnAt < this.nextTurnAt)) {
-        this.nextTurnAt = gate.nextTurnAt;
-      }
-      return { requested: size, claimed: claimed.length, started: gate.start.length };
-    } finally {
-      this.slots.unreserve(slots);
+      gate = await passLimiters(this.core, limited);
+    } catch (error) {
+      await this.core.storage.attempts
+        .releaseJobs(
+          limited.map((c) => c.job.id),
+          limited.map((c) => c.token),
+        )
+        .catch(() => {});
+      throw error;
     }
+    if (gate.nextTurnAt !== null && (this.nextTurnAt === null || gate.nextTurnAt < this.nextTurnAt)) {
+      this.nextTurnAt = gate.nextTurnAt;
+    }
+    const starting = new Set(gate.start);
+    const asked = new Set(limited);
+    return jobs.filter((job) => starting.has(job) || !asked.has(job));
   }
 }

@@ -6,32 +6,27 @@ import type { ClaimedJob, TokenRequest } from '../storage/storage.js';
 
 /** What the gate made of a limited queue's claim. */
 export interface GateOutcome {
-  /** Jobs to start now: their tokens are taken, or they fail at once (a `refusal`). */
+  /** Jobs to start: their tokens are taken (start them by `startBy`), or they fail at once (a `refusal`). */
   start: ClaimedJob[];
-  /** Jobs held back for their turn (back in the database, due then). */
-  held: number;
+  /** Jobs the statement put back in the database: held back for their turn, or left over. */
+  returned: Set<ClaimedJob>;
   /** When the earliest of them is due, in epoch milliseconds; null when none was held. */
   nextTurnAt: number | null;
 }
 
 /**
- * Take the tokens of a limited queue's claimed jobs before any of them starts, granting at
- * most `slots` (one statement). The key and cost of each job come from the queue's rules in
- * this process, read from its data; a rule that fails, a limiter that does not exist or a
- * cost the bucket never holds makes the job fail without starting, and takes nothing.
+ * Take the tokens of claimed jobs of queues with limiters, in one statement, right after
+ * their claim. The key and cost of each job come from its queue's rules in this
+ * process, read from its data; a rule that fails, a limiter that does not exist or a cost the
+ * bucket never holds makes the job fail without starting, and takes nothing.
  */
-export async function passLimiters(
-  core: EngineCore,
-  rules: QueueLimiter[],
-  claimed: ClaimedJob[],
-  slots: number,
-): Promise<GateOutcome> {
+export async function passLimiters(core: EngineCore, claimed: ClaimedJob[]): Promise<GateOutcome> {
   const start: ClaimedJob[] = [];
   const asking = new Map<string, ClaimedJob>();
   const requests: TokenRequest[] = [];
   for (const job of claimed) {
     try {
-      job.limits = limiterEntries(rules, job.job.data);
+      job.limits = limiterEntries(rulesOf(core, job), job.job.data);
     } catch (error) {
       job.refusal = error;
       start.push(job);
@@ -40,25 +35,42 @@ export async function passLimiters(
     asking.set(job.job.id, job);
     requests.push({ id: job.job.id, token: job.token, limits: job.limits });
   }
-  if (requests.length === 0) return { start, held: 0, nextTurnAt: null };
-  const verdicts = await core.storage.limiters.takeTokens(requests, Math.max(slots - start.length, 0));
-  let held = 0;
+  const returned = new Set<ClaimedJob>();
+  if (requests.length === 0) return { start, returned, nextTurnAt: null };
+  const verdicts = await core.storage.limiters.takeTokens(requests, requests.length);
+  const received = performance.now();
   let nextTurnAt: number | null = null;
-  for (const { job_id, verdict, detail, turn } of verdicts) {
+  for (const { job_id, verdict, detail, turn, guard, ended } of verdicts) {
     const job = asking.get(job_id) as ClaimedJob;
-    if (verdict === 'granted') start.push(job);
-    else if (verdict === 'held') {
-      held++;
+    if (verdict === 'granted') {
+      if (guard !== null) job.startBy = startBy(received, guard * 1_000, turn, ended);
+      start.push(job);
+    } else if (verdict === 'held' || verdict === 'released') {
+      returned.add(job);
       if (turn !== null && (nextTurnAt === null || turn < nextTurnAt)) nextTurnAt = turn;
     } else if (verdict === 'missing') {
       job.refusal = new LimiterNotFoundError(detail ?? '');
       start.push(job);
     } else if (verdict === 'refused') {
-      job.refusal = costRefusal(rules, job, detail ?? '');
+      job.refusal = costRefusal(rulesOf(core, job), job, detail ?? '');
       start.push(job);
     }
   }
-  return { start, held, nextTurnAt };
+  return { start, returned, nextTurnAt };
+}
+
+/**
+ * When a granted job must have started: its guard after the grant. The grant's age when the
+ * rows left the database is measured on the database's clock (no skew between the clocks),
+ * and a margin of 5 ms (at most half the guard) covers the rows' way here.
+ */
+function startBy(received: number, guardMs: number, grantedAt: number | null, ended: number): number {
+  const age = grantedAt === null ? 0 : Math.max(ended - grantedAt, 0);
+  return received + guardMs - age - Math.min(5, guardMs / 2);
+}
+
+function rulesOf(core: EngineCore, job: ClaimedJob): QueueLimiter[] {
+  return core.registry.localQueue(job.job.queue)?.limiterRules ?? [];
 }
 
 /** The refusal of a cost more than the named limiter's bucket ever holds. */

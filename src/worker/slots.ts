@@ -54,11 +54,8 @@ export class Slots {
   readonly heldPerQueue = new Map<string, number>();
   /** Attempts started and not yet over (their outcome may still be being written). */
   private inflight = 0;
-  /**
-   * Slots kept free for a limited queue's claim while its tokens are taken: its granted jobs
-   * start the moment they are granted, so no buffered job may take their slots meanwhile.
-   */
-  private reserved = 0;
+  /** Statements giving claimed jobs back are under way: the jobs are neither held here nor free. */
+  givingBack = 0;
   /** Attempts started and not yet over, their outcome written or given up. */
   get attemptsInFlight(): number {
     return this.inflight;
@@ -105,37 +102,22 @@ export class Slots {
     return Math.min(want, this.options.fetchBatchSize);
   }
 
-  /** Slots no attempt holds or a claim has reserved: what a limited queue's claim may start. */
-  freeSlots(): number {
-    return this.options.concurrency - this.slotsTaken();
-  }
-
-  /** Keep `n` slots for a claim whose jobs start as soon as it returns (`startNow`). */
-  reserve(n: number): void {
-    this.reserved += n;
-  }
-
-  /** Give back reserved slots once their jobs have started; buffered jobs may take what is left. */
-  unreserve(n: number): void {
-    this.reserved -= n;
-    if (this.worker.isRunning) this.dispatch();
-  }
-
-  /** Start claimed jobs at once, in slots reserved for them, ahead of any buffered job. */
-  startNow(jobs: ClaimedJob[]): void {
-    for (const job of jobs) {
-      this.heldPerQueue.set(job.job.queue, (this.heldPerQueue.get(job.job.queue) ?? 0) + 1);
-      this.launch(job);
-    }
-  }
-
-  /** Start buffered jobs while slots are free. */
+  /**
+   * Start buffered jobs while slots are free. A job whose limiter tokens were granted must
+   * start by its `startBy`, or the bound on starts would not hold at the handlers: one found
+   * later goes back, its tokens spent.
+   */
   dispatch(): void {
+    let late: ClaimedJob[] | null = null;
     while (this.slotsTaken() < this.options.concurrency) {
       const next = this.buffer.shift();
-      if (next === undefined) return;
-      this.launch(next);
+      if (next === undefined) break;
+      if (next.startBy !== undefined && performance.now() > next.startBy) {
+        this.holdRelease(next.job.queue);
+        (late ??= []).push(next);
+      } else this.launch(next);
     }
+    if (late !== null) void this.giveBack(late);
   }
 
   /** The job was cancelled: abort its attempt, or drop it if no slot has started it. */
@@ -154,16 +136,23 @@ export class Slots {
     const held = this.buffer.drain();
     if (held.length === 0) return;
     for (const claimed of held) this.holdRelease(claimed.job.queue);
+    await this.giveBack(held);
+  }
+
+  /** Give claimed jobs back as they were; should that fail, their locks lapse. */
+  private async giveBack(jobs: ClaimedJob[]): Promise<void> {
+    this.givingBack++;
     await this.core.storage.attempts
       .releaseJobs(
-        held.map((c) => c.job.id),
-        held.map((c) => c.token),
+        jobs.map((c) => c.job.id),
+        jobs.map((c) => c.token),
       )
       .catch((error) =>
-        this.logger.warn('could not release prefetched jobs on stop; their locks will lapse', {
+        this.logger.warn('could not give claimed jobs back; their locks will lapse', {
           error: String(error),
         }),
-      );
+      )
+      .finally(() => this.givingBack--);
   }
 
   /** Resolves once every started attempt is over (its outcome written or given up), or after `ms`. */
@@ -179,9 +168,9 @@ export class Slots {
     }
   }
 
-  /** Slots in use: running attempts, settled ones writing their outcome alone, and reserved ones. */
+  /** Slots in use: running attempts, and settled ones writing their outcome alone. */
   private slotsTaken(): number {
-    return this.running.size + this.writingAlone + this.reserved;
+    return this.running.size + this.writingAlone;
   }
 
   private holdRelease(queue: string): void {

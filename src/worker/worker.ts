@@ -100,7 +100,10 @@ export class Worker {
    * to be false.
    */
   get busy(): boolean {
-    return this.claims.claiming || this.slots.buffer.length > 0 || this.slots.attemptsInFlight > 0;
+    const { slots } = this;
+    return (
+      this.claims.claiming || slots.buffer.length > 0 || slots.attemptsInFlight > 0 || slots.givingBack > 0
+    );
   }
 
   /** Claim now rather than at the next poll (jobs may have become due without a notification). */

@@ -1,12 +1,38 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { InvalidOptionError, LimiterNotFoundError, RetryAfter } from '../../src/index.js';
+import { InvalidOptionError, LimiterNotFoundError, RetryAfter, silentLogger } from '../../src/index.js';
 import { rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
+import { waitFor } from '../support/wait-for.js';
 
 type Call = { account: string; n: number };
 
-describeEachDriver('rate limits', ({ openOnClock }) => {
+describeEachDriver('rate limits', ({ open, openOnClock }) => {
+  test('a granted job that waits in the buffer past its guard goes back and is claimed again', async () => {
+    const tm = await open({ logger: silentLogger });
+    // A guard of 50 ms: a job must start within it of its grant.
+    await tm.defineLimiter('roomy', { limit: 1_000, periodSeconds: 1, burst: 999 });
+    const waited: number[] = [];
+    tm.createQueue({
+      name: 'slow-first',
+      limiters: [{ name: 'roomy' }],
+      handler: async (job) => {
+        waited.push(Date.now() - (job.startedAt as Date).getTime());
+        if ((job.data as Call).n === 0) await new Promise((resolve) => setTimeout(resolve, 300));
+      },
+    });
+    await tm.addJobs(Array.from({ length: 5 }, (_, n) => ({ queue: 'slow-first', data: { n } })));
+    const worker = tm.worker({ concurrency: 1, prefetch: 20, sweep: false, uniqueLockSweep: false });
+    await worker.start();
+    await waitFor('every job to start', () => waited.length === 5);
+    await worker.stop();
+    // Held behind the slow job, the four others would have started 300 ms after their claim.
+    assert.ok(
+      waited.every((ms) => ms < 250),
+      `waits from claim to start: ${waited.join(', ')} ms`,
+    );
+  });
+
   test('a limiter spaces starts by period over limit; a full bucket lets burst + 1 start at once', async () => {
     const tm = await openOnClock();
     await tm.defineLimiter('api', { limit: 2, periodSeconds: 10, burst: 1 });

@@ -10,9 +10,12 @@
  * In any span of one period, so, the costs granted total at most limit + burst. A bucket whose
  * tat has passed is full, the same as no row: the sweep deletes such rows, and nothing is lost.
  *
- * The guard: a grant and its handler's start are a few milliseconds apart, and not always the
- * same few. Spacing grants by (period + guard) / limit, with a guard of a twentieth of the
- * period and at most 50 ms, keeps the bound on the handlers' own clock too.
+ * The guard: a grant and its handler's start are apart, by a statement's return and by the
+ * time a job waits in the worker's buffer for a slot. Spacing grants by (period + guard) /
+ * limit, with a guard of a twentieth of the period and at most 50 ms, and starting a granted
+ * job within the guard or giving it back with its tokens spent (the worker does), keeps the
+ * bound on the handlers' own clock: a period of their clock is at most period + guard of the
+ * grants'.
  */
 export const name = 'rate-limits';
 
@@ -23,6 +26,12 @@ const UNCLAIM = (at: string) => `status = case when j.wait is not null and j.wai
                           else greatest(j.attempts - 1, 0) end,
           run_at = ${at},
           lock_token = null, locked_by = null, locked_until = null`;
+
+/** What the call asks of each bucket: the costs of its jobs, summed per limiter and key. */
+const BUCKET_TOTALS = `(select x.name, x.key, sum(x.cost) as total
+              from jsonb_array_elements(requests) q
+             cross join lateral jsonb_to_recordset(q -> 'limits') as x(name text, key text, cost int)
+             group by x.name, x.key)`;
 
 export const sql = /* sql */ `
 create table /*schema*/limiters (
@@ -61,7 +70,8 @@ $$;
 
 -- Take the tokens for claimed jobs, in claim order: @requests is a JSON array of
 -- { id, token, limits: [{ name, key, cost }] }. Each job gets a verdict:
---   granted   its tokens are taken: start it now;
+--   granted   its tokens are taken at turn: start it within guard seconds of then (the least
+--             of its limiters' guards), or give it back with the tokens spent;
 --   released  it fits but the worker has no slot left for it (more than @most were granted):
 --             back as it was, its tokens untouched;
 --   held      a bucket lacks the tokens: back as it was, due at its turn (the returned time),
@@ -72,7 +82,7 @@ $$;
 -- Every bucket the call touches is made and locked first, in one order, so calls that share
 -- buckets wait for each other in turn and never in a cycle.
 create function /*schema*/take_limiter_tokens(requests jsonb, most int)
-returns table (job_id bigint, verdict text, detail text, turn timestamptz)
+returns table (job_id bigint, verdict text, detail text, turn timestamptz, guard float8)
 language plpgsql volatile as $fn$
 declare
   r record;
@@ -85,7 +95,11 @@ declare
   job_turn timestamptz;
   blocked_by text;
   blocked_key text;
+  job_guard float8;
 begin
+  -- Commit without waiting for the WAL flush, as a claim does: the grant goes with the claim it
+  -- follows. A database crash can lose the last fraction of a second of both (see flow-control.md).
+  perform set_config('synchronous_commit', 'off', true);
   insert into /*schema*/limiter_buckets as b (limiter, key, tat, booked)
   select distinct x.name, x.key, '-infinity'::timestamptz, '-infinity'::timestamptz
     from jsonb_array_elements(requests) q
@@ -95,6 +109,33 @@ begin
   on conflict (limiter, key) do update set tat = b.tat;
   -- Granted from here: a call that waited for another's buckets grants after it, not before.
   at := clock_timestamp();
+
+  -- The common case, in one pass: no bucket has a turn booked and each holds all the call
+  -- asks of it. Every job is granted, each bucket moved on once, and no job looped over.
+  if jsonb_array_length(requests) <= most and not exists (
+    select 1
+      from ${BUCKET_TOTALS} s
+      left join /*schema*/limiters l on l.name = s.name
+      left join /*schema*/limiter_buckets b on b.limiter = s.name and b.key = s.key
+     where l.name is null or b.booked > at or s.total > l.burst + 1
+  ) then
+    update /*schema*/limiter_buckets b
+       set tat = at + s.total * /*schema*/limiter_spacing(l.period_seconds, l.limit_count),
+           booked = at + s.total * /*schema*/limiter_spacing(l.period_seconds, l.limit_count)
+      from ${BUCKET_TOTALS} s
+      join /*schema*/limiters l on l.name = s.name
+     where b.limiter = s.name and b.key = s.key;
+    update /*schema*/jobs j set held_by = null, held_key = null
+     where j.id = any(array(select (q ->> 'id')::bigint from jsonb_array_elements(requests) q))
+       and j.held_by is not null;
+    return query
+      select (q ->> 'id')::bigint, 'granted'::text, null::text, at,
+             (select min(least(l.period_seconds / 20, 0.05))
+                from jsonb_to_recordset(q -> 'limits') as x(name text, key text, cost int)
+                join /*schema*/limiters l on l.name = x.name)
+        from jsonb_array_elements(requests) q;
+    return;
+  end if;
 
   for r in
     select (q ->> 'id')::bigint as id, (q ->> 'token')::uuid as token, q -> 'limits' as limits,
@@ -107,10 +148,12 @@ begin
     job_turn := at;
     blocked_by := null;
     blocked_key := null;
+    job_guard := null;
     was_held := coalesce(r.held, false);
     for e in
       select x.name, x.key, x.cost, l.name is not null as known, l.burst,
              /*schema*/limiter_spacing(l.period_seconds, l.limit_count) as spacing,
+             least(l.period_seconds / 20, 0.05) as guard,
              -- a held job spends the tokens its turn was booked on; a new one queues behind the turns
              case when was_held then b.tat else b.booked end as level
         from jsonb_to_recordset(r.limits) as x(name text, key text, cost int)
@@ -125,6 +168,7 @@ begin
         refusal := e.name;
         exit;
       end if;
+      job_guard := least(coalesce(job_guard, e.guard), e.guard);
       -- the earliest moment the bucket holds the cost: tat + cost x spacing within (burst + 1) spacings
       if greatest(e.level, at) + (e.cost - e.burst - 1) * e.spacing > job_turn then
         job_turn := greatest(e.level, at) + (e.cost - e.burst - 1) * e.spacing;
@@ -134,10 +178,10 @@ begin
     end loop;
 
     if missing is not null then
-      job_id := r.id; verdict := 'missing'; detail := missing; turn := null;
+      job_id := r.id; verdict := 'missing'; detail := missing; turn := null; guard := null;
       return next;
     elsif refusal is not null then
-      job_id := r.id; verdict := 'refused'; detail := refusal; turn := null;
+      job_id := r.id; verdict := 'refused'; detail := refusal; turn := null; guard := null;
       return next;
     elsif job_turn > at then
       -- Book the turn in each bucket (a job held again keeps the one it has), and put the job back.
@@ -152,12 +196,12 @@ begin
       update /*schema*/jobs j
          set ${UNCLAIM('job_turn')}, held_by = blocked_by, held_key = blocked_key
        where j.id = r.id and j.lock_token = r.token and j.status = 'active';
-      job_id := r.id; verdict := 'held'; detail := blocked_by; turn := job_turn;
+      job_id := r.id; verdict := 'held'; detail := blocked_by; turn := job_turn; guard := null;
       return next;
     elsif granted >= most then
       update /*schema*/jobs j set ${UNCLAIM('j.run_at')}
        where j.id = r.id and j.lock_token = r.token and j.status = 'active';
-      job_id := r.id; verdict := 'released'; detail := null; turn := null;
+      job_id := r.id; verdict := 'released'; detail := null; turn := null; guard := null;
       return next;
     else
       update /*schema*/limiter_buckets b
@@ -172,7 +216,7 @@ begin
         update /*schema*/jobs j set held_by = null, held_key = null where j.id = r.id;
       end if;
       granted := granted + 1;
-      job_id := r.id; verdict := 'granted'; detail := null; turn := null;
+      job_id := r.id; verdict := 'granted'; detail := null; turn := at; guard := job_guard;
       return next;
     end if;
   end loop;

@@ -91,8 +91,12 @@ export interface TokenVerdictRow {
   job_id: string;
   verdict: 'granted' | 'released' | 'held' | 'missing' | 'refused';
   detail: string | null;
-  /** For a held job: when it is due again, as epoch milliseconds. */
+  /** For a held job: when it is due again; for a granted one: when it was granted (epoch ms). */
   turn: number | null;
+  /** The database's clock as the row left the statement (epoch ms): a grant's age is ended - turn. */
+  ended: number;
+  /** For a granted job: the seconds within which it must start (null: no limit, it took nothing). */
+  guard: number | null;
 }
 
 /**
@@ -103,7 +107,8 @@ export interface TokenVerdictRow {
 export const takeLimiterTokens = defineQuery<{ requests: string; most: number }, TokenVerdictRow>(
   'takeLimiterTokens',
   /* sql */ `
-  select t.job_id::text as job_id, t.verdict, t.detail, date_part('epoch', t.turn) * 1000 as turn
+  select t.job_id::text as job_id, t.verdict, t.detail, date_part('epoch', t.turn) * 1000 as turn, t.guard,
+         date_part('epoch', clock_timestamp()) * 1000 as ended
     from /*schema*/take_limiter_tokens(@requests::jsonb, @most::int) t`,
 );
 

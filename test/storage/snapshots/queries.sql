@@ -693,7 +693,8 @@ select l.name, l.limit_count, l.period_seconds, l.burst,
            where j.held_by = l.name and j.status in ('pending', 'retry', 'waiting'))::int as waiting from "tidemark".limiters l order by l.name
 
 -- limiters.ts#takeLimiterTokens
-select t.job_id::text as job_id, t.verdict, t.detail, date_part('epoch', t.turn) * 1000 as turn
+select t.job_id::text as job_id, t.verdict, t.detail, date_part('epoch', t.turn) * 1000 as turn, t.guard,
+         date_part('epoch', clock_timestamp()) * 1000 as ended
     from "tidemark".take_limiter_tokens($1::jsonb, $2::int) t
 
 -- limiters.ts#upsertLimiter
