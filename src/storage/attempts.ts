@@ -14,6 +14,8 @@ export interface ClaimedJob {
   pickupLatencyMs: number;
   /** The wait it was woken from, when it resumes a suspended workflow. */
   wait: Record<string, unknown> | null;
+  /** A limiter held it back, and this claim comes at its turn (its tokens are booked). */
+  held?: boolean;
   /** The buckets its tokens came from, in a queue with `limiters`. */
   limits?: LimiterEntry[];
   /** Why it fails without starting: its limiters could not be applied. */
@@ -52,6 +54,7 @@ export async function claimJobs(
     token: row.lock_token,
     pickupLatencyMs: row.started_at - row.run_at,
     wait: row.wait ?? null,
+    held: row.held_by !== null,
   }));
   // UPDATE … RETURNING gives rows in the order it visited them, not the claim's: the worker
   // starts a batch in the order it gets it, so put it back in claim order.

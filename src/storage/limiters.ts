@@ -8,6 +8,8 @@ export type { TokenVerdictRow } from './sql/limiters.js';
 export interface TokenRequest {
   id: string;
   token: string;
+  /** The job comes at the turn a limiter gave it: it spends the tokens booked for it. */
+  held: boolean;
   limits: LimiterEntry[];
 }
 

@@ -33,7 +33,7 @@ export async function passLimiters(core: EngineCore, claimed: ClaimedJob[]): Pro
       continue;
     }
     asking.set(job.job.id, job);
-    requests.push({ id: job.job.id, token: job.token, limits: job.limits });
+    requests.push({ id: job.job.id, token: job.token, held: job.held === true, limits: job.limits });
   }
   const returned = new Set<ClaimedJob>();
   if (requests.length === 0) return { start, returned, nextTurnAt: null };

@@ -69,7 +69,8 @@ language sql immutable as $$
 $$;
 
 -- Take the tokens for claimed jobs, in claim order: @requests is a JSON array of
--- { id, token, limits: [{ name, key, cost }] }. Each job gets a verdict:
+-- { id, token, held, limits: [{ name, key, cost }] } (held: the claim found the job's held_by
+-- set). Each job gets a verdict:
 --   granted   its tokens are taken at turn: start it within guard seconds of then (the least
 --             of its limiters' guards), or give it back with the tokens spent;
 --   released  it fits but the worker has no slot left for it (more than @most were granted):
@@ -126,20 +127,21 @@ begin
       join /*schema*/limiters l on l.name = s.name
      where b.limiter = s.name and b.key = s.key;
     update /*schema*/jobs j set held_by = null, held_key = null
-     where j.id = any(array(select (q ->> 'id')::bigint from jsonb_array_elements(requests) q))
-       and j.held_by is not null;
+     where j.id = any(array(select (q ->> 'id')::bigint from jsonb_array_elements(requests) q
+                             where (q ->> 'held')::boolean));
+    -- One guard for the batch, the least of its limiters': stricter for some jobs, never looser.
+    select min(least(l.period_seconds / 20, 0.05)) into job_guard
+      from /*schema*/limiters l
+     where l.name in (select x.name from ${BUCKET_TOTALS} x);
     return query
-      select (q ->> 'id')::bigint, 'granted'::text, null::text, at,
-             (select min(least(l.period_seconds / 20, 0.05))
-                from jsonb_to_recordset(q -> 'limits') as x(name text, key text, cost int)
-                join /*schema*/limiters l on l.name = x.name)
+      select (q ->> 'id')::bigint, 'granted'::text, null::text, at, job_guard
         from jsonb_array_elements(requests) q;
     return;
   end if;
 
   for r in
     select (q ->> 'id')::bigint as id, (q ->> 'token')::uuid as token, q -> 'limits' as limits,
-           (select j.held_by is not null from /*schema*/jobs j where j.id = (q ->> 'id')::bigint) as held
+           (q ->> 'held')::boolean as held
       from jsonb_array_elements(requests) with ordinality as t(q, n)
      order by t.n
   loop

@@ -31,6 +31,8 @@ export interface ClaimedJobRow extends PlainJobColumns {
   started_at: number;
   /** The claim's fair order (0 unless the queue's keys are served round-robin). */
   score: number;
+  /** The limiter that held the job back for this turn, if one did. */
+  held_by: string | null;
 }
 
 /**
@@ -125,7 +127,7 @@ export const claimJobs = defineQuery<
          -- the fair scores by job id, read once: none in a claim without fair keys
          (select jsonb_object_agg(id, score) as scores from next where score <> 0) as fair
    where j.id = any(array(select id from next))
-  returning ${PLAIN_COLUMNS}, j.wait, j.lock_token, ${EPOCH_MS('run_at')}, ${EPOCH_MS('expire_at')},
+  returning ${PLAIN_COLUMNS}, j.wait, j.lock_token, j.held_by, ${EPOCH_MS('run_at')}, ${EPOCH_MS('expire_at')},
             ${EPOCH_MS('created_at')}, ${EPOCH_MS('started_at')},
             coalesce((fair.scores ->> j.id::text)::float8, 0) as score`,
 );
