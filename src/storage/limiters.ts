@@ -2,7 +2,7 @@ import type { LimiterEntry, LimiterInfo, LimiterOptions, LimiterStatus } from '.
 import type { Runner } from './runner.js';
 import * as sql from './sql/limiters.js';
 
-export type { TokenVerdictRow } from './sql/limiters.js';
+export type { GrantRow, TokenVerdictRow } from './sql/limiters.js';
 
 /** A claimed job asking for its tokens. */
 export interface TokenRequest {
@@ -47,6 +47,24 @@ export async function limiterStatus(db: Runner, name: string, key: string): Prom
     nextTokenAt: row.next_token_at,
     fullAt: row.full_at,
   };
+}
+
+/**
+ * Grant every job of a claim at once, when its buckets hold what the jobs ask in all
+ * (`totals`, per limiter and key) and none has turns booked; null when it did not.
+ */
+export async function grantAll(
+  db: Runner,
+  totals: { name: string; key: string; total: number }[],
+  held: string[],
+): Promise<sql.GrantRow | null> {
+  const [row] = await db.run(sql.grantLimiterTokens, {
+    names: totals.map((t) => t.name),
+    keys: totals.map((t) => t.key),
+    totals: totals.map((t) => t.total),
+    held,
+  });
+  return row ?? null;
 }
 
 /** The verdicts on claimed jobs, in claim order (take_limiter_tokens, migration 8). */

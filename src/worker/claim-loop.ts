@@ -111,19 +111,20 @@ export class ClaimLoop {
     let claimed = 0;
     const { storage } = this.core;
     const { heldPerQueue, buffer } = this.slots;
-    const take = async (claimedJobs: ClaimedJob[]) => {
-      const jobs = await this.passLimiters(claimedJobs);
-      for (const job of jobs) {
-        buffer.push(job);
-        heldPerQueue.set(job.job.queue, (heldPerQueue.get(job.job.queue) ?? 0) + 1);
-      }
-      claimed += claimedJobs.length;
+    const take = (jobs: ClaimedJob[]) => {
+      for (const job of jobs) heldPerQueue.set(job.job.queue, (heldPerQueue.get(job.job.queue) ?? 0) + 1);
+      const limited = jobs.filter((job) => this.core.registry.localQueue(job.job.queue)?.limiterRules);
+      const gated = new Set(limited);
+      const plain = limited.length === 0 ? jobs : jobs.filter((job) => !gated.has(job));
+      for (const job of plain) buffer.push(job);
+      claimed += jobs.length;
       room -= jobs.length;
-      if (jobs.length > 0) this.slots.dispatch();
+      if (plain.length > 0) this.slots.dispatch();
+      if (limited.length > 0) void this.passLimiters(limited);
     };
     if (uncapped.length > 0 && room > 0) {
       requested += room;
-      await take(await storage.attempts.claimJobs(uncapped, room, this.workerId, this.options.lockSeconds));
+      take(await storage.attempts.claimJobs(uncapped, room, this.workerId, this.options.lockSeconds));
     }
     for (const queue of capped) {
       const limit = Math.min(room, queue.concurrency - (heldPerQueue.get(queue.name) ?? 0));
@@ -137,30 +138,40 @@ export class ClaimLoop {
   }
 
   /**
-   * The claimed jobs that may start: the jobs of queues with limiters take their tokens first
-   * (passLimiters), and those held back are already back in the database, due at their turn.
-   * Should that statement fail, they are given back and the claim fails.
+   * Take the tokens of claimed jobs of queues with limiters (passLimiters) while the loop
+   * claims on, and hand the jobs that may start to the slots; those held back are already
+   * back in the database, due at their turn. Should the statement fail, the jobs are given
+   * back, as a failed claim's would be.
    */
-  private async passLimiters(jobs: ClaimedJob[]): Promise<ClaimedJob[]> {
-    const limited = jobs.filter((job) => this.core.registry.localQueue(job.job.queue)?.limiterRules);
-    if (limited.length === 0) return jobs;
-    let gate: GateOutcome;
+  private async passLimiters(jobs: ClaimedJob[]): Promise<void> {
+    this.slots.arriving += jobs.length;
+    let gate: GateOutcome | null = null;
     try {
-      gate = await passLimiters(this.core, limited);
+      gate = await passLimiters(this.core, jobs);
     } catch (error) {
+      this.core.events.emit('error', { scope: 'worker.claim', error });
+      this.logger.warn('could not take the limiter tokens of claimed jobs; giving them back', {
+        error: String(error),
+      });
       await this.core.storage.attempts
         .releaseJobs(
-          limited.map((c) => c.job.id),
-          limited.map((c) => c.token),
+          jobs.map((c) => c.job.id),
+          jobs.map((c) => c.token),
         )
         .catch(() => {});
-      throw error;
+    } finally {
+      this.slots.arriving -= jobs.length;
     }
+    if (gate === null) return this.slots.admit([], jobs);
     if (gate.nextTurnAt !== null && (this.nextTurnAt === null || gate.nextTurnAt < this.nextTurnAt)) {
+      // An earlier turn than the loop sleeps for: wake it, and it sleeps again until then.
       this.nextTurnAt = gate.nextTurnAt;
+      if (!this.claiming) this.wakeup.wake();
     }
     const starting = new Set(gate.start);
-    const asked = new Set(limited);
-    return jobs.filter((job) => starting.has(job) || !asked.has(job));
+    this.slots.admit(
+      gate.start,
+      jobs.filter((job) => !starting.has(job)),
+    );
   }
 }

@@ -37,6 +37,20 @@ export async function passLimiters(core: EngineCore, claimed: ClaimedJob[]): Pro
   }
   const returned = new Set<ClaimedJob>();
   if (requests.length === 0) return { start, returned, nextTurnAt: null };
+  const granted = await core.storage.limiters.grantAll(
+    bucketTotals(requests),
+    requests.filter((r) => r.held).map((r) => r.id),
+  );
+  if (granted !== null) {
+    const received = performance.now();
+    for (const job of asking.values()) {
+      if (granted.guard !== null) {
+        job.startBy = startBy(received, granted.guard * 1_000, granted.granted_at, granted.ended);
+      }
+      start.push(job);
+    }
+    return { start, returned, nextTurnAt: null };
+  }
   const verdicts = await core.storage.limiters.takeTokens(requests, requests.length);
   const received = performance.now();
   let nextTurnAt: number | null = null;
@@ -57,6 +71,20 @@ export async function passLimiters(core: EngineCore, claimed: ClaimedJob[]): Pro
     }
   }
   return { start, returned, nextTurnAt };
+}
+
+/** What the jobs ask of each bucket in all. */
+function bucketTotals(requests: TokenRequest[]): { name: string; key: string; total: number }[] {
+  const totals = new Map<string, { name: string; key: string; total: number }>();
+  for (const request of requests) {
+    for (const { name, key, cost } of request.limits) {
+      const id = `${name}\u0000${key}`;
+      const bucket = totals.get(id);
+      if (bucket) bucket.total += cost;
+      else totals.set(id, { name, key, total: cost });
+    }
+  }
+  return [...totals.values()];
 }
 
 /**

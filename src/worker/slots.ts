@@ -56,6 +56,11 @@ export class Slots {
   private inflight = 0;
   /** Statements giving claimed jobs back are under way: the jobs are neither held here nor free. */
   givingBack = 0;
+  /**
+   * Claimed jobs taking their limiter tokens (see ClaimLoop): counted as buffered, so claims do
+   * not run ahead of them; `admit` puts those granted in the buffer.
+   */
+  arriving = 0;
   /** Attempts started and not yet over, their outcome written or given up. */
   get attemptsInFlight(): number {
     return this.inflight;
@@ -97,8 +102,9 @@ export class Slots {
    */
   wanted(): number {
     const target = this.prefetch.target();
-    if (this.buffer.length > target >> 1 || this.writing.size >= this.maxWriting) return 0;
-    const want = this.options.concurrency + target - this.slotsTaken() - this.buffer.length;
+    const held = this.buffer.length + this.arriving;
+    if (held > target >> 1 || this.writing.size >= this.maxWriting) return 0;
+    const want = this.options.concurrency + target - this.slotsTaken() - held;
     return Math.min(want, this.options.fetchBatchSize);
   }
 
@@ -118,6 +124,23 @@ export class Slots {
       } else this.launch(next);
     }
     if (late !== null) void this.giveBack(late);
+  }
+
+  /**
+   * Jobs back from the token gate: those to start go to the buffer (or, once the worker has
+   * stopped, back to the database); the rest, already back in the database, leave their
+   * queue's hold.
+   */
+  admit(start: ClaimedJob[], dropped: ClaimedJob[]): void {
+    for (const job of dropped) this.holdRelease(job.job.queue);
+    if (!this.worker.isRunning) {
+      for (const job of start) this.holdRelease(job.job.queue);
+      if (start.length > 0) void this.giveBack(start);
+      return;
+    }
+    for (const job of start) this.buffer.push(job);
+    this.dispatch();
+    if (this.wakeup.waitingForRoom && this.wanted() > 0) this.wakeup.wake();
   }
 
   /** The job was cancelled: abort its attempt, or drop it if no slot has started it. */

@@ -102,7 +102,11 @@ export class Worker {
   get busy(): boolean {
     const { slots } = this;
     return (
-      this.claims.claiming || slots.buffer.length > 0 || slots.attemptsInFlight > 0 || slots.givingBack > 0
+      this.claims.claiming ||
+      slots.buffer.length > 0 ||
+      slots.attemptsInFlight > 0 ||
+      slots.givingBack > 0 ||
+      slots.arriving > 0
     );
   }
 

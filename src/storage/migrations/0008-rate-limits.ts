@@ -27,12 +27,6 @@ const UNCLAIM = (at: string) => `status = case when j.wait is not null and j.wai
           run_at = ${at},
           lock_token = null, locked_by = null, locked_until = null`;
 
-/** What the call asks of each bucket: the costs of its jobs, summed per limiter and key. */
-const BUCKET_TOTALS = `(select x.name, x.key, sum(x.cost) as total
-              from jsonb_array_elements(requests) q
-             cross join lateral jsonb_to_recordset(q -> 'limits') as x(name text, key text, cost int)
-             group by x.name, x.key)`;
-
 export const sql = /* sql */ `
 create table /*schema*/limiters (
   name text primary key,
@@ -68,6 +62,58 @@ language sql immutable as $$
   select (period_seconds + least(period_seconds / 20, 0.05)) / limit_count * interval '1 second'
 $$;
 
+-- Bucket locks, in one order for every call: made where missing, then locked, so calls that
+-- share buckets wait for each other in turn and never in a cycle.
+create function /*schema*/lock_limiter_buckets(names text[], keys text[]) returns void
+language sql volatile as $$
+  insert into /*schema*/limiter_buckets as b (limiter, key, tat, booked)
+  select distinct x.name, x.key, '-infinity'::timestamptz, '-infinity'::timestamptz
+    from unnest(names, keys) as x(name, key)
+   where exists (select 1 from /*schema*/limiters l where l.name = x.name)
+   order by 1, 2
+  on conflict (limiter, key) do update set tat = b.tat
+$$;
+
+-- The common case, in one pass: a claim's jobs ask @totals[i] tokens of bucket (@names[i],
+-- @keys[i]) in all; when no bucket has a turn booked and each holds all it is asked, every job
+-- is granted at once, each bucket moved on once, and the one row says when, with the least
+-- guard of the limiters (stricter for some jobs, never looser). No row: the call changed
+-- nothing, and take_limiter_tokens decides job by job. @held are the jobs that came at a
+-- held turn: no longer held.
+create function /*schema*/grant_limiter_tokens(names text[], keys text[], totals int[], held bigint[])
+returns table (granted_at timestamptz, guard float8)
+language plpgsql volatile as $fn$
+declare
+  at timestamptz;
+begin
+  perform set_config('synchronous_commit', 'off', true);
+  perform /*schema*/lock_limiter_buckets(names, keys);
+  at := clock_timestamp();
+  if exists (
+    select 1
+      from unnest(names, keys, totals) as s(name, key, total)
+      left join /*schema*/limiters l on l.name = s.name
+      left join /*schema*/limiter_buckets b on b.limiter = s.name and b.key = s.key
+     where l.name is null or b.booked > at or s.total > l.burst + 1
+  ) then
+    return;
+  end if;
+  update /*schema*/limiter_buckets b
+     set tat = at + s.total * /*schema*/limiter_spacing(l.period_seconds, l.limit_count),
+         booked = at + s.total * /*schema*/limiter_spacing(l.period_seconds, l.limit_count)
+    from unnest(names, keys, totals) as s(name, key, total)
+    join /*schema*/limiters l on l.name = s.name
+   where b.limiter = s.name and b.key = s.key;
+  if cardinality(held) > 0 then
+    update /*schema*/jobs j set held_by = null, held_key = null where j.id = any(held);
+  end if;
+  return query
+    select at, min(least(l.period_seconds / 20, 0.05))
+      from /*schema*/limiters l
+     where l.name = any(names);
+end
+$fn$;
+
 -- Take the tokens for claimed jobs, in claim order: @requests is a JSON array of
 -- { id, token, held, limits: [{ name, key, cost }] } (held: the claim found the job's held_by
 -- set). Each job gets a verdict:
@@ -80,8 +126,7 @@ $$;
 --   missing   it names a limiter that does not exist (detail: its name), or
 --   refused   a cost larger than the bucket ever holds (detail: the limiter): left claimed, for the
 --             worker to fail. Nothing is taken.
--- Every bucket the call touches is made and locked first, in one order, so calls that share
--- buckets wait for each other in turn and never in a cycle.
+-- Every bucket the call touches is made and locked first (lock_limiter_buckets).
 create function /*schema*/take_limiter_tokens(requests jsonb, most int)
 returns table (job_id bigint, verdict text, detail text, turn timestamptz, guard float8)
 language plpgsql volatile as $fn$
@@ -101,43 +146,12 @@ begin
   -- Commit without waiting for the WAL flush, as a claim does: the grant goes with the claim it
   -- follows. A database crash can lose the last fraction of a second of both (see flow-control.md).
   perform set_config('synchronous_commit', 'off', true);
-  insert into /*schema*/limiter_buckets as b (limiter, key, tat, booked)
-  select distinct x.name, x.key, '-infinity'::timestamptz, '-infinity'::timestamptz
-    from jsonb_array_elements(requests) q
-   cross join lateral jsonb_to_recordset(q -> 'limits') as x(name text, key text, cost int)
-   where exists (select 1 from /*schema*/limiters l where l.name = x.name)
-   order by 1, 2
-  on conflict (limiter, key) do update set tat = b.tat;
+  perform /*schema*/lock_limiter_buckets(names, keys)
+    from (select array_agg(x.name) as names, array_agg(x.key) as keys
+            from jsonb_array_elements(requests) q
+           cross join lateral jsonb_to_recordset(q -> 'limits') as x(name text, key text, cost int)) a;
   -- Granted from here: a call that waited for another's buckets grants after it, not before.
   at := clock_timestamp();
-
-  -- The common case, in one pass: no bucket has a turn booked and each holds all the call
-  -- asks of it. Every job is granted, each bucket moved on once, and no job looped over.
-  if jsonb_array_length(requests) <= most and not exists (
-    select 1
-      from ${BUCKET_TOTALS} s
-      left join /*schema*/limiters l on l.name = s.name
-      left join /*schema*/limiter_buckets b on b.limiter = s.name and b.key = s.key
-     where l.name is null or b.booked > at or s.total > l.burst + 1
-  ) then
-    update /*schema*/limiter_buckets b
-       set tat = at + s.total * /*schema*/limiter_spacing(l.period_seconds, l.limit_count),
-           booked = at + s.total * /*schema*/limiter_spacing(l.period_seconds, l.limit_count)
-      from ${BUCKET_TOTALS} s
-      join /*schema*/limiters l on l.name = s.name
-     where b.limiter = s.name and b.key = s.key;
-    update /*schema*/jobs j set held_by = null, held_key = null
-     where j.id = any(array(select (q ->> 'id')::bigint from jsonb_array_elements(requests) q
-                             where (q ->> 'held')::boolean));
-    -- One guard for the batch, the least of its limiters': stricter for some jobs, never looser.
-    select min(least(l.period_seconds / 20, 0.05)) into job_guard
-      from /*schema*/limiters l
-     where l.name in (select x.name from ${BUCKET_TOTALS} x);
-    return query
-      select (q ->> 'id')::bigint, 'granted'::text, null::text, at, job_guard
-        from jsonb_array_elements(requests) q;
-    return;
-  end if;
 
   for r in
     select (q ->> 'id')::bigint as id, (q ->> 'token')::uuid as token, q -> 'limits' as limits,

@@ -86,6 +86,30 @@ export const limiterBucket = defineQuery<{ name: string; key: string }, BucketRo
    where l.name = @name`,
 );
 
+/** When grant_limiter_tokens granted a whole claim at once, and the guard its jobs start within. */
+export interface GrantRow {
+  /** Epoch ms, on the database's clock. */
+  granted_at: number;
+  guard: number | null;
+  /** The database's clock as the row left the statement (epoch ms). */
+  ended: number;
+}
+
+/**
+ * Grant a claim's jobs all at once when every bucket holds what they ask in all and none has
+ * turns booked (grant_limiter_tokens, migration 8); no row when it did not.
+ */
+export const grantLimiterTokens = defineQuery<
+  { names: string[]; keys: string[]; totals: number[]; held: string[] },
+  GrantRow
+>(
+  'grantLimiterTokens',
+  /* sql */ `
+  select date_part('epoch', g.granted_at) * 1000 as granted_at, g.guard,
+         date_part('epoch', clock_timestamp()) * 1000 as ended
+    from /*schema*/grant_limiter_tokens(@names::text[], @keys::text[], @totals::int[], @held::bigint[]) g`,
+);
+
 /** A verdict of take_limiter_tokens on one claimed job (see migration 8). */
 export interface TokenVerdictRow {
   job_id: string;

@@ -661,6 +661,11 @@ insert into "tidemark".limiter_buckets as b (limiter, key, tat, booked)
   on conflict (limiter, key) do update
      set tat = greatest(b.tat, excluded.tat), booked = greatest(b.booked, excluded.tat)
 
+-- limiters.ts#grantLimiterTokens
+select date_part('epoch', g.granted_at) * 1000 as granted_at, g.guard,
+         date_part('epoch', clock_timestamp()) * 1000 as ended
+    from "tidemark".grant_limiter_tokens($1::text[], $2::text[], $3::int[], $4::bigint[]) g
+
 -- limiters.ts#limiterBucket
 select l.name, l.limit_count, l.period_seconds, l.burst,
          extract(epoch from "tidemark".limiter_spacing(l.period_seconds, l.limit_count))::float8 as spacing_seconds,
@@ -1623,7 +1628,7 @@ with ready_queues as materialized (
          (select jsonb_object_agg(id, score) as scores from next where score <> 0) as fair
    where j.id = any(array(select id from next))
   returning id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
-  root_id, retention, key, tier, j.wait, j.lock_token, date_part('epoch', j.run_at) * 1000 as run_at, date_part('epoch', j.expire_at) * 1000 as expire_at,
+  root_id, retention, key, tier, j.wait, j.lock_token, j.held_by, date_part('epoch', j.run_at) * 1000 as run_at, date_part('epoch', j.expire_at) * 1000 as expire_at,
             date_part('epoch', j.created_at) * 1000 as created_at, date_part('epoch', j.started_at) * 1000 as started_at,
             coalesce((fair.scores ->> j.id::text)::float8, 0) as score
 
