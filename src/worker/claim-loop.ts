@@ -130,9 +130,7 @@ export class ClaimLoop {
       const limit = Math.min(room, queue.concurrency - (heldPerQueue.get(queue.name) ?? 0));
       if (limit <= 0) continue;
       requested += limit;
-      await take(
-        await storage.attempts.claimJobs([queue.name], limit, this.workerId, this.options.lockSeconds),
-      );
+      take(await storage.attempts.claimJobs([queue.name], limit, this.workerId, this.options.lockSeconds));
     }
     return { requested, claimed };
   }
@@ -158,6 +156,7 @@ export class ClaimLoop {
           jobs.map((c) => c.job.id),
           jobs.map((c) => c.token),
         )
+        // Given back or not, they leave this worker: a lock not released lapses.
         .catch(() => {});
     } finally {
       this.slots.arriving -= jobs.length;

@@ -9,6 +9,7 @@ import {
   InvalidOptionError,
   JobNotFoundError,
   JobValidationError,
+  LimiterNotFoundError,
   QueueNotFoundError,
   ScheduleNotFoundError,
   TidemarkError,
@@ -42,8 +43,8 @@ const EXPECTED: Record<ErrorCode, number> = {
   JOB_HAS_CHILDREN: 409,
   JOB_HELD: 409,
   JOB_IN_FLIGHT: 409,
-  LIMITER_REFUSED: 409,
   JOB_TIMEOUT: 409,
+  LIMITER_REFUSED: 409,
   OUTCOME_REFUSED: 409,
   PART_OF_WORKFLOW: 409,
   RESULT_TIMEOUT: 409,
@@ -66,7 +67,9 @@ function statusByClass(error: TidemarkError): number {
     error instanceof JobNotFoundError ||
     error instanceof QueueNotFoundError ||
     error instanceof HoldNotFoundError ||
-    error instanceof ScheduleNotFoundError
+    error instanceof ScheduleNotFoundError ||
+    // Added after the mapping by class: a name that finds nothing, as the four above.
+    error instanceof LimiterNotFoundError
   )
     return 404;
   if (error instanceof InvalidOptionError || error instanceof JobValidationError) return 400;

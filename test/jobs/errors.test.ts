@@ -53,6 +53,8 @@ const CODE_OF_CLASS: Record<string, string> = {
   InsecureDashboardError: 'INSECURE_DASHBOARD',
   JobValidationError: 'JOB_VALIDATION',
   StillBusyError: 'STILL_BUSY',
+  LimiterNotFoundError: 'LIMITER_NOT_FOUND',
+  LimiterRefusedError: 'LIMITER_REFUSED',
 };
 
 const CASES: [string, TidemarkError, string][] = ONE_OF_EVERY_ERROR.map((error) => [
