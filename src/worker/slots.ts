@@ -114,13 +114,15 @@ export class Slots {
    * later goes back, its tokens spent.
    */
   dispatch(): void {
+    // Made only when a job is late: dispatch runs once per finished job.
     let late: ClaimedJob[] | null = null;
     while (this.slotsTaken() < this.options.concurrency) {
       const next = this.buffer.shift();
       if (next === undefined) break;
       if (next.startBy !== undefined && performance.now() > next.startBy) {
         this.holdRelease(next.job.queue);
-        (late ??= []).push(next);
+        if (late === null) late = [];
+        late.push(next);
       } else this.launch(next);
     }
     if (late !== null) void this.giveBack(late);
