@@ -683,9 +683,10 @@ select l.name, l.limit_count, l.period_seconds, l.burst,
      select "tidemark".limiter_spacing(l.period_seconds, l.limit_count) as spacing
    ) sp
    cross join lateral (
+     -- none while the bucket is in debt (emptied past its refill by retryAfter's drainLimiter)
      select sp.spacing,
-            floor(l.burst + 1 - extract(epoch from greatest(b.tat, now()) - now())
-                                / extract(epoch from sp.spacing)) as tokens
+            greatest(floor(l.burst + 1 - extract(epoch from greatest(b.tat, now()) - now())
+                                         / extract(epoch from sp.spacing)), 0) as tokens
    ) s
    where l.name = $2
 
