@@ -156,7 +156,11 @@ describeEachDriver('rate limits', ({ open, openOnClock }) => {
     assert.deepEqual(started, [0, 2], "the drained key's jobs wait; another key's do not");
     const drained = await tm.limiterStatus('partner', { key: 'a' });
     assert.equal(drained.tokens, 0, 'an emptied bucket holds no token, not a debt');
-    assert.equal(drained.nextTokenAt?.getTime(), tm.clock.now().getTime() + 30_000, 'the next one comes after the delay');
+    assert.equal(
+      drained.nextTokenAt?.getTime(),
+      tm.clock.now().getTime() + 30_000,
+      'the next one comes after the delay',
+    );
     await tm.clock.advance(29.9);
     await tm.runUntilIdle();
     assert.deepEqual(started, [0, 2]);
