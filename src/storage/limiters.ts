@@ -68,12 +68,8 @@ export async function grantAll(
 }
 
 /** The verdicts on claimed jobs, in claim order (take_limiter_tokens, migration 8). */
-export async function takeTokens(
-  db: Runner,
-  requests: TokenRequest[],
-  most: number,
-): Promise<sql.TokenVerdictRow[]> {
-  return db.run(sql.takeLimiterTokens, { requests: JSON.stringify(requests), most });
+export async function takeTokens(db: Runner, requests: TokenRequest[]): Promise<sql.TokenVerdictRow[]> {
+  return db.run(sql.takeLimiterTokens, { requests: JSON.stringify(requests) });
 }
 
 /** Empty these buckets until `seconds` from now. */

@@ -100,9 +100,12 @@ export class ClaimLoop {
   private async claim(wanted: number): Promise<{ requested: number; claimed: number }> {
     const uncapped: string[] = [];
     const capped: { name: string; concurrency: number }[] = [];
+    // Queues whose jobs take limiter tokens before they go to the buffer (passLimiters).
+    const limited = new Set<string>();
     for (const name of this.queueNames()) {
       const queue = this.core.registry.localQueue(name);
       if (!queue?.handler) continue;
+      if (queue.limiterRules) limited.add(name);
       if (queue.concurrency === undefined) uncapped.push(name);
       else capped.push({ name: queue.name, concurrency: queue.concurrency });
     }
@@ -112,15 +115,16 @@ export class ClaimLoop {
     const { storage } = this.core;
     const { heldPerQueue, buffer } = this.slots;
     const take = (jobs: ClaimedJob[]) => {
-      for (const job of jobs) heldPerQueue.set(job.job.queue, (heldPerQueue.get(job.job.queue) ?? 0) + 1);
-      const limited = jobs.filter((job) => this.core.registry.localQueue(job.job.queue)?.limiterRules);
-      const gated = new Set(limited);
-      const plain = limited.length === 0 ? jobs : jobs.filter((job) => !gated.has(job));
-      for (const job of plain) buffer.push(job);
+      const gated: ClaimedJob[] = [];
+      for (const job of jobs) {
+        heldPerQueue.set(job.job.queue, (heldPerQueue.get(job.job.queue) ?? 0) + 1);
+        if (limited.size > 0 && limited.has(job.job.queue)) gated.push(job);
+        else buffer.push(job);
+      }
       claimed += jobs.length;
       room -= jobs.length;
-      if (plain.length > 0) this.slots.dispatch();
-      if (limited.length > 0) void this.passLimiters(limited);
+      if (jobs.length > gated.length) this.slots.dispatch();
+      if (gated.length > 0) void this.passLimiters(gated);
     };
     if (uncapped.length > 0 && room > 0) {
       requested += room;
@@ -151,17 +155,10 @@ export class ClaimLoop {
       this.logger.warn('could not take the limiter tokens of claimed jobs; giving them back', {
         error: String(error),
       });
-      await this.core.storage.attempts
-        .releaseJobs(
-          jobs.map((c) => c.job.id),
-          jobs.map((c) => c.token),
-        )
-        // Given back or not, they leave this worker: a lock not released lapses.
-        .catch(() => {});
     } finally {
       this.slots.arriving -= jobs.length;
     }
-    if (gate === null) return this.slots.admit([], jobs);
+    if (gate === null) return this.slots.giveBack(jobs);
     if (gate.nextTurnAt !== null && (this.nextTurnAt === null || gate.nextTurnAt < this.nextTurnAt)) {
       // An earlier turn than the loop sleeps for: wake it, and it sleeps again until then.
       this.nextTurnAt = gate.nextTurnAt;

@@ -8,9 +8,10 @@ import type { ClaimedJob, TokenRequest } from '../storage/storage.js';
 export interface GateOutcome {
   /** Jobs to start: their tokens are taken (start them by `startBy`), or they fail at once (a `refusal`). */
   start: ClaimedJob[];
-  /** Jobs the statement put back in the database: held back for their turn, or left over. */
-  returned: Set<ClaimedJob>;
-  /** When the earliest of them is due, in epoch milliseconds; null when none was held. */
+  /**
+   * When the earliest job held back is due (epoch ms); null when none was. The held jobs are
+   * back in the database: those not in `start`.
+   */
   nextTurnAt: number | null;
 }
 
@@ -35,8 +36,7 @@ export async function passLimiters(core: EngineCore, claimed: ClaimedJob[]): Pro
     asking.set(job.job.id, job);
     requests.push({ id: job.job.id, token: job.token, held: job.held === true, limits: job.limits });
   }
-  const returned = new Set<ClaimedJob>();
-  if (requests.length === 0) return { start, returned, nextTurnAt: null };
+  if (requests.length === 0) return { start, nextTurnAt: null };
   const granted = await core.storage.limiters.grantAll(
     bucketTotals(requests),
     requests.filter((r) => r.held).map((r) => r.id),
@@ -49,9 +49,9 @@ export async function passLimiters(core: EngineCore, claimed: ClaimedJob[]): Pro
       }
       start.push(job);
     }
-    return { start, returned, nextTurnAt: null };
+    return { start, nextTurnAt: null };
   }
-  const verdicts = await core.storage.limiters.takeTokens(requests, requests.length);
+  const verdicts = await core.storage.limiters.takeTokens(requests);
   const received = performance.now();
   let nextTurnAt: number | null = null;
   for (const { job_id, verdict, detail, turn, guard, ended } of verdicts) {
@@ -59,8 +59,7 @@ export async function passLimiters(core: EngineCore, claimed: ClaimedJob[]): Pro
     if (verdict === 'granted') {
       if (guard !== null) job.startBy = startBy(received, guard * 1_000, turn, ended);
       start.push(job);
-    } else if (verdict === 'held' || verdict === 'released') {
-      returned.add(job);
+    } else if (verdict === 'held') {
       if (turn !== null && (nextTurnAt === null || turn < nextTurnAt)) nextTurnAt = turn;
     } else if (verdict === 'missing') {
       job.refusal = new LimiterNotFoundError(detail ?? '');
@@ -70,7 +69,7 @@ export async function passLimiters(core: EngineCore, claimed: ClaimedJob[]): Pro
       start.push(job);
     }
   }
-  return { start, returned, nextTurnAt };
+  return { start, nextTurnAt };
 }
 
 /** What the jobs ask of each bucket in all. */

@@ -120,7 +120,6 @@ export class Slots {
       const next = this.buffer.shift();
       if (next === undefined) break;
       if (next.startBy !== undefined && performance.now() > next.startBy) {
-        this.holdRelease(next.job.queue);
         if (late === null) late = [];
         late.push(next);
       } else this.launch(next);
@@ -136,7 +135,6 @@ export class Slots {
   admit(start: ClaimedJob[], dropped: ClaimedJob[]): void {
     for (const job of dropped) this.holdRelease(job.job.queue);
     if (!this.worker.isRunning) {
-      for (const job of start) this.holdRelease(job.job.queue);
       if (start.length > 0) void this.giveBack(start);
       return;
     }
@@ -159,13 +157,15 @@ export class Slots {
   /** Give back the claimed jobs no slot has started, so another worker takes them now. */
   async releaseBuffer(): Promise<void> {
     const held = this.buffer.drain();
-    if (held.length === 0) return;
-    for (const claimed of held) this.holdRelease(claimed.job.queue);
-    await this.giveBack(held);
+    if (held.length > 0) await this.giveBack(held);
   }
 
-  /** Give claimed jobs back as they were; should that fail, their locks lapse. */
-  private async giveBack(jobs: ClaimedJob[]): Promise<void> {
+  /**
+   * Give claimed jobs that no slot started back as they were, out of their queue's hold;
+   * should that fail, their locks lapse.
+   */
+  async giveBack(jobs: ClaimedJob[]): Promise<void> {
+    for (const job of jobs) this.holdRelease(job.job.queue);
     this.givingBack++;
     await this.core.storage.attempts
       .releaseJobs(

@@ -5,7 +5,7 @@ import { silentLogger, Tidemark } from '../../src/index.js';
 import { dropSchema, freshSchema, PG_URL, rawQuery, TEST_DRIVERS } from '../support/databases.js';
 import { sleep, waitFor } from '../support/wait-for.js';
 import { KEYED_QUEUES, limitOf } from './fixtures/keyed-queues.js';
-import { startWorker, type WorkerProcess } from './support.js';
+import { fixtureStarter, type WorkerProcess } from './support.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/keyed-worker.ts', import.meta.url));
 const TENANT_KEYS = 8;
@@ -97,19 +97,7 @@ if (TEST_DRIVERS.includes('pg')) {
     test('no key ever runs more than its limit, and each sequence keeps its order', {
       timeout: 240_000,
     }, async () => {
-      let started = 0;
-      const start = async () => {
-        const w = startWorker({
-          url: PG_URL,
-          schema,
-          worker: `w${started++}`,
-          mode: 'record',
-          fixture: FIXTURE,
-        });
-        workers.push(w);
-        await w.waitForLine((line) => line === 'ready');
-        return w;
-      };
+      const start = fixtureStarter(schema, FIXTURE, workers);
       const live: WorkerProcess[] = [];
       for (let i = 0; i < WORKERS; i++) live.push(await start());
 
@@ -247,7 +235,7 @@ if (TEST_DRIVERS.includes('pg')) {
           .map(([key, n]) => `${key}=${n}`)
           .join(' ');
       console.log(
-        `flow-control stress: ${started} worker runs, ${kills} SIGKILLs, ${total} jobs, ${cancels} cancels, ` +
+        `flow-control stress: ${workers.length} worker runs, ${kills} SIGKILLs, ${total} jobs, ${cancels} cancels, ` +
           `${recovered.n} jobs started in two processes or more; most at once per key, handlers' log: ${peak(logged)}; database: ${peak(sampled)}`,
       );
       assert.ok(recovered.n > 0, 'some jobs were recovered from killed workers');

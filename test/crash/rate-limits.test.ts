@@ -5,7 +5,7 @@ import { silentLogger, Tidemark } from '../../src/index.js';
 import { dropSchema, freshSchema, PG_URL, rawQuery, TEST_DRIVERS } from '../support/databases.js';
 import { sleep, waitFor } from '../support/wait-for.js';
 import { LIMITED_QUEUE, LIMITERS } from './fixtures/limited-queues.js';
-import { startWorker, type WorkerProcess } from './support.js';
+import { fixtureStarter, type WorkerProcess } from './support.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/limited-worker.ts', import.meta.url));
 const ACCOUNTS = 5;
@@ -52,19 +52,7 @@ if (TEST_DRIVERS.includes('pg')) {
     test('starts in any period never pass limit + burst, per limiter and per key, counted from the handlers', {
       timeout: 240_000,
     }, async (t) => {
-      let started = 0;
-      const start = async () => {
-        const w = startWorker({
-          url: PG_URL,
-          schema,
-          worker: `w${started++}`,
-          mode: 'record',
-          fixture: FIXTURE,
-        });
-        workers.push(w);
-        await w.waitForLine((line) => line === 'ready');
-        return w;
-      };
+      const start = fixtureStarter(schema, FIXTURE, workers);
       const live: WorkerProcess[] = [];
       for (let i = 0; i < WORKERS; i++) live.push(await start());
       await tm.addJobs(

@@ -111,3 +111,21 @@ export function useCrashSuite(poolSize: number): CrashSuite {
   });
   return suite;
 }
+
+/**
+ * A starter of fixture worker processes on `schema`, named w0, w1, … in the order started;
+ * each is added to `workers` (for the suite to kill afterwards) and awaited until it claims.
+ */
+export function fixtureStarter(
+  schema: string,
+  fixture: string,
+  workers: WorkerProcess[],
+): () => Promise<WorkerProcess> {
+  let started = 0;
+  return async () => {
+    const w = startWorker({ url: PG_URL, schema, worker: `w${started++}`, mode: 'record', fixture });
+    workers.push(w);
+    await w.waitForLine((line) => line === 'ready');
+    return w;
+  };
+}

@@ -19,12 +19,12 @@
  */
 export const name = 'rate-limits';
 
-/** A claimed row back to what it was before its claim (as releaseJobs does), then due at `at`. */
-const UNCLAIM = (at: string) => `status = case when j.wait is not null and j.wait ? 'kind' then 'waiting'
+/** A claimed row back to what it was before its claim (as releaseJobs does), due at its turn. */
+const UNCLAIM = `status = case when j.wait is not null and j.wait ? 'kind' then 'waiting'
                         when j.attempts > 1 then 'retry' else 'pending' end,
           attempts = case when j.wait is not null and j.wait ? 'kind' then j.attempts
                           else greatest(j.attempts - 1, 0) end,
-          run_at = ${at},
+          run_at = job_turn,
           lock_token = null, locked_by = null, locked_until = null`;
 
 export const sql = /* sql */ `
@@ -119,22 +119,19 @@ $fn$;
 -- set). Each job gets a verdict:
 --   granted   its tokens are taken at turn: start it within guard seconds of then (the least
 --             of its limiters' guards), or give it back with the tokens spent;
---   released  it fits but the worker has no slot left for it (more than @most were granted):
---             back as it was, its tokens untouched;
 --   held      a bucket lacks the tokens: back as it was, due at its turn (the returned time),
 --             its tokens untouched, the turn booked in each of its buckets;
 --   missing   it names a limiter that does not exist (detail: its name), or
 --   refused   a cost larger than the bucket ever holds (detail: the limiter): left claimed, for the
 --             worker to fail. Nothing is taken.
 -- Every bucket the call touches is made and locked first (lock_limiter_buckets).
-create function /*schema*/take_limiter_tokens(requests jsonb, most int)
+create function /*schema*/take_limiter_tokens(requests jsonb)
 returns table (job_id bigint, verdict text, detail text, turn timestamptz, guard float8)
 language plpgsql volatile as $fn$
 declare
   r record;
   e record;
   at timestamptz;
-  granted int := 0;
   was_held boolean;
   refusal text;
   missing text;
@@ -210,14 +207,9 @@ begin
          where b.limiter = x.name and b.key = x.key;
       end if;
       update /*schema*/jobs j
-         set ${UNCLAIM('job_turn')}, held_by = blocked_by, held_key = blocked_key
+         set ${UNCLAIM}, held_by = blocked_by, held_key = blocked_key
        where j.id = r.id and j.lock_token = r.token and j.status = 'active';
       job_id := r.id; verdict := 'held'; detail := blocked_by; turn := job_turn; guard := null;
-      return next;
-    elsif granted >= most then
-      update /*schema*/jobs j set ${UNCLAIM('j.run_at')}
-       where j.id = r.id and j.lock_token = r.token and j.status = 'active';
-      job_id := r.id; verdict := 'released'; detail := null; turn := null; guard := null;
       return next;
     else
       update /*schema*/limiter_buckets b
@@ -231,7 +223,6 @@ begin
       if was_held then
         update /*schema*/jobs j set held_by = null, held_key = null where j.id = r.id;
       end if;
-      granted := granted + 1;
       job_id := r.id; verdict := 'granted'; detail := null; turn := at; guard := job_guard;
       return next;
     end if;

@@ -114,7 +114,7 @@ export const grantLimiterTokens = defineQuery<
 /** A verdict of take_limiter_tokens on one claimed job (see migration 8). */
 export interface TokenVerdictRow {
   job_id: string;
-  verdict: 'granted' | 'released' | 'held' | 'missing' | 'refused';
+  verdict: 'granted' | 'held' | 'missing' | 'refused';
   detail: string | null;
   /** For a held job: when it is due again; for a granted one: when it was granted (epoch ms). */
   turn: number | null;
@@ -125,16 +125,16 @@ export interface TokenVerdictRow {
 }
 
 /**
- * Take the tokens of claimed jobs, in claim order, granting at most @most: @requests is a JSON
- * array of { id, token, limits: [{ name, key, cost }] }. Jobs held back or left over go back
- * as they were, in the same statement.
+ * Take the tokens of claimed jobs job by job, in claim order: @requests is a JSON array of
+ * { id, token, held, limits: [{ name, key, cost }] }. Jobs held back go back as they were, due
+ * at their turn, in the same statement.
  */
-export const takeLimiterTokens = defineQuery<{ requests: string; most: number }, TokenVerdictRow>(
+export const takeLimiterTokens = defineQuery<{ requests: string }, TokenVerdictRow>(
   'takeLimiterTokens',
   /* sql */ `
   select t.job_id::text as job_id, t.verdict, t.detail, date_part('epoch', t.turn) * 1000 as turn, t.guard,
          date_part('epoch', clock_timestamp()) * 1000 as ended
-    from /*schema*/take_limiter_tokens(@requests::jsonb, @most::int) t`,
+    from /*schema*/take_limiter_tokens(@requests::jsonb) t`,
 );
 
 /**

@@ -701,7 +701,7 @@ select l.name, l.limit_count, l.period_seconds, l.burst,
 -- limiters.ts#takeLimiterTokens
 select t.job_id::text as job_id, t.verdict, t.detail, date_part('epoch', t.turn) * 1000 as turn, t.guard,
          date_part('epoch', clock_timestamp()) * 1000 as ended
-    from "tidemark".take_limiter_tokens($1::jsonb, $2::int) t
+    from "tidemark".take_limiter_tokens($1::jsonb) t
 
 -- limiters.ts#upsertLimiter
 insert into "tidemark".limiters (name, limit_count, period_seconds, burst)
