@@ -2,7 +2,7 @@ import type { EngineCore } from '../engine-core.js';
 import { InvalidOptionError } from '../errors.js';
 import type { FrozenRetention } from '../model/job.js';
 import type { InsertDefaults, InsertRow, Queryable, Storage } from '../storage/storage.js';
-import type { AddJobResult, JobRequest } from './job-request.js';
+import type { AddJobResult, Fold, JobRequest } from './job-request.js';
 
 /**
  * Give each request's row what its queue decides (attempts, retention) where the job left
@@ -61,9 +61,11 @@ export async function insertJobsAtomically(
 /**
  * One request writes in one statement at most, and so does a batch of plain jobs. A `unique`
  * job in a batch may be inserted again by a second statement (when the key's holder finishes
- * before it is read), and each time-windowed lock takes its own.
+ * before it is read), and each time-windowed lock takes its own. A fold, even alone, holds
+ * its key's lock from its read to the commit.
  */
 function needsSeveralWrites(requests: JobRequest[]): boolean {
+  if (requests.some((request) => request.fold !== undefined)) return true;
   return (
     requests.length > 1 &&
     requests.some((request) => request.lock !== undefined || request.row.unique_key !== undefined)
@@ -85,8 +87,19 @@ async function insertCompleted(
   const results: AddJobResult[] = new Array(requests.length);
   const batch: number[] = [];
   const locked: number[] = [];
-  for (let i = 0; i < requests.length; i++) (requests[i].lock ? locked : batch).push(i);
-  locked.sort((a, b) => compareScopes(requests[a], requests[b]));
+  const folded: number[] = [];
+  for (let i = 0; i < requests.length; i++) {
+    const { lock, fold } = requests[i];
+    (fold ? folded : lock ? locked : batch).push(i);
+  }
+  // Folds take their keys' locks first, then the time-windowed locks, each in one order (the
+  // sort is stable: adds of one key fold in the order they were given).
+  folded.sort((a, b) => compareText(foldScope(requests[a]), foldScope(requests[b])));
+  for (const i of folded) {
+    const { row, fold } = requests[i];
+    if (fold) results[i] = await insertFolded(storage, row, fold, insertDefaults, on);
+  }
+  locked.sort((a, b) => compareText(requests[a].lock?.scope ?? '', requests[b].lock?.scope ?? ''));
   for (const i of locked) {
     const { row, lock } = requests[i];
     // Each request in `locked` has its lock.
@@ -152,8 +165,43 @@ async function insertWithLock(
   throw new Error(`could not take or read unique lock ${scope}`);
 }
 
-function compareScopes(a: JobRequest, b: JobRequest): number {
-  const x = a.lock?.scope ?? '';
-  const y = b.lock?.scope ?? '';
+/**
+ * Add a job with `debounce` or `throttle`: under its key's lock, fold into the newest job of
+ * the key, or add the next one at the time the rule gives. A job that has started is never
+ * changed. Must run in a transaction (the key's lock lasts until it ends).
+ */
+async function insertFolded(
+  storage: Storage,
+  row: InsertRow,
+  fold: Fold,
+  defaults: InsertDefaults,
+  on?: Queryable,
+): Promise<AddJobResult> {
+  const flag = fold.kind === 'debounce' ? 'debounced' : 'throttled';
+  const newest = await storage.jobs.newestFoldedJob(row.queue, row.fold_key ?? '', on);
+  const folded = (id: string): AddJobResult => ({ id, deduplicated: true, [flag]: true });
+  if (fold.mode === 'trailing') {
+    if (newest?.unstarted) {
+      const bound = fold.maxWaitSeconds - newest.since_added;
+      await storage.jobs.refoldJob(newest.id, row.dataText, Math.max(0, Math.min(fold.seconds, bound)), on);
+      return folded(newest.id);
+    }
+    row.delay_seconds = Math.min(fold.seconds, fold.maxWaitSeconds);
+  } else if (fold.mode === 'leading') {
+    if (newest !== null && newest.since_added < fold.seconds) return folded(newest.id);
+  } else {
+    if (newest?.unstarted) return folded(newest.id);
+    const wait = newest?.since_started == null ? 0 : fold.seconds - newest.since_started;
+    row.delay_seconds = Math.max(row.delay_seconds ?? 0, wait);
+  }
+  const [inserted] = await storage.jobs.insertJobs([row], defaults, on);
+  return { id: inserted.id, deduplicated: false, [flag]: false };
+}
+
+function foldScope({ row }: JobRequest): string {
+  return `${row.queue}\u001f${row.fold_key}`;
+}
+
+function compareText(x: string, y: string): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }

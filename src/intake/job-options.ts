@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { MAX_ATTEMPTS, PRIORITY } from '../model/job-rules.js';
-import { either, integer, object, STORABLE_TEXT, seconds, text } from '../options/fields.js';
+import { either, integer, literal, object, STORABLE_TEXT, seconds, text } from '../options/fields.js';
 import { OptionSet } from '../options/option-set.js';
 import { dateField, jsonDataField, retentionField } from '../options/shared-fields.js';
 
@@ -81,6 +81,55 @@ export const jobOptions = new OptionSet(
       description: "this job's policy; replaces the queue's",
       docDefault: "none: the queue's",
     }),
+    debounce: object(
+      {
+        key: text(MAX_KEY_LENGTH, {
+          description: 'the key: adds to the queue under one key fold into one job',
+        }),
+        seconds: seconds(
+          { exclusiveMin: true, max: MAX_DELAY_SECONDS },
+          { description: 'the window: with `trailing`, the job runs this long after the last add' },
+        ),
+        maxWaitSeconds: seconds(
+          { exclusiveMin: true, max: MAX_DELAY_SECONDS },
+          {
+            description: 'with `trailing`, the job runs at most this long after the first add',
+            docDefault: 'no bound',
+          },
+        ),
+        mode: either([literal('trailing'), literal('leading')], {
+          expected: "'trailing' or 'leading'",
+          docType: "`'trailing' \\| 'leading'`",
+          docDefault: "`'trailing'`",
+          description:
+            "`trailing`: one pending job per key takes each add's data and runs `seconds` after the last; `leading`: the first add runs now and adds within `seconds` of it fold into it",
+        }),
+      },
+      {
+        required: ['key', 'seconds'],
+        docType:
+          "`{ key: string; seconds: number; maxWaitSeconds?: number; mode?: 'trailing' \\| 'leading' }`",
+        description:
+          'collapse a burst of adds with one key into one job (see [flow-control.md](flow-control.md)); the result says `debounced: true` when the add folded into an earlier job; not with `runAt`, `delaySeconds`, `throttle`, `idempotencyKey`, `uniqueFor` or `unique`',
+      },
+    ),
+    throttle: object(
+      {
+        key: text(MAX_KEY_LENGTH, { description: 'the key: jobs of one key start at most once per period' }),
+        seconds: seconds(
+          { exclusiveMin: true, max: MAX_DELAY_SECONDS },
+          {
+            description: "the period: a job of the key starts at least this long after the last one's start",
+          },
+        ),
+      },
+      {
+        required: ['key', 'seconds'],
+        docType: '`{ key: string; seconds: number }`',
+        description:
+          'at most one start per period per key: an add while a job of the key waits folds into it (`throttled: true`), else it adds the next job, due a period after the last start (see [flow-control.md](flow-control.md)); not with `runAt`, `debounce`, `idempotencyKey`, `uniqueFor` or `unique`',
+      },
+    ),
     key: text(MAX_KEY_LENGTH, {
       description:
         "the job's concurrency key (`tenant:acme`): the queue's `keys` rule, or the key's override, limits how many jobs of one key run at once across the cluster (see [flow-control.md](flow-control.md))",

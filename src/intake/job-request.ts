@@ -14,8 +14,25 @@ export type AddJobInput<Data = unknown> = Omit<OptionsOf<typeof jobOptions.prope
 /** What `addJob` resolves to. */
 export interface AddJobResult {
   id: string;
-  /** True when an earlier job held the deduplication key and its id was returned instead. */
+  /**
+   * True when no job was added: an earlier job held the deduplication key, or took in this
+   * add by `debounce` or `throttle`, and its id was returned instead.
+   */
   deduplicated: boolean;
+  /** With `debounce`: true when the add folded into an earlier job of its key. */
+  debounced?: boolean;
+  /** With `throttle`: true when the add folded into the key's waiting job. */
+  throttled?: boolean;
+}
+
+/** How an add with `debounce` or `throttle` folds into the newest job of its key. */
+export interface Fold {
+  kind: 'debounce' | 'throttle';
+  /** `trailing` and `leading` for a debounce; `throttle` for a throttle. */
+  mode: 'trailing' | 'leading' | 'throttle';
+  seconds: number;
+  /** A trailing debounce's bound from the first add; Infinity when unbounded. */
+  maxWaitSeconds: number;
 }
 
 /**
@@ -29,6 +46,8 @@ export interface JobRequest {
   lock?: { scope: string; ttlSeconds: number };
   /** The retention policy as given, when the job sets one (for the note on what it keeps). */
   policy?: RetentionPolicy | false;
+  /** With `debounce` or `throttle`: how the add folds (`row.fold_key` names the key). */
+  fold?: Fold;
 }
 
 /** The job options written to the row as they are read, each under its column (job-options.ts). */
@@ -91,6 +110,7 @@ function resolveJobRequest(options: ReadJobOptions, field: string): JobRequest {
   if (row.unique_key && (options.idempotencyKey !== undefined || options.uniqueFor !== undefined)) {
     throw new InvalidOptionError(at('unique'), 'unique without idempotencyKey or uniqueFor', unique);
   }
+  if (options.debounce !== undefined || options.throttle !== undefined) resolveFold(request, options, at);
   if (options.idempotencyKey !== undefined) {
     const { key, ttlSeconds } = options.idempotencyKey;
     request.lock = { scope: `idem:${queue}:${key}`, ttlSeconds };
@@ -102,6 +122,39 @@ function resolveJobRequest(options: ReadJobOptions, field: string): JobRequest {
     };
   }
   return request;
+}
+
+/** A debounce or throttle: the key on the row and the rule of the fold. */
+function resolveFold(request: JobRequest, options: ReadJobOptions, at: (name: string) => string): void {
+  const { debounce, throttle } = options;
+  const name = debounce !== undefined ? 'debounce' : 'throttle';
+  const given = debounce ?? throttle;
+  if (given === undefined) return;
+  const clash =
+    debounce !== undefined && throttle !== undefined
+      ? 'throttle'
+      : ((['idempotencyKey', 'uniqueFor', 'unique', 'runAt'] as const).find(
+          (o) => options[o] !== undefined,
+        ) ?? (debounce !== undefined && options.delaySeconds !== undefined ? 'delaySeconds' : undefined));
+  if (clash !== undefined) {
+    // A fold decides the run time, and is the key's one deduplication.
+    throw new InvalidOptionError(at(name), `either ${name} or ${clash}, not both`, given);
+  }
+  const mode = debounce === undefined ? 'throttle' : (debounce.mode ?? 'trailing');
+  if (mode === 'leading' && debounce?.maxWaitSeconds !== undefined) {
+    throw new InvalidOptionError(
+      at('debounce.maxWaitSeconds'),
+      "no maxWaitSeconds with mode 'leading' (the first add runs at once)",
+      debounce.maxWaitSeconds,
+    );
+  }
+  request.row.fold_key = `${name}:${given.key}`;
+  request.fold = {
+    kind: name,
+    mode,
+    seconds: given.seconds,
+    maxWaitSeconds: debounce?.maxWaitSeconds ?? Number.POSITIVE_INFINITY,
+  };
 }
 
 function sha256(text: string): string {

@@ -3,6 +3,8 @@ import type { Queryable } from './driver/driver.js';
 import { type InsertDefaults, type InsertRow, insertParams } from './insert-rows.js';
 import { toJob } from './rows.js';
 import type { Runner } from './runner.js';
+import type { FoldedJobRow } from './sql/folds.js';
+import * as folds from './sql/folds.js';
 import * as jobs from './sql/jobs.js';
 
 /** Insert a batch; returns, in input order, each row's id and whether it was inserted. */
@@ -68,4 +70,28 @@ export async function getStatuses(db: Runner, ids: string[]): Promise<Map<string
 export async function listChildren(db: Runner, id: string): Promise<Job[]> {
   const rows = await db.run(jobs.listChildren, { id });
   return rows.map(toJob);
+}
+
+/** Lock a queue's fold key for this transaction, then read its newest job (locked too). */
+export async function newestFoldedJob(
+  db: Runner,
+  queue: string,
+  foldKey: string,
+  on?: Queryable,
+): Promise<FoldedJobRow | null> {
+  const scope = { queue, fold_key: foldKey };
+  await db.run(folds.lockFoldKey, scope, on);
+  const rows = await db.run(folds.newestFoldedJob, scope, on);
+  return rows[0] ?? null;
+}
+
+/** A trailing debounce's later add: the job's new data and run time. */
+export async function refoldJob(
+  db: Runner,
+  id: string,
+  dataText: string,
+  delaySeconds: number,
+  on?: Queryable,
+): Promise<void> {
+  await db.run(folds.refoldJob, { id, data: dataText, delay_seconds: delaySeconds }, on);
 }

@@ -22,6 +22,7 @@ interface StoredRow {
   parent_step: string | null;
   key: string | null;
   tier: string | null;
+  fold_key: string | null;
   /** Seconds from creation to the run time, and from the run time to the expiry. */
   delay: number;
   expires_after: number | null;
@@ -84,6 +85,21 @@ const FIELDS: {
     check: (row) => assert.equal(row.key, 'tenant:acme'),
   },
   { option: 'tier', value: 'pro', columns: ['tier'], check: (row) => assert.equal(row.tier, 'pro') },
+  {
+    option: 'debounce',
+    value: { key: 'k', seconds: 30 },
+    columns: ['fold_key'],
+    check: (row) => {
+      assert.equal(row.fold_key, 'debounce:k');
+      assert.equal(row.delay, 30);
+    },
+  },
+  {
+    option: 'throttle',
+    value: { key: 'k', seconds: 30 },
+    columns: ['fold_key'],
+    check: (row) => assert.equal(row.fold_key, 'throttle:k'),
+  },
 ];
 
 /** What a job gets from its queue when the path leaves an option out. */
@@ -124,7 +140,9 @@ const PATHS: {
   },
   {
     path: 'addJob behind an idempotency key',
-    takes: FIELDS.map((f) => f.option).filter((option) => option !== 'unique'),
+    takes: FIELDS.map((f) => f.option).filter(
+      (option) => !['unique', 'debounce', 'throttle'].includes(option),
+    ),
     add: async (tm, data, options) =>
       (
         await tm.addJob({
@@ -183,7 +201,7 @@ async function storedRow(tm: Tidemark, id: string): Promise<StoredRow> {
   const [row] = await rawQuery<StoredRow>(
     tm,
     `select id::text as id, queue, data, priority, max_attempts, retention, unique_key,
-            parent_id::text as parent_id, root_id::text as root_id, parent_step, key, tier,
+            parent_id::text as parent_id, root_id::text as root_id, parent_step, key, tier, fold_key,
             extract(epoch from run_at - created_at)::float8 as delay,
             extract(epoch from expire_at - run_at)::float8 as expires_after
        from "${tm.schema}".jobs where id = $1`,

@@ -373,6 +373,12 @@ async function insertHistory(tm: Tidemark, spec: JobSpec[][], model: Model): Pro
 /** Jobs of key k1 wait for a turn of limiter 'api': the column goes with the row. */
 const heldBy = (key: string | null) => (key === 'k1' ? 'api' : null);
 
+/**
+ * Jobs of key k2 were added with a debounce: the fold key is on the row and goes with it,
+ * holding nothing back (the model gives it no say in what the sweep deletes).
+ */
+const foldKey = (key: string | null) => (key === 'k2' ? 'debounce:k2' : null);
+
 /** Buckets of limiter 'api', each with its key and the hour its booked turns have passed. */
 const bucketSpec = fc.uniqueArray(
   fc.record({ key: fc.constantFrom('b1', 'b2', 'b3', 'b4'), booked: fc.integer({ min: -3, max: 120 }) }),
@@ -386,6 +392,7 @@ async function insertBuckets(
 ): Promise<void> {
   const s = `"${tm.schema}"`;
   await rawQuery(tm, `update ${s}.jobs set held_by = 'api', held_key = key where key = 'k1'`);
+  await rawQuery(tm, `update ${s}.jobs set fold_key = 'debounce:' || key where key = 'k2'`);
   for (const { key, booked } of spec) {
     await rawQuery(
       tm,
@@ -411,17 +418,19 @@ async function assertMatches(tm: Tidemark, model: Model, after: string): Promise
     ].join(' union all '),
   );
   assert.deepEqual(orphans, [], `rows left without their job (${after})`);
-  const jobs = await rawQuery<{ id: string; key: string | null; held_by: string | null }>(
-    tm,
-    `select id::text as id, key, held_by from ${s}.jobs order by id`,
-  );
+  const jobs = await rawQuery<{
+    id: string;
+    key: string | null;
+    held_by: string | null;
+    fold_key: string | null;
+  }>(tm, `select id::text as id, key, held_by, fold_key from ${s}.jobs order by jobs.id`);
   assert.deepEqual(
-    jobs.map((r) => [r.key, r.held_by]),
+    jobs.map((r) => [r.key, r.held_by, r.fold_key]),
     jobs.map((r) => {
       const key = model.jobs.get(r.id)?.key ?? null;
-      return [key, heldBy(key)];
+      return [key, heldBy(key), foldKey(key)];
     }),
-    `jobs' keys and limiters holding them after ${after}`,
+    `jobs' keys, limiters holding them and debounce keys after ${after}`,
   );
   const buckets = await rawQuery<{ key: string }>(tm, `select key from ${s}.limiter_buckets order by key`);
   assert.deepEqual(

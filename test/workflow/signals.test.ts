@@ -53,6 +53,19 @@ describeEachDriver('signals', ({ open, openOnClock }) => {
     assert.equal(await count(tm, 'signals'), 4);
   });
 
+  test('getJobDetail lists signals in the order they arrived, past the tenth', async () => {
+    const tm = await open({ logger: silentLogger });
+    tm.createQueue({ name: 'wf', signals: { votes: 12 } });
+    const { id } = await tm.addJob({ queue: 'wf' });
+    for (let vote = 1; vote <= 12; vote++) await tm.signal(id, 'votes', vote);
+    const listed = (await tm.getJobDetail(id))?.signals ?? [];
+    assert.deepEqual(
+      listed.map((s) => s.payload),
+      [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
+      'ordered by id as a number: id 10 comes after id 9',
+    );
+  });
+
   test('a signal for a wait that already completed is refused and not stored', async () => {
     const tm = await open({ logger: silentLogger });
     tm.createQueue({

@@ -72,6 +72,8 @@ export interface InsertRow {
   parent_step?: string;
   key?: string;
   tier?: string;
+  /** `debounce:<key>` or `throttle:<key>`: the key the job was added under (migration 9). */
+  fold_key?: string;
 }
 
 /**
@@ -91,6 +93,7 @@ export const INPUT_FIELDS = {
   parent_step: 'text',
   key: 'text',
   tier: 'text',
+  fold_key: 'text',
 } as const satisfies Record<Exclude<keyof InsertRow, 'dataText' | 'retention'>, string>;
 
 /**
@@ -111,14 +114,14 @@ export const DUE_AT = /* sql */ `cross join lateral (
 
 /** The columns an insert writes. */
 export const INSERT_COLUMNS = `queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
-                                parent_id, root_id, parent_step, key, tier`;
+                                parent_id, root_id, parent_step, key, tier, fold_key`;
 
 /** The values of INSERT_COLUMNS, from the input row `input` and its run time `due.at`. */
 export const INSERT_VALUES = /* sql */ `input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
            due.at + input.expire_in_seconds * interval '1 second',
            ${MAX_ATTEMPTS_OF_QUEUE('input.max_attempts', 'input.queue')},
            ${RETENTION_OF_QUEUE('@policies::jsonb -> input.policy', 'input.queue')},
-           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier`;
+           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key`;
 
 /** One NOTIFY per queue that received work ready now (from the CTE `inserted`); delivered at commit. */
 export const NUDGE_READY_QUEUES = /* sql */ `nudged as (

@@ -230,5 +230,5 @@ export const insertSignal = defineQuery<
 export const listSignals = defineQuery<{ id: string }, StoredSignal>(
   'listSignals',
   /* sql */ `select id::text as id, name, payload, created_at, consumed_at, consumed_by, purge_after
-    from /*schema*/signals where job_id = @id::bigint order by id`,
+    from /*schema*/signals where job_id = @id::bigint order by signals.id`,
 );
