@@ -292,6 +292,17 @@ const FIGURES: FigureSpec[] = [
     reference: 'tidemark',
   },
   {
+    key: 'batch',
+    title: `batch handlers: drain ${formatNumber(JOBS)} no-op jobs through a handler that takes 100 at a time, concurrency ${CONCURRENCY} (ratio: batched / single jobs, same process)`,
+    child: 'batch',
+    subjects: ['tidemark'],
+    values: [
+      { name: 'batched', unit: 'jobs/s' },
+      { name: 'plain', unit: 'jobs/s' },
+    ],
+    reference: 'tidemark',
+  },
+  {
     key: 'pglite',
     title: 'Tidemark on PGlite (memory://), same work',
     child: '',
@@ -323,6 +334,7 @@ const PAIRED: Record<string, { value: string; base: string; label: string; unit:
   'keys-hot': { value: 'keyed', base: 'plain', label: 'plain drain', unit: 'jobs/s' },
   fairness: { value: 'fair', base: 'plain', label: 'plain queue', unit: 'ms' },
   limiter: { value: 'limited', base: 'plain', label: 'plain drain', unit: 'jobs/s' },
+  batch: { value: 'batched', base: 'plain', label: 'single jobs', unit: 'jobs/s' },
 };
 
 const { values: flags } = parseArgs({

@@ -4,6 +4,7 @@
  * errors/; this module gathers them, so `errors.js` stays the one place to import from.
  */
 export { codeOf, TidemarkError } from './errors/base.js';
+export { BatchKeyError, BatchOutcomeError } from './errors/batches.js';
 export { ERROR_CODES, type ErrorCode } from './errors/codes.js';
 export { InsecureDashboardError } from './errors/dashboard.js';
 export {

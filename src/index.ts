@@ -1,5 +1,7 @@
 export {
   AncestorInFlightError,
+  BatchKeyError,
+  BatchOutcomeError,
   BulkSetGrewError,
   ChildJobFailedError,
   DatabaseConflictError,
@@ -62,6 +64,7 @@ export { consoleLogger, defaultLogger, type Logger, type LogLevel, silentLogger 
 export { messages } from './log/messages.js';
 export type { InstrumentOptions } from './metrics/instrument.js';
 export type { MeterLike } from './metrics/meter.js';
+export type { BatchContext, BatchHandler, BatchOptions, BatchOutcome } from './model/batch.js';
 export type { FrozenRetention, Job, JobError } from './model/job.js';
 export type { KeyInfo, KeyLimit, KeysOptions } from './model/keys.js';
 export type {
@@ -86,7 +89,14 @@ export type { OpenOptions } from './options/open-options.js';
 export type { ListKeysOptions } from './queues/key-settings.js';
 export type { LimiterStatusOptions } from './queues/limiters.js';
 export { type HandleJobOptions, QueueHandle } from './queues/queue-handle.js';
-export type { BackoffOptions, Handler, QueueOptions, ResolvedQueue } from './queues/queue-options.js';
+export type {
+  BackoffOptions,
+  BatchQueueOptions,
+  Handler,
+  QueueOptions,
+  ResolvedQueue,
+  SingleQueueOptions,
+} from './queues/queue-options.js';
 export type { JobId, QueueDataOf, QueueOutputOf, Queues, RegisteredQueue } from './queues/registry-types.js';
 export type {
   DefineQueueOptions,

@@ -20,7 +20,12 @@ import type { DashboardOptions, RunningDashboard } from './options/dashboard-opt
 import type { OpenOptions } from './options/open-options.js';
 import { defineQueue, setQueuePaused } from './queues/define-queue.js';
 import { QueueHandle } from './queues/queue-handle.js';
-import type { QueueOptions, ResolvedQueue } from './queues/queue-options.js';
+import type {
+  BatchQueueOptions,
+  QueueOptions,
+  ResolvedQueue,
+  SingleQueueOptions,
+} from './queues/queue-options.js';
 import type {
   AddInputFor,
   JobId,
@@ -71,7 +76,13 @@ export class Tidemark extends LimiterCalls {
     return this.core.events.on(event, listener);
   }
 
-  /** Define a queue here and store its options for all; synchronous, bad options throw at once. */
+  /**
+   * Define a queue here and store its options for all; synchronous, bad options throw at once.
+   * With `batch`, its handler takes an array of jobs and gives an outcome per job.
+   */
+  createQueue<Data = unknown, Output = unknown>(options: SingleQueueOptions<Data, Output>): ResolvedQueue;
+  createQueue<Data = unknown, Output = unknown>(options: BatchQueueOptions<Data, Output>): ResolvedQueue;
+  createQueue<Data = unknown, Output = unknown>(options: QueueOptions<Data, Output>): ResolvedQueue;
   createQueue<Data = unknown, Output = unknown>(options: QueueOptions<Data, Output>): ResolvedQueue {
     this.assertOpen();
     return defineQueue(this.core, options);

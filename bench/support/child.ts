@@ -21,7 +21,14 @@ import {
   singleEnqueue,
   workForParent,
 } from './figures.js';
-import { fairnessDelay, hotKeysDrain, limitedDrain, manyKeysDrain, mixedDrain } from './keys-figures.js';
+import {
+  batchDrain,
+  fairnessDelay,
+  hotKeysDrain,
+  limitedDrain,
+  manyKeysDrain,
+  mixedDrain,
+} from './keys-figures.js';
 import { firstOpen, folderDrain } from './pglite-folder-figures.js';
 import {
   drainBesideSweep,
@@ -92,6 +99,8 @@ async function measure(): Promise<Figures> {
       return fairnessDelay();
     case 'limiter':
       return limitedDrain();
+    case 'batch':
+      return batchDrain();
     case 'pglite-folder':
       return { ...(await firstOpen()), ...(await folderDrain()) };
     default:

@@ -1,5 +1,5 @@
 /**
- * Flow control's cost (issue figures keys-mixed, keys-1000, keys-hot, fairness, limiter): each measured
+ * Flow control's cost (issue figures keys-mixed, keys-1000, keys-hot, fairness, limiter, batch): each measured
  * beside the plain drain in the same process, on fresh schemas, with stock retention.
  */
 import type { AddJobInput, KeysOptions, Tidemark } from '../../dist/index.js';
@@ -13,6 +13,8 @@ interface DrainShape {
   keys?: KeysOptions;
   /** The queue names a limiter that is never exhausted (see limitedDrain). */
   limited?: boolean;
+  /** The queue's handler takes batches of this many jobs (see batchDrain). */
+  batch?: number;
   job(n: number): Omit<AddJobInput, 'queue'>;
   /** Jobs added before the measured ones that the drain leaves alone (another queue's). */
   count?: number;
@@ -26,14 +28,28 @@ async function drainWith(shape: DrainShape, prepare?: (tm: Tidemark) => Promise<
   try {
     const count = shape.count ?? JOBS;
     let done = 0;
-    tm.createQueue({
+    const common = {
       name: 'q',
       ...(shape.keys ? { keys: shape.keys } : {}),
       ...(shape.limited ? { limiters: [{ name: 'roomy' }] } : {}),
-      handler: () => {
-        done++;
-      },
-    });
+    };
+    if (shape.batch === undefined) {
+      tm.createQueue({
+        ...common,
+        handler: () => {
+          done++;
+        },
+      });
+    } else {
+      tm.createQueue({
+        ...common,
+        batch: { maxSize: shape.batch, maxWaitSeconds: 0 },
+        handler: (jobs) => {
+          done += jobs.length;
+          return jobs.map((job) => ({ id: job.id }));
+        },
+      });
+    }
     if (shape.limited)
       await tm.defineLimiter('roomy', { limit: 1_000_000, periodSeconds: 1, burst: 1_000_000 });
     if (prepare) await prepare(tm);
@@ -99,6 +115,13 @@ export async function limitedDrain(): Promise<Figures> {
   const plain = await drainWith(PLAIN);
   const limited = await drainWith({ ...PLAIN, limited: true });
   return { plain, limited };
+}
+
+/** The plain drain, then the same jobs on a queue whose handler takes batches of 100. */
+export async function batchDrain(): Promise<Figures> {
+  const plain = await drainWith(PLAIN);
+  const batched = await drainWith({ ...PLAIN, batch: 100 });
+  return { plain, batched };
 }
 
 const FAIRNESS_BACKLOG = 10_000;

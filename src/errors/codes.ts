@@ -4,6 +4,8 @@
  */
 export const ERROR_CODES = [
   'ANCESTOR_IN_FLIGHT',
+  'BATCH_KEY',
+  'BATCH_OUTCOME',
   'BULK_SET_GREW',
   'CHILD_JOB_FAILED',
   'CLOSED',

@@ -1,3 +1,4 @@
+import type { BatchHandler, BatchOptions, BatchRule } from '../model/batch.js';
 import type { Job } from '../model/job.js';
 import { MAX_ATTEMPTS } from '../model/job-rules.js';
 import { type KeysOptions, MAX_KEY_CONCURRENCY, type StoredKeysRule } from '../model/keys.js';
@@ -10,6 +11,7 @@ import { boolean, custom, integer, object, seconds, text } from '../options/fiel
 import { OptionSet, type OptionsOf } from '../options/option-set.js';
 import { functionField, retentionField } from '../options/shared-fields.js';
 import type { JobContext } from '../workflow/job-context.js';
+import { checkBatch, MAX_BATCH_SIZE } from './batch-rule.js';
 import { checkKeysRule } from './keys-rule.js';
 import { checkQueueLimiters, MAX_QUEUE_LIMITERS, storedLimiters } from './limiter-rules.js';
 
@@ -182,17 +184,48 @@ export const queueOptions = new OptionSet(
         "at most this many of the queue's jobs run at once across the cluster, in all processes together (with or without a key)",
       docDefault: 'none',
     }),
+    batch: custom<BatchOptions, BatchRule>({
+      expected: 'an object { maxSize, maxWaitSeconds, key? }',
+      docType: '`{ maxSize: number; maxWaitSeconds: number; key?: true \\| ((data) => string) }`',
+      docDefault: 'none: one job per call',
+      description:
+        "the handler takes up to `maxSize` jobs (1 to 1,000) at once and gives an outcome per job; a batch waits at most `maxWaitSeconds` (0 to 3,600) to fill; with `key`, a batch never mixes keys (`true`: the jobs' `key`) (see [flow-control.md](flow-control.md#batch-handlers))",
+      jsonSchema: {
+        type: 'object',
+        required: ['maxSize', 'maxWaitSeconds'],
+        properties: {
+          maxSize: { type: 'integer', minimum: 1, maximum: MAX_BATCH_SIZE },
+          maxWaitSeconds: { type: 'number', minimum: 0, maximum: 3_600 },
+        },
+      },
+      check: checkBatch,
+    }),
   },
   ['name'],
 );
 
-/** Options of `tm.createQueue`: the declared queue options, with the handler typed. */
-export type QueueOptions<Data = unknown, Output = unknown> = Omit<
-  OptionsOf<typeof queueOptions.properties, 'name'>,
-  'handler'
-> & {
+/**
+ * Options of `tm.createQueue`: the declared queue options, with the handler typed; with
+ * `batch`, the handler takes an array of jobs and gives an outcome per job.
+ */
+export type QueueOptions<Data = unknown, Output = unknown> =
+  | SingleQueueOptions<Data, Output>
+  | BatchQueueOptions<Data, Output>;
+
+/** Options of `tm.createQueue` for a queue without `batch`: its handler takes one job. */
+export type SingleQueueOptions<Data = unknown, Output = unknown> = CommonQueueOptions & {
+  batch?: undefined;
   handler?: Handler<Data, Output>;
 };
+
+/** Options of `tm.createQueue` for a queue with `batch`: its handler takes batches. */
+export type BatchQueueOptions<Data = unknown, Output = unknown> = CommonQueueOptions & {
+  batch: BatchOptions<Data>;
+  handler?: BatchHandler<Data, Output>;
+};
+
+/** The declared options every queue takes, without its handler and batch. */
+type CommonQueueOptions = Omit<OptionsOf<typeof queueOptions.properties, 'name'>, 'handler' | 'batch'>;
 
 /** A queue's options after validation and defaults: its stored options, its name and handler. */
 export interface ResolvedQueue extends StoredQueueOptions {
@@ -202,6 +235,8 @@ export interface ResolvedQueue extends StoredQueueOptions {
   schemas?: QueueSchemas;
   /** The queue's `limiters` with their key and cost functions: in this process only (stored: `limiters`). */
   limiterRules?: QueueLimiter[];
+  /** The queue's `batch`: in this process only, never stored. `handler` then takes batches. */
+  batchRule?: BatchRule;
 }
 
 /** What `tm.defineQueue` checks a queue's values with. */
@@ -238,6 +273,7 @@ export function resolveQueueOptions(input: unknown): {
     keys: options.keys,
     globalConcurrency: options.globalConcurrency,
   };
+  if (options.batch !== undefined) queue.batchRule = options.batch;
   if (options.limiters !== undefined && options.limiters.length > 0) {
     queue.limiterRules = options.limiters;
     queue.limiters = storedLimiters(options.limiters);
@@ -259,6 +295,6 @@ export function backoffSeconds(
 }
 
 export function storedOptions(queue: ResolvedQueue): StoredQueueOptions {
-  const { name: _name, handler: _handler, limiterRules: _rules, ...stored } = queue;
+  const { name: _name, handler: _handler, limiterRules: _rules, batchRule: _batch, ...stored } = queue;
   return stored;
 }

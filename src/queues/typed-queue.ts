@@ -79,7 +79,7 @@ export interface DefineQueueOptions<
   I extends StandardSchemaV1 | undefined = undefined,
   O extends StandardSchemaV1 | undefined = undefined,
   S extends SignalDeclarations = Record<never, SignalDeclaration>,
-> extends Omit<QueueOptions, 'handler' | 'signals'> {
+> extends Omit<QueueOptions, 'handler' | 'signals' | 'batch'> {
   /** Checks job data at add (what is stored is its output) and again when a worker claims the job. */
   input?: I;
   /** Checks the handler's return value; a refused output fails the attempt. */
@@ -115,6 +115,14 @@ export function defineTypedQueue(
     StandardSchemaV1 | undefined,
     SignalDeclarations
   >;
+  if ('batch' in rest && rest.batch !== undefined) {
+    // Its handler is checked job by job; a batch handler takes an array.
+    throw new InvalidOptionError(
+      'batch',
+      'no batch on a queue of tm.defineQueue (use tm.createQueue)',
+      rest.batch,
+    );
+  }
   const schemas = checkSchemas(input, output, signals, upgrade);
   const name = rest.name;
   const earlier = typeof name === 'string' ? core.registry.localQueue(name)?.schemas : undefined;

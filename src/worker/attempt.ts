@@ -80,11 +80,7 @@ export async function runAttempt(
       }
       if (!owned) return reportLost(core, claimed, 'lost');
     } else {
-      const status = (await pushCompletion(finish, claimed, queue, outputText)).get(job.id);
-      if (status === undefined) return reportLost(core, claimed, 'lost');
-      if (status instanceof Unwritten) {
-        return await notWritten({ core, finish, claimed, queue, durationMs }, status, 'output');
-      }
+      return await writeCompletion(core, finish, claimed, queue, outputText, durationMs);
     }
     if (core.events.listenerCount('job:completed') > 0) emitCompleted(core, job, durationMs);
   } catch (error) {
@@ -127,6 +123,26 @@ function writesAlone(ctx: WorkflowContext, result: Result): boolean {
   return result.ok
     ? ctx.completionHook !== null
     : result.error instanceof Suspension || result.error instanceof RetryAfter;
+}
+
+/**
+ * Write a completion with others (the finish buffer's batches) and say so; a job lost
+ * meanwhile is reported, an output the database refused fails the attempt instead.
+ */
+export async function writeCompletion(
+  core: EngineCore,
+  finish: FinishBuffer,
+  claimed: ClaimedJob,
+  queue: ResolvedQueue,
+  outputText: string,
+  durationMs: number,
+): Promise<void> {
+  const status = (await pushCompletion(finish, claimed, queue, outputText)).get(claimed.job.id);
+  if (status === undefined) return reportLost(core, claimed, 'lost');
+  if (status instanceof Unwritten) {
+    return notWritten({ core, finish, claimed, queue, durationMs }, status, 'output');
+  }
+  if (core.events.listenerCount('job:completed') > 0) emitCompleted(core, claimed.job, durationMs);
 }
 
 /** Hand the completion to the finish buffer, to be written with others; resolves to the batch's statuses. */
@@ -184,7 +200,7 @@ function refused(claimed: ClaimedJob): Outcome {
   return { ok: false, error: claimed.refusal };
 }
 
-function emitStarted(core: EngineCore, claimed: ClaimedJob): void {
+export function emitStarted(core: EngineCore, claimed: ClaimedJob): void {
   core.events.emit('job:started', {
     id: claimed.job.id,
     queue: claimed.job.queue,

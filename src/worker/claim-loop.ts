@@ -102,11 +102,18 @@ export class ClaimLoop {
     const capped: { name: string; concurrency: number }[] = [];
     // Queues whose jobs take limiter tokens before they go to the buffer (passLimiters).
     const limited = new Set<string>();
+    // Queues whose jobs are gathered into batches: each claims for its batches, not for the slots.
+    const batched = new Set<string>();
     for (const name of this.queueNames()) {
       const queue = this.core.registry.localQueue(name);
       if (!queue?.handler) continue;
       if (queue.limiterRules) limited.add(name);
-      if (queue.concurrency === undefined) uncapped.push(name);
+      if (queue.batchRule) {
+        batched.add(name);
+        // Every slot running a full batch, and one more gathering.
+        const batches = (this.options.concurrency + 1) * queue.batchRule.maxSize;
+        capped.push({ name: queue.name, concurrency: Math.min(queue.concurrency ?? batches, batches) });
+      } else if (queue.concurrency === undefined) uncapped.push(name);
       else capped.push({ name: queue.name, concurrency: queue.concurrency });
     }
     let room = wanted;
@@ -114,15 +121,17 @@ export class ClaimLoop {
     let claimed = 0;
     const { storage } = this.core;
     const { heldPerQueue, buffer } = this.slots;
-    const take = (jobs: ClaimedJob[]) => {
+    const take = (jobs: ClaimedJob[], forBatches = false) => {
       const gated: ClaimedJob[] = [];
       for (const job of jobs) {
         heldPerQueue.set(job.job.queue, (heldPerQueue.get(job.job.queue) ?? 0) + 1);
         if (limited.size > 0 && limited.has(job.job.queue)) gated.push(job);
+        else if (batched.size > 0 && batched.has(job.job.queue)) this.slots.enqueue(job);
         else buffer.push(job);
       }
       claimed += jobs.length;
-      room -= jobs.length;
+      // Batches take one slot for many jobs: the room for single jobs is left as it was.
+      if (!forBatches) room -= jobs.length;
       if (jobs.length > gated.length) this.slots.dispatch();
       if (gated.length > 0) void this.passLimiters(gated);
     };
@@ -131,10 +140,16 @@ export class ClaimLoop {
       take(await storage.attempts.claimJobs(uncapped, room, this.workerId, this.options.lockSeconds));
     }
     for (const queue of capped) {
-      const limit = Math.min(room, queue.concurrency - (heldPerQueue.get(queue.name) ?? 0));
+      const held = heldPerQueue.get(queue.name) ?? 0;
+      const limit = batched.has(queue.name)
+        ? Math.min(this.options.fetchBatchSize, queue.concurrency - held)
+        : Math.min(room, queue.concurrency - held);
       if (limit <= 0) continue;
       requested += limit;
-      take(await storage.attempts.claimJobs([queue.name], limit, this.workerId, this.options.lockSeconds));
+      take(
+        await storage.attempts.claimJobs([queue.name], limit, this.workerId, this.options.lockSeconds),
+        batched.has(queue.name),
+      );
     }
     return { requested, claimed };
   }

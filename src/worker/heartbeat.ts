@@ -79,7 +79,7 @@ export class Heartbeat {
     const { running } = this.slots;
     const attempts = [...running.values()];
     const writing = [...this.slots.writing.values()];
-    const buffered = this.slots.buffer.toArray();
+    const buffered = this.slots.waitingJobs();
     if (attempts.length === 0 && writing.length === 0 && buffered.length === 0) return null;
     try {
       const kept = await this.core.storage.attempts.extendLocks(

@@ -44,6 +44,7 @@ export function runHandler(
   });
 }
 
-function isThenable(value: unknown): value is PromiseLike<unknown> {
+/** Whether a handler gave a promise (or any thenable) rather than its value. */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
   return hasProperties(value) && typeof value.then === 'function';
 }

@@ -19,6 +19,8 @@ export interface RunningAttempt {
    * limit): its written outcome may let a claim take jobs it had to leave.
    */
   readonly holdsLimit: boolean;
+  /** Set for the jobs of one batch, which share a slot: how many of them still hold it. */
+  batch?: { open: number };
   abort(reason: AbortReason): void;
 }
 
@@ -45,6 +47,7 @@ export class Attempt implements RunningAttempt {
   slotFree = false;
   readonly startedAt = performance.now();
   readonly holdsLimit: boolean;
+  batch?: { open: number };
   abortedBy: AbortReason | null = null;
   abortError: Error | null = null;
   /** Settles the attempt's race between its handler and an abort. */

@@ -1,8 +1,11 @@
 import type { EngineCore } from '../engine-core.js';
 import type { Logger } from '../log/logger.js';
+import type { BatchRule } from '../model/batch.js';
 import type { ResolvedQueue } from '../queues/queue-options.js';
 import type { ClaimedJob } from '../storage/storage.js';
 import { runAttempt } from './attempt.js';
+import { runBatch } from './batch-attempt.js';
+import { BatchGatherer } from './batch-gatherer.js';
 import { FINISH_BATCH_MAX, type FinishBuffer } from './finish-buffer.js';
 import { JobBuffer } from './job-buffer.js';
 import { PrefetchSizer } from './prefetch.js';
@@ -38,12 +41,12 @@ export class Slots {
    */
   readonly writing = new Map<string, RunningAttempt>();
   /**
-   * How many attempts in `writing` still hold their slots: their outcome is written by a
-   * statement of its own (a completion transaction, a suspension), not batched, so the slot
-   * bounds how many of them wait for a connection (see writesAlone in attempt.ts). Such an
-   * attempt has left `running` but not freed its slot.
+   * Slots in use: a running attempt holds one, a running batch one for all its jobs, and an
+   * attempt whose outcome is written by a statement of its own (a completion transaction, a
+   * suspension) keeps its slot until that write is done, so the slots bound how many of them
+   * wait for a connection (see writesAlone in attempt.ts).
    */
-  private writingAlone = 0;
+  private slotsInUse = 0;
   /**
    * Claims pause while this many outcomes wait to be written, so a database that takes claims
    * but not outcomes cannot make the worker hold an ever-growing backlog in memory
@@ -71,16 +74,18 @@ export class Slots {
   private readonly host: AttemptHost = {
     register: (attempt) => this.running.set(attempt.token, attempt),
     settled: (attempt, holdsSlot) => {
-      if (holdsSlot) {
-        this.running.delete(attempt.token);
-        this.writingAlone++;
-      } else this.attemptSettled(attempt);
+      if (holdsSlot) this.running.delete(attempt.token);
+      else this.attemptSettled(attempt);
       this.writing.set(attempt.token, attempt);
     },
     finished: (attempt) => this.attemptFinished(attempt),
   };
   /** Claimed jobs waiting for a free slot, in claim order. */
   readonly buffer = new JobBuffer();
+  /** Claimed jobs of queues with `batch`, gathered into batches that wait for a slot. */
+  readonly batches = new BatchGatherer(() => {
+    if (this.worker.isRunning) this.dispatch();
+  });
   readonly prefetch: PrefetchSizer;
 
   constructor(
@@ -91,6 +96,7 @@ export class Slots {
     private readonly worker: { readonly isRunning: boolean },
     private readonly wakeup: Wakeup,
     private readonly logger: Logger,
+    private readonly workerId: string,
   ) {
     this.maxWriting = outcomeBacklogBound(options.concurrency);
     this.prefetch = new PrefetchSizer(options.prefetch, options.concurrency);
@@ -104,7 +110,7 @@ export class Slots {
     const target = this.prefetch.target();
     const held = this.buffer.length + this.arriving;
     if (held > target >> 1 || this.writing.size >= this.maxWriting) return 0;
-    const want = this.options.concurrency + target - this.slotsTaken() - held;
+    const want = this.options.concurrency + target - this.slotsInUse - held;
     return Math.min(want, this.options.fetchBatchSize);
   }
 
@@ -116,7 +122,12 @@ export class Slots {
   dispatch(): void {
     // Made only when a job is late: dispatch runs once per finished job.
     let late: ClaimedJob[] | null = null;
-    while (this.slotsTaken() < this.options.concurrency) {
+    while (this.slotsInUse < this.options.concurrency) {
+      const batch = this.batches.hasReady ? this.batches.nextReady() : undefined;
+      if (batch !== undefined) {
+        this.launchBatch(batch);
+        continue;
+      }
       const next = this.buffer.shift();
       if (next === undefined) break;
       if (next.startBy !== undefined && performance.now() > next.startBy) {
@@ -138,15 +149,32 @@ export class Slots {
       if (start.length > 0) void this.giveBack(start);
       return;
     }
-    for (const job of start) this.buffer.push(job);
+    for (const job of start) this.enqueue(job);
     this.dispatch();
     if (this.wakeup.waitingForRoom && this.wanted() > 0) this.wakeup.wake();
+  }
+
+  /**
+   * A claimed job waits for a slot: alone in the buffer, or in its batch when its queue has
+   * `batch` (a job whose batch key cannot be computed fails alone, without running).
+   */
+  enqueue(job: ClaimedJob): void {
+    const rule = this.core.registry.localQueue(job.job.queue)?.batchRule;
+    if (rule === undefined) this.buffer.push(job);
+    else this.gather(job, rule);
+  }
+
+  /** Claimed jobs waiting for a slot, alone or in a batch (the heartbeat keeps their locks). */
+  waitingJobs(): ClaimedJob[] {
+    return this.batches.size === 0
+      ? this.buffer.toArray()
+      : [...this.buffer.toArray(), ...this.batches.toArray()];
   }
 
   /** The job was cancelled: abort its attempt, or drop it if no slot has started it. */
   cancelled(id: string): void {
     for (const attempt of this.running.values()) if (attempt.id === id) attempt.abort('lost');
-    const dropped = this.buffer.take(id);
+    const dropped = this.buffer.take(id) ?? this.batches.take(id);
     if (dropped) {
       // Cancelled before it started: drop it; its row already says cancelled.
       this.holdRelease(dropped.job.queue);
@@ -156,7 +184,7 @@ export class Slots {
 
   /** Give back the claimed jobs no slot has started, so another worker takes them now. */
   async releaseBuffer(): Promise<void> {
-    const held = this.buffer.drain();
+    const held = [...this.buffer.drain(), ...this.batches.drain()];
     if (held.length > 0) await this.giveBack(held);
   }
 
@@ -193,11 +221,6 @@ export class Slots {
     }
   }
 
-  /** Slots in use: running attempts, and settled ones writing their outcome alone. */
-  private slotsTaken(): number {
-    return this.running.size + this.writingAlone;
-  }
-
   private holdRelease(queue: string): void {
     this.heldPerQueue.set(queue, (this.heldPerQueue.get(queue) ?? 1) - 1);
   }
@@ -206,7 +229,31 @@ export class Slots {
     const queue = this.core.registry.localQueue(claimed.job.queue) as ResolvedQueue;
     this.prefetch.started();
     this.inflight++;
+    this.slotsInUse++;
     void runAttempt(this.core, claimed, queue, this.finish, this.host);
+  }
+
+  /** Put a claimed job of a batch queue in the group of its batch key. */
+  private gather(job: ClaimedJob, rule: BatchRule): void {
+    let key: string | null;
+    try {
+      key = rule.key === undefined ? null : rule.key(job.job);
+    } catch (error) {
+      job.refusal = error;
+      this.buffer.push(job);
+      return;
+    }
+    const wait = Math.min(rule.maxWaitSeconds, this.options.batchWaitSeconds ?? rule.maxWaitSeconds);
+    this.batches.add(job, key === null ? job.job.queue : `${job.job.queue}\u0000${key}`, rule.maxSize, wait);
+  }
+
+  /** Run a batch in one slot; each of its jobs is an attempt of its own. */
+  private launchBatch(members: ClaimedJob[]): void {
+    const queue = this.core.registry.localQueue(members[0].job.queue) as ResolvedQueue;
+    for (let i = 0; i < members.length; i++) this.prefetch.started();
+    this.inflight += members.length;
+    this.slotsInUse++;
+    void runBatch(this.core, members, queue, this.finish, this.host, this.workerId);
   }
 
   /**
@@ -218,15 +265,18 @@ export class Slots {
     if (attempt.slotFree) return;
     attempt.slotFree = true;
     this.prefetch.held(performance.now() - attempt.startedAt);
-    // Not in `running` while its slot is not free: it held the slot to write alone.
-    if (!this.running.delete(attempt.token)) this.writingAlone--;
+    this.running.delete(attempt.token);
+    // The jobs of a batch share its slot: the last of them frees it.
+    const { batch } = attempt;
+    if (batch === undefined || --batch.open === 0) this.slotsInUse--;
     this.holdRelease(attempt.queue);
     if (this.worker.isRunning) this.dispatch();
     // A loop waiting for room claims again once the buffer runs low. A loop that found
     // the queues empty sleeps on: a NOTIFY or its poll says when work arrives. A capped
     // queue's finished job makes room only in that queue: claim for it at once.
     const capped = this.core.registry.localQueue(attempt.queue)?.concurrency !== undefined;
-    if ((this.wakeup.waitingForRoom && this.wanted() > 0) || capped) this.wakeup.wake();
+    // A batch queue's claims are sized to its batches, not to the free slots: claim for it too.
+    if ((this.wakeup.waitingForRoom && this.wanted() > 0) || capped || batch?.open === 0) this.wakeup.wake();
   }
 
   /** An attempt is over, its outcome written or given up. */

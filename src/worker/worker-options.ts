@@ -28,6 +28,14 @@ export const workerOptions = new OptionSet('worker', {
     description: 'the most jobs one claim statement takes',
     docDefault: "`concurrency` plus the prefetch bound (1,000 for `'auto'`), at most 10,000",
   }),
+  batchWaitSeconds: seconds(
+    { max: 3_600 },
+    {
+      description:
+        "the longest a partial batch of a queue with `batch` waits to fill in this worker, when shorter than the queue's `maxWaitSeconds` (0: run what one claim brought); the test kit's worker uses 0",
+      docDefault: "the queue's `batch.maxWaitSeconds`",
+    },
+  ),
   pollIntervalSeconds: seconds(
     { min: 0.01, max: 3_600 },
     {

@@ -63,7 +63,7 @@ export class Worker {
     this.finish = new FinishBuffer(core.storage.attempts, { window: this.retryWindow, logger: this.logger });
     // Held outcomes are tried again the moment a beat or tick gets through, not up to 2 s later.
     this.contact.whenBack(() => this.retryWindow.wake());
-    this.slots = new Slots(core, options, this.finish, this, this.wakeup, this.logger);
+    this.slots = new Slots(core, options, this.finish, this, this.wakeup, this.logger, this.id);
     this.claims = new ClaimLoop(core, options, this.id, this.logger, this, this.slots, this.wakeup);
     this.presence = new WorkerPresence(core, this.id, options, this.logger);
     this.heartbeat = new Heartbeat(
@@ -104,6 +104,7 @@ export class Worker {
     return (
       this.claims.claiming ||
       slots.buffer.length > 0 ||
+      slots.batches.size > 0 ||
       slots.attemptsInFlight > 0 ||
       slots.givingBack > 0 ||
       slots.arriving > 0

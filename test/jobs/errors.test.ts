@@ -55,6 +55,8 @@ const CODE_OF_CLASS: Record<string, string> = {
   StillBusyError: 'STILL_BUSY',
   LimiterNotFoundError: 'LIMITER_NOT_FOUND',
   LimiterRefusedError: 'LIMITER_REFUSED',
+  BatchOutcomeError: 'BATCH_OUTCOME',
+  BatchKeyError: 'BATCH_KEY',
 };
 
 const CASES: [string, TidemarkError, string][] = ONE_OF_EVERY_ERROR.map((error) => [

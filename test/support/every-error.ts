@@ -1,5 +1,7 @@
 import {
   AncestorInFlightError,
+  BatchKeyError,
+  BatchOutcomeError,
   BulkSetGrewError,
   ChildJobFailedError,
   DatabaseConflictError,
@@ -49,6 +51,8 @@ export const ONE_OF_EVERY_ERROR: readonly TidemarkError[] = [
   new RetentionUnsupportedError('sweep'),
   new JobNotFoundError('7'),
   new QueueNotFoundError('q'),
+  new BatchOutcomeError('7', 'gave no outcome'),
+  new BatchKeyError('7', 'threw Error: no account'),
   new LimiterNotFoundError('api'),
   new LimiterRefusedError('api', 'limiters[0].cost', 'NaN is no cost'),
   new InvalidJobStateError('7', 'active', 'no'),

@@ -243,6 +243,27 @@ update "tidemark".jobs j
    where j.id = $3::bigint and j.lock_token = $4::uuid and case when j.status = 'active' then true end
   returning j.id::text as id
 
+-- folds.ts#lockFoldKey
+select pg_advisory_xact_lock(hashtextextended($1 || chr(31) || $2, 9))
+
+-- folds.ts#newestFoldedJob
+select id::text as id,
+         status = 'pending' and started_at is null as unstarted,
+         extract(epoch from now() - created_at)::float8 as since_added,
+         extract(epoch from now() - started_at)::float8 as since_started
+    from "tidemark".jobs
+   where queue = $1 and fold_key = $2
+   -- jobs.id, the bigint: the output column id is text, and '99' sorts after '100'
+   order by jobs.id desc
+   limit 1
+     for update
+
+-- folds.ts#refoldJob
+update "tidemark".jobs
+     set data = $1::jsonb,
+         run_at = now() + $2::float8 * interval '1 second'
+   where id = $3::bigint and status = 'pending' and started_at is null
+
 -- job-actions.ts#cancelSubtree
 with recursive subtree as (
     select id, 0 as depth from "tidemark".jobs where id = $1::bigint
@@ -466,7 +487,7 @@ select id::text as id, status from "tidemark".jobs where id = any($1::bigint[])
 -- jobs.ts#insertJobWithLock
 with input as (
     select nextval(pg_get_serial_sequence('"tidemark".jobs', 'id')) as id, input.*
-      from jsonb_to_recordset($1::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text)
+      from jsonb_to_recordset($1::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text)
   ),
   locked as (
     insert into "tidemark".unique_locks (scope, job_id, expires_at)
@@ -478,14 +499,14 @@ with input as (
   ),
   inserted as (
     insert into "tidemark".jobs (id, queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
-                                parent_id, root_id, parent_step, key, tier)
+                                parent_id, root_id, parent_step, key, tier, fold_key)
     select input.id, input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
            due.at + input.expire_in_seconds * interval '1 second',
            coalesce(input.max_attempts,
   (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $4::int),
            coalesce($5::jsonb -> input.policy,
   (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $6::jsonb),
-           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier
+           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key
       from input
       join locked on locked.job_id = input.id
      cross join lateral (
@@ -502,18 +523,18 @@ with input as (
 with input as (
     select nextval(seq.id) as id, input.*
       from (select pg_get_serial_sequence('"tidemark".jobs', 'id')::regclass as id) seq,
-           jsonb_to_recordset($1::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text)
+           jsonb_to_recordset($1::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text)
   ),
   inserted as (
     insert into "tidemark".jobs (id, queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
-                                parent_id, root_id, parent_step, key, tier)
+                                parent_id, root_id, parent_step, key, tier, fold_key)
     select input.id, input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
            due.at + input.expire_in_seconds * interval '1 second',
            coalesce(input.max_attempts,
   (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $2::int),
            coalesce($3::jsonb -> input.policy,
   (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $4::jsonb),
-           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier
+           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key
       from input
      cross join lateral (
        select coalesce(input.run_at, now() + coalesce(input.delay_seconds, 0) * interval '1 second') as at) due
@@ -533,15 +554,15 @@ with input as (
 -- jobs.ts#insertPlainJobs
 with inserted as (
     insert into "tidemark".jobs (queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
-                                parent_id, root_id, parent_step, key, tier)
+                                parent_id, root_id, parent_step, key, tier, fold_key)
     select input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
            due.at + input.expire_in_seconds * interval '1 second',
            coalesce(input.max_attempts,
   (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $1::int),
            coalesce($2::jsonb -> input.policy,
   (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $3::jsonb),
-           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier
-      from jsonb_to_recordset($4::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text)
+           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key
+      from jsonb_to_recordset($4::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text)
      cross join lateral (
        select coalesce(input.run_at, now() + coalesce(input.delay_seconds, 0) * interval '1 second') as at) due
      order by input.idx
@@ -1487,15 +1508,15 @@ with due as (
   ),
   inserted as (
     insert into "tidemark".jobs (id, queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
-                                parent_id, root_id, parent_step, key, tier)
+                                parent_id, root_id, parent_step, key, tier, fold_key)
     select fire.job_id, input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
            due.at + input.expire_in_seconds * interval '1 second',
            coalesce(input.max_attempts,
   (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $3::int),
            coalesce($4::jsonb -> input.policy,
   (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $5::jsonb),
-           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier
-      from fire cross join jsonb_to_recordset($6::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text)
+           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key
+      from fire cross join jsonb_to_recordset($6::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text)
      cross join lateral (
        select coalesce(input.run_at, now() + coalesce(input.delay_seconds, 0) * interval '1 second') as at) due
     returning id, queue, run_at
@@ -1860,15 +1881,15 @@ select id::text as id, queue, status, output, error from "tidemark".jobs
 -- workflow.ts#insertChild
 with inserted as (
     insert into "tidemark".jobs (queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
-                                parent_id, root_id, parent_step, key, tier)
+                                parent_id, root_id, parent_step, key, tier, fold_key)
     select input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
            due.at + input.expire_in_seconds * interval '1 second',
            coalesce(input.max_attempts,
   (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $1::int),
            coalesce($2::jsonb -> input.policy,
   (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $3::jsonb),
-           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier
-      from jsonb_to_recordset($4::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text)
+           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key
+      from jsonb_to_recordset($4::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text)
      cross join lateral (
        select coalesce(input.run_at, now() + coalesce(input.delay_seconds, 0) * interval '1 second') as at) due
      where exists (select 1 from "tidemark".jobs p
@@ -1907,7 +1928,7 @@ select name, kind, output, created_at from "tidemark".checkpoints where job_id =
 
 -- workflow.ts#listSignals
 select id::text as id, name, payload, created_at, consumed_at, consumed_by, purge_after
-    from "tidemark".signals where job_id = $1::bigint order by id
+    from "tidemark".signals where job_id = $1::bigint order by signals.id
 
 -- workflow.ts#lockJobForSignal
 select j.id, j.queue, j.status, j.paused_from, j.wait, q.options -> 'signals' as signals

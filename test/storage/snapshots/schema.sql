@@ -34,6 +34,7 @@ jobs.key text
 jobs.tier text
 jobs.held_by text
 jobs.held_key text
+jobs.fold_key text
 key_settings.queue text not null
 key_settings.key text not null
 key_settings.concurrency integer
@@ -125,6 +126,7 @@ CREATE INDEX jobs_cancel_held_idx ON jobs USING btree (queue) WHERE ((status = '
 CREATE INDEX jobs_claim_idx ON jobs USING btree (queue, priority DESC, run_at, id) WHERE ((status = ANY (ARRAY['pending'::text, 'retry'::text, 'waiting'::text])) AND (key IS NULL))
 CREATE INDEX jobs_expire_idx ON jobs USING btree (expire_at) WHERE ((status = 'pending'::text) AND (expire_at IS NOT NULL))
 CREATE INDEX jobs_finished_idx ON jobs USING btree (finished_at, id) WHERE (finished_at IS NOT NULL)
+CREATE INDEX jobs_fold_idx ON jobs USING btree (queue, fold_key, id DESC) WHERE (fold_key IS NOT NULL)
 CREATE INDEX jobs_held_idx ON jobs USING btree (held_by, held_key) WHERE ((held_by IS NOT NULL) AND (status = ANY (ARRAY['pending'::text, 'retry'::text, 'waiting'::text])))
 CREATE INDEX jobs_key_open_idx ON jobs USING btree (queue, key, id) WHERE ((status = ANY (ARRAY['pending'::text, 'active'::text, 'retry'::text, 'waiting'::text, 'paused'::text])) AND (key IS NOT NULL))
 CREATE INDEX jobs_key_ready_idx ON jobs USING btree (queue, key, priority DESC, run_at, id) WHERE ((status = ANY (ARRAY['pending'::text, 'retry'::text, 'waiting'::text])) AND (key IS NOT NULL))
