@@ -1,3 +1,4 @@
+import { InvalidOptionError } from '../errors.js';
 import type { BatchHandler, BatchOptions, BatchRule } from '../model/batch.js';
 import type { Job } from '../model/job.js';
 import { MAX_ATTEMPTS } from '../model/job-rules.js';
@@ -273,7 +274,13 @@ export function resolveQueueOptions(input: unknown): {
     keys: options.keys,
     globalConcurrency: options.globalConcurrency,
   };
-  if (options.batch !== undefined) queue.batchRule = options.batch;
+  if (options.batch !== undefined) {
+    if (options.limiters !== undefined && options.limiters.length > 0) {
+      // A granted job must start within its limiter's guard; a batch waits to fill.
+      throw new InvalidOptionError('batch', 'no batch on a queue with limiters', options.batch);
+    }
+    queue.batchRule = options.batch;
+  }
   if (options.limiters !== undefined && options.limiters.length > 0) {
     queue.limiterRules = options.limiters;
     queue.limiters = storedLimiters(options.limiters);

@@ -80,7 +80,10 @@ export async function runAttempt(
       }
       if (!owned) return reportLost(core, claimed, 'lost');
     } else {
-      return await writeCompletion(core, finish, claimed, queue, outputText, durationMs);
+      const statuses = await pushCompletion(finish, claimed, queue, outputText);
+      const refused = afterCompletion(core, finish, claimed, queue, durationMs, statuses);
+      if (refused !== undefined) await refused;
+      return;
     }
     if (core.events.listenerCount('job:completed') > 0) emitCompleted(core, job, durationMs);
   } catch (error) {
@@ -125,11 +128,8 @@ function writesAlone(ctx: WorkflowContext, result: Result): boolean {
     : result.error instanceof Suspension || result.error instanceof RetryAfter;
 }
 
-/**
- * Write a completion with others (the finish buffer's batches) and say so; a job lost
- * meanwhile is reported, an output the database refused fails the attempt instead.
- */
-export async function writeCompletion(
+/** Write a completion with others (the finish buffer's batches), then what afterCompletion does. */
+export function writeCompletion(
   core: EngineCore,
   finish: FinishBuffer,
   claimed: ClaimedJob,
@@ -137,12 +137,34 @@ export async function writeCompletion(
   outputText: string,
   durationMs: number,
 ): Promise<void> {
-  const status = (await pushCompletion(finish, claimed, queue, outputText)).get(claimed.job.id);
-  if (status === undefined) return reportLost(core, claimed, 'lost');
+  return pushCompletion(finish, claimed, queue, outputText).then((statuses) =>
+    afterCompletion(core, finish, claimed, queue, durationMs, statuses),
+  );
+}
+
+/**
+ * A batched completion was written, or not: say so, report a job lost meanwhile, and fail the
+ * attempt when the database refused its output. Not async: on the common path it makes no
+ * promise.
+ */
+function afterCompletion(
+  core: EngineCore,
+  finish: FinishBuffer,
+  claimed: ClaimedJob,
+  queue: ResolvedQueue,
+  durationMs: number,
+  statuses: ReadonlyMap<string, WriteResult>,
+): Promise<void> | undefined {
+  const status = statuses.get(claimed.job.id);
+  if (status === undefined) {
+    reportLost(core, claimed, 'lost');
+    return undefined;
+  }
   if (status instanceof Unwritten) {
     return notWritten({ core, finish, claimed, queue, durationMs }, status, 'output');
   }
   if (core.events.listenerCount('job:completed') > 0) emitCompleted(core, claimed.job, durationMs);
+  return undefined;
 }
 
 /** Hand the completion to the finish buffer, to be written with others; resolves to the batch's statuses. */

@@ -52,7 +52,9 @@ export async function runBatch(
     const durationMs = performance.now() - attempts[0].startedAt;
     for (const attempt of attempts) host.settled(attempt, false);
     const outcomes = run.ended === null && result.ok ? outcomesById(result.value) : null;
-    await Promise.all(
+    // Settled each: a listener of job:completed or job:failed that throws must not end the
+    // batch while other outcomes are still being written.
+    await Promise.allSettled(
       members.map((claimed, i) => {
         const attempt = attempts[i];
         const recorded = { core, finish, claimed, queue, durationMs };
@@ -140,13 +142,16 @@ class BatchRun {
 /** A batch handler's outcome of one job. */
 type JobOutcome = { output: unknown } | { error: unknown };
 
-/** The handler's outcomes by job id; an id given twice maps to null, a value that is no array to null. */
+/**
+ * The handler's outcomes by job id (an id given twice maps to null); null when the value is no
+ * array, or holds an entry that is no `{ id: string, … }`.
+ */
 function outcomesById(value: unknown): Map<string, JobOutcome | null> | null {
   if (!Array.isArray(value)) return null;
   const byId = new Map<string, JobOutcome | null>();
   for (const entry of value) {
-    if (!isObject(entry) || typeof entry.id !== 'string') continue;
-    const outcome = 'error' in entry ? { error: entry.error } : { output: entry.output };
+    if (!isObject(entry) || typeof entry.id !== 'string') return null;
+    const outcome = entry.error !== undefined ? { error: entry.error } : { output: entry.output };
     byId.set(entry.id, byId.has(entry.id) ? null : outcome);
   }
   return byId;
@@ -155,7 +160,12 @@ function outcomesById(value: unknown): Map<string, JobOutcome | null> | null {
 /** The outcome of job `id`, or the error it fails with when the handler gave none it could use. */
 function outcomeOf(id: string, outcomes: Map<string, JobOutcome | null> | null): JobOutcome {
   if (outcomes === null) {
-    return { error: new BatchOutcomeError(id, 'returned no array of { id, output } or { id, error }') };
+    return {
+      error: new BatchOutcomeError(
+        id,
+        'returned no array of { id: string, output } or { id: string, error }',
+      ),
+    };
   }
   const outcome = outcomes.get(id);
   if (outcome === undefined) return { error: new BatchOutcomeError(id, 'gave no outcome') };

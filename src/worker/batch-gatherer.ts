@@ -57,14 +57,25 @@ export class BatchGatherer {
 
   /** Remove and return the job with this id, if held (cancelled before its batch ran). */
   take(id: string): ClaimedJob | undefined {
-    for (const jobs of [...this.ready, ...[...this.groups.values()].map((g) => g.jobs)]) {
-      const i = jobs.findIndex((claimed) => claimed.job.id === id);
-      if (i >= 0) {
-        this.held--;
-        return jobs.splice(i, 1)[0];
-      }
+    for (let b = 0; b < this.ready.length; b++) {
+      const job = this.takeFrom(this.ready[b], id);
+      if (job === undefined) continue;
+      // A ready batch left empty is no batch: a slot must never start one.
+      if (this.ready[b].length === 0) this.ready.splice(b, 1);
+      return job;
+    }
+    for (const group of this.groups.values()) {
+      const job = this.takeFrom(group.jobs, id);
+      if (job !== undefined) return job;
     }
     return undefined;
+  }
+
+  private takeFrom(jobs: ClaimedJob[], id: string): ClaimedJob | undefined {
+    const i = jobs.findIndex((claimed) => claimed.job.id === id);
+    if (i < 0) return undefined;
+    this.held--;
+    return jobs.splice(i, 1)[0];
   }
 
   /** Remove and return every held job (a stopping worker gives them back). */

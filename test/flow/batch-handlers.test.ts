@@ -246,6 +246,44 @@ describeEachDriver('batch handlers', ({ open, openOnClock }) => {
     assert.deepEqual(seen, [false, true, false], 'ctx.isCancelled names the cancelled job');
   });
 
+  test('a job cancelled while its batch waits for a slot leaves the other batches to run', async () => {
+    const tm = await open({ logger: silentLogger });
+    let release: () => void = () => {};
+    const ran: number[] = [];
+    tm.createQueue({
+      name: 'rows',
+      batch: { maxSize: 1, maxWaitSeconds: 0 },
+      handler: async (jobs: Job<Item>[]) => {
+        if (jobs[0].data.n === 0) await new Promise<void>((resolve) => (release = resolve));
+        ran.push(...jobs.map((job) => job.data.n));
+        return jobs.map((job) => ({ id: job.id, output: 'ok', error: undefined }));
+      },
+    });
+    const added = await tm.addJobs(Array.from({ length: 3 }, (_, n) => ({ queue: 'rows', data: { n } })));
+    const worker = tm.worker({
+      concurrency: 1,
+      pollIntervalSeconds: 0.02,
+      sweep: false,
+      uniqueLockSweep: false,
+    });
+    await worker.start();
+    // One slot: job 0's batch runs, job 1's waits ready for the slot (the claim takes two).
+    await waitFor('two jobs to be claimed', async () => {
+      const jobs = await Promise.all(added.slice(0, 2).map((r) => tm.getJob(r.id)));
+      return jobs.every((job) => job?.status === 'active');
+    });
+    await tm.cancelJob(added[1].id);
+    release();
+    await waitFor('the other jobs to complete', async () => {
+      const jobs = await Promise.all([added[0], added[2]].map((r) => tm.getJob(r.id)));
+      return jobs.every((job) => job?.status === 'completed');
+    });
+    await worker.stop();
+    assert.deepEqual(ran.sort(), [0, 2]);
+    assert.equal((await tm.getJob(added[1].id))?.status, 'cancelled');
+    assert.equal((await tm.getJob(added[2].id))?.output, 'ok', 'an error: undefined is no error');
+  });
+
   test('a worker stopped mid-batch gives its jobs back; another worker completes every one', async () => {
     const tm = await open({ logger: silentLogger });
     const done = new Map<string, number>();
@@ -327,6 +365,12 @@ describeEachDriver('batch handlers', ({ open, openOnClock }) => {
       [{ maxSize: 5, maxWaitSeconds: 1, size: 3 }, 'batch.size'],
       ['big', 'batch'],
     ];
+    assert.throws(
+      () =>
+        tm.createQueue({ name: 'bad', batch: { maxSize: 2, maxWaitSeconds: 0 }, limiters: [{ name: 'x' }] }),
+      (error: unknown) => error instanceof InvalidOptionError && error.field === 'batch',
+      'a batch waits to fill; a granted job must start at once',
+    );
     for (const [batch, field] of cases) {
       assert.throws(
         () => tm.createQueue({ name: 'bad', batch } as never),

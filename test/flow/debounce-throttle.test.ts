@@ -154,6 +154,44 @@ describeEachDriver('debounce and throttle', ({ openOnClock }) => {
     ]);
   });
 
+  test('a job given back unstarted still takes adds; a refold keeps its expiry as far from its run time', async () => {
+    const tm = await openOnClock();
+    tm.createQueue({ name: 'sync' });
+    const debounce = { key: 'k', seconds: 60 };
+    const first = await tm.addJob({ queue: 'sync', data: 1, debounce, expireInSeconds: 30 });
+    // As a stopping worker or a limiter leaves a claimed job it never started.
+    await rawQuery(tm, `update "${tm.schema}".jobs set started_at = "${tm.schema}".tidemark_test_now()`);
+    await tm.clock.advance(50);
+    const again = await tm.addJob({ queue: 'sync', data: 2, debounce });
+    assert.deepEqual([again.id, again.debounced], [first.id, true]);
+    const [row] = await rawQuery<{ due_in: number; expires_after: number }>(
+      tm,
+      `select extract(epoch from run_at - "${tm.schema}".tidemark_test_now())::float8 as due_in,
+              extract(epoch from expire_at - run_at)::float8 as expires_after
+         from "${tm.schema}".jobs`,
+    );
+    assert.deepEqual(
+      row,
+      { due_in: 60, expires_after: 30 },
+      'moved with the run time, not left to expire it',
+    );
+  });
+
+  test('a throttle counts from the last start even when the newest job never ran', async () => {
+    const tm = await openOnClock();
+    tm.createQueue({ name: 'report', handler: () => {} });
+    const throttle = { key: 'k', seconds: 60 };
+    await tm.addJob({ queue: 'report', data: 1, throttle });
+    await tm.clock.advance(5);
+    await tm.runUntilIdle();
+    const next = await tm.addJob({ queue: 'report', data: 2, throttle });
+    await tm.cancelJob(next.id);
+    await tm.clock.advance(10);
+    await tm.addJob({ queue: 'report', data: 3, throttle });
+    const waiting = (await jobsOf(tm, 'report')).find((job) => job.status === 'pending');
+    assert.equal(waiting?.due_in, 50, 'due a period after the first job started (at 5 s), not at once');
+  });
+
   test('adds in a caller transaction fold together and vanish with its rollback', async () => {
     const tm = await openOnClock();
     tm.createQueue({ name: 'sync' });

@@ -13,14 +13,25 @@ export const lockFoldKey = defineQuery<FoldScope, NoRows>(
   /* sql */ `select pg_advisory_xact_lock(hashtextextended(@queue || chr(31) || @fold_key, 9))`,
 );
 
+/**
+ * Waiting and never run: pending or paused, no attempt counted and none logged (a job given
+ * back unstarted, by a stopping worker or a limiter, still is; one that ran and was deferred
+ * with retryAfter is not). Its data and run time may still change.
+ */
+const UNSTARTED = (job: string) =>
+  `(${job}status in ('pending', 'paused') and ${job}attempts = 0 and ${job}attempt_log is null)`;
+
 /** The newest job of a fold key, as a fold decides on it, in seconds of the database's clock. */
 export interface FoldedJobRow {
   id: string;
-  /** Pending and never claimed: its data and run time may still change. */
+  /** Waiting and never run (UNSTARTED). */
   unstarted: boolean;
   /** Seconds since the job was added: the first add of its debounce. */
   since_added: number;
-  /** Seconds since its latest start; null when it never started. */
+  /**
+   * Seconds since the latest start of the newest job of the key that started (this one, or an
+   * older one when this one never ran); null when none did.
+   */
   since_started: number | null;
 }
 
@@ -31,27 +42,33 @@ export interface FoldedJobRow {
 export const newestFoldedJob = defineQuery<FoldScope, FoldedJobRow>(
   'newestFoldedJob',
   /* sql */ `
-  select id::text as id,
-         status = 'pending' and started_at is null as unstarted,
-         extract(epoch from now() - created_at)::float8 as since_added,
-         extract(epoch from now() - started_at)::float8 as since_started
-    from /*schema*/jobs
-   where queue = @queue and fold_key = @fold_key
-   -- jobs.id, the bigint: the output column id is text, and '99' sorts after '100'
-   order by jobs.id desc
+  select j.id::text as id,
+         ${UNSTARTED('j.')} as unstarted,
+         extract(epoch from now() - j.created_at)::float8 as since_added,
+         extract(epoch from now() - coalesce(
+           case when ${UNSTARTED('j.')} then null else j.started_at end,
+           (select s.started_at from /*schema*/jobs s
+             where s.queue = @queue and s.fold_key = @fold_key and s.started_at is not null
+               and s.id < j.id and not ${UNSTARTED('s.')}
+             order by s.id desc limit 1)))::float8 as since_started
+    from /*schema*/jobs j
+   where j.queue = @queue and j.fold_key = @fold_key
+   -- j.id, the bigint: the output column id is text, and '99' sorts after '100'
+   order by j.id desc
    limit 1
-     for update`,
+     for update of j`,
 );
 
 /**
- * A trailing debounce's later add: the pending job takes its data and runs @delay_seconds
- * from now. Matches nothing once the job has started.
+ * A trailing debounce's later add: the waiting job takes its data and runs @delay_seconds from
+ * now; its expiry keeps its distance from the run time. Matches nothing once the job has run.
  */
 export const refoldJob = defineQuery<{ id: string; data: string; delay_seconds: number }, NoRows>(
   'refoldJob',
   /* sql */ `
   update /*schema*/jobs
      set data = @data::jsonb,
-         run_at = now() + @delay_seconds::float8 * interval '1 second'
-   where id = @id::bigint and status = 'pending' and started_at is null`,
+         run_at = now() + @delay_seconds::float8 * interval '1 second',
+         expire_at = now() + @delay_seconds::float8 * interval '1 second' + (expire_at - run_at)
+   where id = @id::bigint and ${UNSTARTED('')}`,
 );

@@ -247,22 +247,28 @@ update "tidemark".jobs j
 select pg_advisory_xact_lock(hashtextextended($1 || chr(31) || $2, 9))
 
 -- folds.ts#newestFoldedJob
-select id::text as id,
-         status = 'pending' and started_at is null as unstarted,
-         extract(epoch from now() - created_at)::float8 as since_added,
-         extract(epoch from now() - started_at)::float8 as since_started
-    from "tidemark".jobs
-   where queue = $1 and fold_key = $2
-   -- jobs.id, the bigint: the output column id is text, and '99' sorts after '100'
-   order by jobs.id desc
+select j.id::text as id,
+         (j.status in ('pending', 'paused') and j.attempts = 0 and j.attempt_log is null) as unstarted,
+         extract(epoch from now() - j.created_at)::float8 as since_added,
+         extract(epoch from now() - coalesce(
+           case when (j.status in ('pending', 'paused') and j.attempts = 0 and j.attempt_log is null) then null else j.started_at end,
+           (select s.started_at from "tidemark".jobs s
+             where s.queue = $1 and s.fold_key = $2 and s.started_at is not null
+               and s.id < j.id and not (s.status in ('pending', 'paused') and s.attempts = 0 and s.attempt_log is null)
+             order by s.id desc limit 1)))::float8 as since_started
+    from "tidemark".jobs j
+   where j.queue = $1 and j.fold_key = $2
+   -- j.id, the bigint: the output column id is text, and '99' sorts after '100'
+   order by j.id desc
    limit 1
-     for update
+     for update of j
 
 -- folds.ts#refoldJob
 update "tidemark".jobs
      set data = $1::jsonb,
-         run_at = now() + $2::float8 * interval '1 second'
-   where id = $3::bigint and status = 'pending' and started_at is null
+         run_at = now() + $2::float8 * interval '1 second',
+         expire_at = now() + $2::float8 * interval '1 second' + (expire_at - run_at)
+   where id = $3::bigint and (status in ('pending', 'paused') and attempts = 0 and attempt_log is null)
 
 -- job-actions.ts#cancelSubtree
 with recursive subtree as (
