@@ -1,5 +1,5 @@
 import { InvalidOptionError } from '../errors.js';
-import type { BatchHandler, BatchOptions, BatchRule } from '../model/batch.js';
+import type { BatchOptions, BatchRule } from '../model/batch.js';
 import type { Job } from '../model/job.js';
 import { MAX_ATTEMPTS } from '../model/job-rules.js';
 import { type KeysOptions, MAX_KEY_CONCURRENCY, type StoredKeysRule } from '../model/keys.js';
@@ -9,7 +9,7 @@ import type { RetentionPolicy } from '../model/retention-policy.js';
 import type { StandardSchemaV1 } from '../model/standard-schema.js';
 import { checkInteger, checkObject, checkString } from '../options/check.js';
 import { boolean, custom, integer, object, seconds, text } from '../options/fields.js';
-import { OptionSet, type OptionsOf } from '../options/option-set.js';
+import { OptionSet } from '../options/option-set.js';
 import { functionField, retentionField } from '../options/shared-fields.js';
 import type { JobContext } from '../workflow/job-context.js';
 import { checkBatch, MAX_BATCH_SIZE } from './batch-rule.js';
@@ -17,6 +17,7 @@ import { checkKeysRule } from './keys-rule.js';
 import { checkQueueLimiters, MAX_QUEUE_LIMITERS, storedLimiters } from './limiter-rules.js';
 
 export type { BackoffOptions, StoredQueueOptions } from '../model/queue.js';
+export type { BatchQueueOptions, QueueOptions, SingleQueueOptions } from './queue-option-types.js';
 
 /** A job handler. Its return value (JSON) becomes the job's output. */
 export type Handler<Data = unknown, Output = unknown> = (
@@ -204,29 +205,6 @@ export const queueOptions = new OptionSet(
   },
   ['name'],
 );
-
-/**
- * Options of `tm.createQueue`: the declared queue options, with the handler typed; with
- * `batch`, the handler takes an array of jobs and gives an outcome per job.
- */
-export type QueueOptions<Data = unknown, Output = unknown> =
-  | SingleQueueOptions<Data, Output>
-  | BatchQueueOptions<Data, Output>;
-
-/** Options of `tm.createQueue` for a queue without `batch`: its handler takes one job. */
-export type SingleQueueOptions<Data = unknown, Output = unknown> = CommonQueueOptions & {
-  batch?: undefined;
-  handler?: Handler<Data, Output>;
-};
-
-/** Options of `tm.createQueue` for a queue with `batch`: its handler takes batches. */
-export type BatchQueueOptions<Data = unknown, Output = unknown> = CommonQueueOptions & {
-  batch: BatchOptions<Data>;
-  handler?: BatchHandler<Data, Output>;
-};
-
-/** The declared options every queue takes, without its handler and batch. */
-type CommonQueueOptions = Omit<OptionsOf<typeof queueOptions.properties, 'name'>, 'handler' | 'batch'>;
 
 /** A queue's options after validation and defaults: its stored options, its name and handler. */
 export interface ResolvedQueue extends StoredQueueOptions {
