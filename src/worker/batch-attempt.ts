@@ -54,7 +54,7 @@ export async function runBatch(
     const outcomes = run.ended === null && result.ok ? outcomesById(result.value) : null;
     // Settled each: a listener of job:completed or job:failed that throws must not end the
     // batch while other outcomes are still being written.
-    await Promise.allSettled(
+    const written = await Promise.allSettled(
       members.map((claimed, i) => {
         const attempt = attempts[i];
         const recorded = { core, finish, claimed, queue, durationMs };
@@ -74,16 +74,23 @@ export async function runBatch(
         return writeCompletion(core, finish, claimed, queue, outputText, durationMs);
       }),
     );
+    for (const settled of written)
+      if (settled.status === 'rejected') reportUnwritten(core, queue, settled.reason);
   } catch (error) {
-    core.events.emit('error', { scope: 'worker', error });
-    core.logger.error('could not record the outcomes of a batch', {
-      queue: queue.name,
-      error: String(error),
-    });
+    reportUnwritten(core, queue, error);
   } finally {
     if (timer) clearTimeout(timer);
     for (const attempt of attempts) host.finished(attempt);
   }
+}
+
+/** An outcome of the batch could not be recorded: its job's lock lapses, and it runs again. */
+function reportUnwritten(core: EngineCore, queue: ResolvedQueue, error: unknown): void {
+  core.events.emit('error', { scope: 'worker', error });
+  core.logger.error('could not record the outcome of a job of a batch', {
+    queue: queue.name,
+    error: String(error),
+  });
 }
 
 /** One call of a batch handler, raced against the batch's end (a timeout, the worker's stop). */
