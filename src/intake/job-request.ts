@@ -124,20 +124,20 @@ function resolveJobRequest(options: ReadJobOptions, field: string): JobRequest {
   return request;
 }
 
+/** The options no `debounce` or `throttle` goes with (a debounce, nor with `delaySeconds`). */
+const FOLD_CLASHES = ['idempotencyKey', 'uniqueFor', 'unique', 'runAt'] as const;
+
 /** A debounce or throttle: the key on the row and the rule of the fold. */
 function resolveFold(request: JobRequest, options: ReadJobOptions, at: (name: string) => string): void {
   const { debounce, throttle } = options;
   const name = debounce !== undefined ? 'debounce' : 'throttle';
   const given = debounce ?? throttle;
   if (given === undefined) return;
-  const clash =
-    debounce !== undefined && throttle !== undefined
-      ? 'throttle'
-      : ((['idempotencyKey', 'uniqueFor', 'unique', 'runAt'] as const).find(
-          (o) => options[o] !== undefined,
-        ) ?? (debounce !== undefined && options.delaySeconds !== undefined ? 'delaySeconds' : undefined));
+  // A fold decides the run time, and is the key's one deduplication: what would do either clashes.
+  const clashing: readonly (keyof ReadJobOptions)[] =
+    debounce === undefined ? FOLD_CLASHES : ['throttle', ...FOLD_CLASHES, 'delaySeconds'];
+  const clash = clashing.find((option) => options[option] !== undefined);
   if (clash !== undefined) {
-    // A fold decides the run time, and is the key's one deduplication.
     throw new InvalidOptionError(at(name), `either ${name} or ${clash}, not both`, given);
   }
   const mode = debounce === undefined ? 'throttle' : (debounce.mode ?? 'trailing');

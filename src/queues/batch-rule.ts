@@ -8,7 +8,7 @@ import { checkInteger, checkKnownFields, checkObject, checkSeconds } from '../op
 export const MAX_BATCH_SIZE = 1_000;
 
 /** The longest a batch waits to fill: an hour. */
-const MAX_BATCH_WAIT_SECONDS = 3_600;
+export const MAX_BATCH_WAIT_SECONDS = 3_600;
 
 /** Check a queue's `batch` option: its size, its wait, and its key (`true` or a function). */
 export function checkBatch(input: unknown, field: string): BatchRule {

@@ -12,7 +12,7 @@ import { boolean, custom, integer, object, seconds, text } from '../options/fiel
 import { OptionSet } from '../options/option-set.js';
 import { functionField, retentionField } from '../options/shared-fields.js';
 import type { JobContext } from '../workflow/job-context.js';
-import { checkBatch, MAX_BATCH_SIZE } from './batch-rule.js';
+import { checkBatch, MAX_BATCH_SIZE, MAX_BATCH_WAIT_SECONDS } from './batch-rule.js';
 import { checkKeysRule } from './keys-rule.js';
 import { checkQueueLimiters, MAX_QUEUE_LIMITERS, storedLimiters } from './limiter-rules.js';
 
@@ -197,7 +197,7 @@ export const queueOptions = new OptionSet(
         required: ['maxSize', 'maxWaitSeconds'],
         properties: {
           maxSize: { type: 'integer', minimum: 1, maximum: MAX_BATCH_SIZE },
-          maxWaitSeconds: { type: 'number', minimum: 0, maximum: 3_600 },
+          maxWaitSeconds: { type: 'number', minimum: 0, maximum: MAX_BATCH_WAIT_SECONDS },
         },
       },
       check: checkBatch,

@@ -1,5 +1,6 @@
 import type { EngineCore } from '../engine-core.js';
 import type { Logger } from '../log/logger.js';
+import type { BatchRule } from '../model/batch.js';
 import type { ClaimedJob } from '../storage/storage.js';
 import { type GateOutcome, passLimiters } from './limiter-gate.js';
 import type { Slots } from './slots.js';
@@ -99,20 +100,19 @@ export class ClaimLoop {
    */
   private async claim(wanted: number): Promise<{ requested: number; claimed: number }> {
     const uncapped: string[] = [];
-    const capped: { name: string; concurrency: number }[] = [];
+    // A batch queue claims for its batches, not for the free slots (`batch` is its rule).
+    const capped: { name: string; concurrency: number; batch?: BatchRule }[] = [];
     // Queues whose jobs take limiter tokens before they go to the buffer (passLimiters).
     const limited = new Set<string>();
-    // Queues whose jobs are gathered into batches: each claims for its batches, not for the slots.
-    const batched = new Set<string>();
     for (const name of this.queueNames()) {
       const queue = this.core.registry.localQueue(name);
       if (!queue?.handler) continue;
       if (queue.limiterRules) limited.add(name);
-      if (queue.batchRule) {
-        batched.add(name);
+      const batch = queue.batchRule;
+      if (batch) {
         // Every slot running a full batch, and one more gathering.
-        const batches = (this.options.concurrency + 1) * queue.batchRule.maxSize;
-        capped.push({ name: queue.name, concurrency: Math.min(queue.concurrency ?? batches, batches) });
+        const batches = (this.options.concurrency + 1) * batch.maxSize;
+        capped.push({ name, concurrency: Math.min(queue.concurrency ?? batches, batches), batch });
       } else if (queue.concurrency === undefined) uncapped.push(name);
       else capped.push({ name: queue.name, concurrency: queue.concurrency });
     }
@@ -121,17 +121,17 @@ export class ClaimLoop {
     let claimed = 0;
     const { storage } = this.core;
     const { heldPerQueue, buffer } = this.slots;
-    const take = (jobs: ClaimedJob[], forBatches = false) => {
+    const take = (jobs: ClaimedJob[], batch?: BatchRule) => {
       const gated: ClaimedJob[] = [];
       for (const job of jobs) {
         heldPerQueue.set(job.job.queue, (heldPerQueue.get(job.job.queue) ?? 0) + 1);
-        if (limited.size > 0 && limited.has(job.job.queue)) gated.push(job);
-        else if (batched.size > 0 && batched.has(job.job.queue)) this.slots.enqueue(job);
+        if (batch !== undefined) this.slots.gather(job, batch);
+        else if (limited.size > 0 && limited.has(job.job.queue)) gated.push(job);
         else buffer.push(job);
       }
       claimed += jobs.length;
       // Batches take one slot for many jobs: the room for single jobs is left as it was.
-      if (!forBatches) room -= jobs.length;
+      if (batch === undefined) room -= jobs.length;
       if (jobs.length > gated.length) this.slots.dispatch();
       if (gated.length > 0) void this.passLimiters(gated);
     };
@@ -141,14 +141,12 @@ export class ClaimLoop {
     }
     for (const queue of capped) {
       const held = heldPerQueue.get(queue.name) ?? 0;
-      const limit = batched.has(queue.name)
-        ? Math.min(this.options.fetchBatchSize, queue.concurrency - held)
-        : Math.min(room, queue.concurrency - held);
+      const limit = Math.min(queue.batch ? this.options.fetchBatchSize : room, queue.concurrency - held);
       if (limit <= 0) continue;
       requested += limit;
       take(
         await storage.attempts.claimJobs([queue.name], limit, this.workerId, this.options.lockSeconds),
-        batched.has(queue.name),
+        queue.batch,
       );
     }
     return { requested, claimed };

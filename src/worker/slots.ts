@@ -149,19 +149,9 @@ export class Slots {
       if (start.length > 0) void this.giveBack(start);
       return;
     }
-    for (const job of start) this.enqueue(job);
+    for (const job of start) this.buffer.push(job);
     this.dispatch();
     if (this.wakeup.waitingForRoom && this.wanted() > 0) this.wakeup.wake();
-  }
-
-  /**
-   * A claimed job waits for a slot: alone in the buffer, or in its batch when its queue has
-   * `batch` (a job whose batch key cannot be computed fails alone, without running).
-   */
-  enqueue(job: ClaimedJob): void {
-    const rule = this.core.registry.localQueue(job.job.queue)?.batchRule;
-    if (rule === undefined) this.buffer.push(job);
-    else this.gather(job, rule);
   }
 
   /** Claimed jobs waiting for a slot, alone or in a batch (the heartbeat keeps their locks). */
@@ -233,8 +223,11 @@ export class Slots {
     void runAttempt(this.core, claimed, queue, this.finish, this.host);
   }
 
-  /** Put a claimed job of a batch queue in the group of its batch key. */
-  private gather(job: ClaimedJob, rule: BatchRule): void {
+  /**
+   * Put a claimed job of a batch queue in the group of its batch key; a job whose key cannot
+   * be computed waits alone in the buffer, to fail without running.
+   */
+  gather(job: ClaimedJob, rule: BatchRule): void {
     let key: string | null;
     try {
       key = rule.key === undefined ? null : rule.key(job.job);

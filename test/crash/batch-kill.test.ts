@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { silentLogger, Tidemark } from '../../src/index.js';
-import { dropSchema, freshSchema, PG_URL, rawQuery, TEST_DRIVERS } from '../support/databases.js';
+import { rawQuery, TEST_DRIVERS } from '../support/databases.js';
 import { sleep, waitFor } from '../support/wait-for.js';
-import { fixtureStarter, type WorkerProcess } from './support.js';
+import { fixtureStarter, useProcessSuite, type WorkerProcess } from './support.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/batch-worker.ts', import.meta.url));
 const JOBS = 1_500;
@@ -13,31 +12,21 @@ const KILLS = 3;
 // Separate processes share a database only through PostgreSQL: registered when the run covers pg.
 if (TEST_DRIVERS.includes('pg')) {
   describe('batch handlers under kills, two worker processes [pg only]', () => {
-    const schema = freshSchema();
-    const workers: WorkerProcess[] = [];
-    let tm: Tidemark;
-    before(async () => {
-      tm = await Tidemark.open({ database: PG_URL, schema, logger: silentLogger, poolSize: 4 });
+    const suite = useProcessSuite(async (tm, schema) => {
       tm.createQueue({ name: 'rows' });
-      await tm.listQueues();
       await rawQuery(
         tm,
         `create table "${schema}".effects (job_id bigint not null, worker text not null, attempt int, batch text)`,
       );
     });
-    after(async () => {
-      for (const w of workers) w.kill('SIGKILL');
-      await Promise.all(workers.map((w) => w.exited));
-      await tm.close();
-      await dropSchema('pg', schema);
-    });
+    const { schema, workers } = suite;
 
     test('every job of every batch completes, with its own batch’s output, through SIGKILLs mid-batch', {
       timeout: 180_000,
     }, async () => {
       const start = fixtureStarter(schema, FIXTURE, workers);
       const live = [await start(), await start()];
-      await tm.addJobs(Array.from({ length: JOBS }, (_, n) => ({ queue: 'rows', data: { n } })));
+      await suite.tm.addJobs(Array.from({ length: JOBS }, (_, n) => ({ queue: 'rows', data: { n } })));
       for (let kill = 0; kill < KILLS; kill++) {
         await sleep(300);
         const victim = live.shift() as WorkerProcess;
@@ -49,7 +38,7 @@ if (TEST_DRIVERS.includes('pg')) {
         'every job to complete',
         async () => {
           const [row] = await rawQuery<{ n: number }>(
-            tm,
+            suite.tm,
             `select count(*)::int as n from "${schema}".jobs where status = 'completed'`,
           );
           return row.n === JOBS ? row : null;
@@ -58,11 +47,11 @@ if (TEST_DRIVERS.includes('pg')) {
       );
       assert.equal(done.n, JOBS);
       const jobs = await rawQuery<{ id: string; output: string; attempts: number }>(
-        tm,
+        suite.tm,
         `select id::text as id, output #>> '{}' as output, attempts from "${schema}".jobs`,
       );
       const effects = await rawQuery<{ job_id: string; batch: string; attempt: number }>(
-        tm,
+        suite.tm,
         `select job_id::text as job_id, batch, attempt from "${schema}".effects`,
       );
       const ranIn = new Map<string, Set<string>>();

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { silentLogger, Tidemark } from '../../src/index.js';
-import { dropSchema, freshSchema, PG_URL, rawQuery, TEST_DRIVERS } from '../support/databases.js';
+import { rawQuery, TEST_DRIVERS } from '../support/databases.js';
 import { waitFor } from '../support/wait-for.js';
 import { FOLD_SECONDS, ROUNDS } from './fixtures/fold-keys.js';
-import { fixtureStarter, type WorkerProcess } from './support.js';
+import { fixtureStarter, useProcessSuite } from './support.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/fold-adder.ts', import.meta.url));
 const PROCESSES = 4;
@@ -19,35 +18,25 @@ interface Add {
 // Separate processes share a database only through PostgreSQL: registered when the run covers pg.
 if (TEST_DRIVERS.includes('pg')) {
   describe('debounce and throttle adds raced by four processes while a worker runs [pg only]', () => {
-    const schema = freshSchema();
-    const processes: WorkerProcess[] = [];
-    let tm: Tidemark;
-    before(async () => {
-      tm = await Tidemark.open({ database: PG_URL, schema, logger: silentLogger, poolSize: 4 });
+    const suite = useProcessSuite(async (tm, schema) => {
       tm.createQueue({ name: 'fold', handler: () => new Promise((resolve) => setTimeout(resolve, 5)) });
-      await tm.listQueues();
       await rawQuery(tm, `create table "${schema}".race_go (go int)`);
     });
-    after(async () => {
-      for (const p of processes) p.kill('SIGKILL');
-      await Promise.all(processes.map((p) => p.exited));
-      await tm.close();
-      await dropSchema('pg', schema);
-    });
+    const { schema, workers: processes } = suite;
 
     test('never two waiting jobs of a key, each job made by exactly one add, throttled starts a period apart', {
       timeout: 120_000,
     }, async () => {
       const start = fixtureStarter(schema, FIXTURE, processes);
       for (let i = 0; i < PROCESSES; i++) await start();
-      const worker = tm.worker({
+      const worker = suite.tm.worker({
         concurrency: 4,
         pollIntervalSeconds: 0.01,
         sweep: false,
         uniqueLockSweep: false,
       });
       await worker.start();
-      await rawQuery(tm, `insert into "${schema}".race_go values (1)`);
+      await rawQuery(suite.tm, `insert into "${schema}".race_go values (1)`);
       // Sampled while the adds race: a trailing debounce or a throttle never has two jobs
       // waiting unstarted.
       const doubled: unknown[] = [];
@@ -56,7 +45,7 @@ if (TEST_DRIVERS.includes('pg')) {
         while (racing) {
           doubled.push(
             ...(await rawQuery(
-              tm,
+              suite.tm,
               `select fold_key, count(*)::int as n from "${schema}".jobs
                 where status = 'pending' and started_at is null and fold_key not like 'debounce:l%'
                 group by fold_key having count(*) > 1`,
@@ -69,7 +58,7 @@ if (TEST_DRIVERS.includes('pg')) {
       await sampler;
       await waitFor('every job to finish', async () => {
         const [left] = await rawQuery<{ n: number }>(
-          tm,
+          suite.tm,
           `select count(*)::int as n from "${schema}".jobs where status <> 'completed'`,
         );
         return left.n === 0;
@@ -80,7 +69,7 @@ if (TEST_DRIVERS.includes('pg')) {
       const adds = lines.flatMap((line) => JSON.parse(line) as Add[]);
       assert.equal(adds.length, PROCESSES * ROUNDS);
       const jobs = await rawQuery<{ id: string; fold_key: string; created: number; started: number }>(
-        tm,
+        suite.tm,
         `select id::text as id, fold_key, extract(epoch from created_at)::float8 as created,
                 extract(epoch from started_at)::float8 as started
            from "${schema}".jobs order by jobs.id`,

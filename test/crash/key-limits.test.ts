@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { silentLogger, Tidemark } from '../../src/index.js';
-import { dropSchema, freshSchema, PG_URL, rawQuery, TEST_DRIVERS } from '../support/databases.js';
+import { rawQuery, TEST_DRIVERS } from '../support/databases.js';
 import { sleep, waitFor } from '../support/wait-for.js';
 import { KEYED_QUEUES, limitOf } from './fixtures/keyed-queues.js';
-import { fixtureStarter, type WorkerProcess } from './support.js';
+import { fixtureStarter, useProcessSuite, type WorkerProcess } from './support.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/keyed-worker.ts', import.meta.url));
 const TENANT_KEYS = 8;
@@ -73,26 +72,16 @@ function mostAtOnce(rows: LogRow[]): Map<string, number> {
 // Separate processes share a database only through PostgreSQL: registered when the run covers pg.
 if (TEST_DRIVERS.includes('pg')) {
   describe('flow control under kills, cancels and retries, three worker processes [pg only]', () => {
-    const schema = freshSchema();
-    const workers: WorkerProcess[] = [];
-    let tm: Tidemark;
-    before(async () => {
-      tm = await Tidemark.open({ database: PG_URL, schema, logger: silentLogger, poolSize: 4 });
+    const suite = useProcessSuite(async (tm, schema) => {
       for (const queue of KEYED_QUEUES) tm.createQueue(queue);
-      await tm.listQueues();
       await rawQuery(
         tm,
         `create table "${schema}".key_log (job_id bigint not null, queue text not null, key text,
-           attempt int not null, worker text not null, event text not null,
-           at timestamptz not null default clock_timestamp())`,
+             attempt int not null, worker text not null, event text not null,
+             at timestamptz not null default clock_timestamp())`,
       );
     });
-    after(async () => {
-      for (const w of workers) w.kill('SIGKILL');
-      await Promise.all(workers.map((w) => w.exited));
-      await tm.close();
-      await dropSchema('pg', schema);
-    });
+    const { schema, workers } = suite;
 
     test('no key ever runs more than its limit, and each sequence keeps its order', {
       timeout: 240_000,
@@ -102,7 +91,7 @@ if (TEST_DRIVERS.includes('pg')) {
       for (let i = 0; i < WORKERS; i++) live.push(await start());
 
       const tenantIds = (
-        await tm.addJobs(
+        await suite.tm.addJobs(
           Array.from({ length: TENANT_JOBS }, (_, i) => ({
             queue: 'tenants',
             key: `t${i % TENANT_KEYS}`,
@@ -112,7 +101,7 @@ if (TEST_DRIVERS.includes('pg')) {
         )
       ).map((r) => r.id);
       for (let n = 0; n < SEQUENCE_JOBS; n++) {
-        await tm.addJobs(
+        await suite.tm.addJobs(
           Array.from({ length: SEQUENCE_KEYS }, (_, k) => ({
             queue: 'sequences',
             key: `s${k}`,
@@ -130,7 +119,7 @@ if (TEST_DRIVERS.includes('pg')) {
       const sampler = (async () => {
         while (sampling) {
           const rows = await rawQuery<{ queue: string; key: string; tier: string | null; n: number }>(
-            tm,
+            suite.tm,
             `select queue, key, max(tier) as tier, count(*)::int as n from "${schema}".jobs
               where key is not null
                 and (status = 'active' or status = 'cancelled' and lock_token is not null and locked_until > now())
@@ -150,7 +139,7 @@ if (TEST_DRIVERS.includes('pg')) {
       while (kills < KILLS || cancels < CANCELS) {
         await sleep(250);
         for (let c = 0; c < 8 && cancels < CANCELS; c++, cancels++) {
-          await tm.cancelJob(tenantIds[Math.floor(Math.random() * tenantIds.length)]);
+          await suite.tm.cancelJob(tenantIds[Math.floor(Math.random() * tenantIds.length)]);
         }
         if (kills < KILLS) {
           const victim = live.splice(Math.floor(Math.random() * live.length), 1)[0];
@@ -159,7 +148,7 @@ if (TEST_DRIVERS.includes('pg')) {
           const name = `w${workers.indexOf(victim)}`;
           killedRows.push(
             rawQuery(
-              tm,
+              suite.tm,
               `insert into "${schema}".key_log (job_id, queue, worker, attempt, event) values (0, '', $1, 0, 'killed')`,
               [name],
             ),
@@ -173,7 +162,7 @@ if (TEST_DRIVERS.includes('pg')) {
         'every job to finish',
         async () => {
           const [row] = await rawQuery<{ n: number }>(
-            tm,
+            suite.tm,
             `select count(*)::int as n from "${schema}".jobs where status in ('completed', 'cancelled', 'failed')`,
           );
           return row.n === total;
@@ -184,7 +173,7 @@ if (TEST_DRIVERS.includes('pg')) {
       await sampler;
 
       const rows = await rawQuery<LogRow>(
-        tm,
+        suite.tm,
         `select l.job_id::text as job_id, l.queue, l.key, l.attempt, l.worker, l.event, l.at,
                 (j.data ->> 'n')::int as n, j.tier
            from "${schema}".key_log l left join "${schema}".jobs j on j.id = l.job_id
@@ -219,12 +208,12 @@ if (TEST_DRIVERS.includes('pg')) {
         }
       }
       const [sequences] = await rawQuery<{ n: number }>(
-        tm,
+        suite.tm,
         `select count(*)::int as n from "${schema}".jobs where queue = 'sequences' and status = 'completed'`,
       );
       assert.equal(sequences.n, SEQUENCE_KEYS * SEQUENCE_JOBS);
       const [recovered] = await rawQuery<{ n: number }>(
-        tm,
+        suite.tm,
         `select count(distinct job_id)::int as n from "${schema}".key_log l
           where event = 'start' and exists (select 1 from "${schema}".key_log k where k.job_id = l.job_id
                                               and k.event = 'start' and k.worker <> l.worker)`,

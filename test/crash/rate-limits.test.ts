@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { silentLogger, Tidemark } from '../../src/index.js';
-import { dropSchema, freshSchema, PG_URL, rawQuery, TEST_DRIVERS } from '../support/databases.js';
+import { rawQuery, TEST_DRIVERS } from '../support/databases.js';
 import { sleep, waitFor } from '../support/wait-for.js';
 import { LIMITED_QUEUE, LIMITERS } from './fixtures/limited-queues.js';
-import { fixtureStarter, type WorkerProcess } from './support.js';
+import { fixtureStarter, useProcessSuite, type WorkerProcess } from './support.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/limited-worker.ts', import.meta.url));
 const ACCOUNTS = 5;
@@ -28,26 +27,16 @@ function mostInAnyPeriod(starts: number[], periodMs: number): number {
 // Separate processes share a database only through PostgreSQL: registered when the run covers pg.
 if (TEST_DRIVERS.includes('pg')) {
   describe('rate limits under kills and retries, three worker processes [pg only]', () => {
-    const schema = freshSchema();
-    const workers: WorkerProcess[] = [];
-    let tm: Tidemark;
-    before(async () => {
-      tm = await Tidemark.open({ database: PG_URL, schema, logger: silentLogger, poolSize: 4 });
+    const suite = useProcessSuite(async (tm, schema) => {
       for (const [name, options] of Object.entries(LIMITERS)) await tm.defineLimiter(name, options);
       tm.createQueue(LIMITED_QUEUE);
-      await tm.listQueues();
       await rawQuery(
         tm,
         `create table "${schema}".limit_log (job_id bigint not null, account text not null,
-           attempt int not null, worker text not null, at_ms float8 not null)`,
+             attempt int not null, worker text not null, at_ms float8 not null)`,
       );
     });
-    after(async () => {
-      for (const w of workers) w.kill('SIGKILL');
-      await Promise.all(workers.map((w) => w.exited));
-      await tm.close();
-      await dropSchema('pg', schema);
-    });
+    const { schema, workers } = suite;
 
     test('starts in any period never pass limit + burst, per limiter and per key, counted from the handlers', {
       timeout: 240_000,
@@ -55,7 +44,7 @@ if (TEST_DRIVERS.includes('pg')) {
       const start = fixtureStarter(schema, FIXTURE, workers);
       const live: WorkerProcess[] = [];
       for (let i = 0; i < WORKERS; i++) live.push(await start());
-      await tm.addJobs(
+      await suite.tm.addJobs(
         Array.from({ length: JOBS }, (_, i) => ({
           queue: 'calls',
           data: { account: `a${i % ACCOUNTS}`, failOnce: i % 11 === 5 },
@@ -72,7 +61,7 @@ if (TEST_DRIVERS.includes('pg')) {
         'every job to finish',
         async () => {
           const [row] = await rawQuery<{ n: number }>(
-            tm,
+            suite.tm,
             `select count(*)::int as n from "${schema}".jobs where status in ('completed', 'failed')`,
           );
           return row.n === JOBS;
@@ -80,7 +69,7 @@ if (TEST_DRIVERS.includes('pg')) {
         { timeoutMs: 180_000, intervalMs: 200 },
       );
       const rows = await rawQuery<{ account: string; at_ms: number }>(
-        tm,
+        suite.tm,
         `select account, at_ms from "${schema}".limit_log`,
       );
       assert.ok(rows.length >= JOBS, 'every job started at least once');
@@ -103,7 +92,7 @@ if (TEST_DRIVERS.includes('pg')) {
         );
       }
       const [completed] = await rawQuery<{ n: number }>(
-        tm,
+        suite.tm,
         `select count(*)::int as n from "${schema}".jobs where status = 'completed'`,
       );
       assert.equal(completed.n, JOBS, 'no job lost or failed by the limiters');

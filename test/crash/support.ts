@@ -83,11 +83,14 @@ export interface CrashSuite {
 }
 
 /**
- * Register the hooks of a crash suite (call inside its describe): a fresh pg schema with the
- * 'crash' queue and an effects table the fixture workers write to; afterwards every worker
- * process is killed and the schema dropped.
+ * Register the hooks of a suite of worker processes on PostgreSQL (call inside its describe):
+ * a fresh schema and an engine on it, which `setup` gives its queues and tables; afterwards
+ * every worker process is killed and the schema dropped.
  */
-export function useCrashSuite(poolSize: number): CrashSuite {
+export function useProcessSuite(
+  setup: (tm: Tidemark, schema: string) => Promise<void>,
+  poolSize = 4,
+): CrashSuite {
   const suite = { schema: freshSchema(), workers: [] } as unknown as CrashSuite;
   before(async () => {
     suite.tm = await Tidemark.open({
@@ -96,12 +99,8 @@ export function useCrashSuite(poolSize: number): CrashSuite {
       logger: silentLogger,
       poolSize,
     });
-    suite.tm.createQueue({ name: 'crash' });
+    await setup(suite.tm, suite.schema);
     await suite.tm.listQueues();
-    await rawQuery(
-      suite.tm,
-      `create table "${suite.schema}".effects (job_id bigint not null, worker text not null, attempt int)`,
-    );
   });
   after(async () => {
     for (const w of suite.workers) w.kill('SIGKILL');
@@ -110,6 +109,17 @@ export function useCrashSuite(poolSize: number): CrashSuite {
     await dropSchema('pg', suite.schema);
   });
   return suite;
+}
+
+/** useProcessSuite with the 'crash' queue and the effects table fixtures/worker.ts writes to. */
+export function useCrashSuite(poolSize: number): CrashSuite {
+  return useProcessSuite(async (tm, schema) => {
+    tm.createQueue({ name: 'crash' });
+    await rawQuery(
+      tm,
+      `create table "${schema}".effects (job_id bigint not null, worker text not null, attempt int)`,
+    );
+  }, poolSize);
 }
 
 /**
