@@ -60,6 +60,8 @@ export type {
   BulkRefusalReason,
 } from './jobs/bulk-actions.js';
 export type { JobDetail } from './jobs/job-detail.js';
+export type { JobLogsOptions } from './jobs/job-logs.js';
+export type { CountJobsFilter, JobCount, JobPage, ListJobsFilter } from './jobs/list-jobs.js';
 export { consoleLogger, defaultLogger, type Logger, type LogLevel, silentLogger } from './log/logger.js';
 export { messages } from './log/messages.js';
 export type { InstrumentOptions } from './metrics/instrument.js';
@@ -73,6 +75,15 @@ export type {
   LimiterStatus,
   QueueLimiter,
 } from './model/limiter.js';
+export {
+  type JobLog,
+  type JobLogLevel,
+  type JobLogLine,
+  type JobLogs,
+  type JobMetadata,
+  NOTE_LIMITS,
+  type Progress,
+} from './model/notes.js';
 export {
   Retention,
   type RetentionPolicy,

@@ -1,5 +1,7 @@
 import { childOptions, jobOptions } from './intake/job-options.js';
 import { bulkActionOptions, bulkFilterOptions } from './jobs/bulk-filter.js';
+import { jobLogsOptions } from './jobs/job-logs.js';
+import { countJobsOptions, listJobsOptions } from './jobs/list-jobs.js';
 import { resultOptions } from './jobs/result.js';
 import { sweepNowOptions } from './maintenance/retention-sweep/sweep-now.js';
 import { instrumentOptions } from './metrics/instrument.js';
@@ -37,6 +39,9 @@ export const OPTION_SETS = {
   instrument: instrumentOptions,
   'bulk-filter': bulkFilterOptions,
   'bulk-options': bulkActionOptions,
+  'list-jobs': listJobsOptions,
+  'count-jobs': countJobsOptions,
+  'job-logs': jobLogsOptions,
   sweep: sweepNowOptions,
   'remove-jobs': removeJobsOptions,
   'hold-jobs': holdOptions,

@@ -5,13 +5,13 @@ import { addInChunks, addsInChunks } from './intake/add-in-chunks.js';
 import { type AddJobsOptions, addCheckedJobs, checkAddRequest } from './intake/add-jobs.js';
 import type { AddJobInput, AddJobResult } from './intake/job-request.js';
 import { validateRequests } from './intake/validate-data.js';
+import { JobQueryCalls } from './job-query-calls.js';
 import * as bulk from './jobs/bulk-actions.js';
 import { deleteJob, deleteWorkflowSubtree } from './jobs/delete-jobs.js';
 import { cancelJob, pauseJob, resumeJob } from './jobs/job-actions.js';
 import { getJobDetail, type JobDetail } from './jobs/job-detail.js';
 import { checkResultRequest, waitForResult } from './jobs/result.js';
 import { retryJob } from './jobs/retry-job.js';
-import { LimiterCalls } from './limiter-calls.js';
 import { type InstrumentOptions, instrumentEngine } from './metrics/instrument.js';
 import type { MeterLike } from './metrics/meter.js';
 import type { Job } from './model/job.js';
@@ -48,7 +48,7 @@ import { resolveWorkerOptions, type WorkerOptions } from './worker/worker-option
 import { checkSignalRequest, type SignalDelivery } from './workflow/signal.js';
 
 /** The Tidemark engine: queues, jobs, workflows, schedules and retention on one database. */
-export class Tidemark extends LimiterCalls {
+export class Tidemark extends JobQueryCalls {
   private readonly workers = new Set<Worker>();
   private readonly dashboards = new Set<RunningDashboard>();
 
@@ -291,6 +291,7 @@ export class Tidemark extends LimiterCalls {
     if (!this.markClosed()) return;
     await Promise.all([...this.dashboards].map((dashboard) => dashboard.close()));
     await Promise.all([...this.workers].map((worker) => worker.stop()));
+    await this.core.notes.flush();
     await this.core.registry.flush().catch(() => {});
     await this.core.storage.close();
   }

@@ -1,6 +1,8 @@
 import type { EngineCore } from '../engine-core.js';
 import { ALL_STATUSES, isJobStatus } from '../job-status.js';
+import { idRangeOf } from '../jobs/id-range.js';
 import { MAX_ID } from '../model/job-rules.js';
+import { MAX_TAG_LENGTH } from '../options/shared-fields.js';
 import { type JobFilterParams, type JobListRow, jobFilterParams } from '../storage/storage.js';
 
 export type { JobListRow } from '../storage/storage.js';
@@ -8,8 +10,6 @@ export type { JobListRow } from '../storage/storage.js';
 export const PAGE_SIZE = 50;
 /** A text search examines at most this many ids per page, so a rare match never scans the table. */
 export const SEARCH_WINDOW = 20_000n;
-/** Rows whose transaction started this long before the range may still carry a later id. */
-const CLOCK_SLACK_MS = 60_000;
 /** The longest 'created within' window, as for a purge's age: about a century. */
 export const MAX_SINCE_SECONDS = 3_200_000_000;
 /** Dates a range may name: every job was created in between, and both ends stay valid timestamps. */
@@ -25,6 +25,8 @@ export interface JobFilter {
   to?: Date;
   /** Text searched (case-insensitively) in the job's data as JSON text and its error's message and name. */
   q?: string;
+  /** Only jobs carrying this tag (one, from the page's `tag` field). */
+  tags?: string[];
   /** Cursor of an older page: only ids below this. */
   before?: bigint;
   /** Cursor of a newer page: only ids above this (the page is still shown newest first). */
@@ -80,6 +82,11 @@ export function parseFilter(params: URLSearchParams): { filter: JobFilter; probl
       problems.push(`'${name}' must be a date from 1970-01-01 to 9999-12-31 (UTC), got '${value}'`);
     else filter[name] = date;
   }
+  const tag = text('tag');
+  if (tag !== undefined) {
+    if (tag.length <= MAX_TAG_LENGTH) filter.tags = [tag];
+    else problems.push(`'tag' must be at most ${MAX_TAG_LENGTH} characters`);
+  }
   const q = params.get('q');
   if (q?.trim()) filter.q = q.trim().slice(0, 200);
   // A page cursor is a job id; 'after=0' (every id) is a cursor too, 'before=0' (none) is not.
@@ -111,18 +118,12 @@ export async function listJobs(
   filter: JobFilter,
   now = core.clock.now(),
 ): Promise<JobListPage> {
-  const bounds = await core.storage.reads.jobIdRange();
-  if (!bounds.lo || !bounds.hi) return EMPTY;
   // The one filter of the list and the bulk actions; since is fixed against now here.
   const params = jobFilterParams(filter, now);
-  const { from, to } = params;
-  let lowest = BigInt(bounds.lo);
-  let ceiling = BigInt(bounds.hi) + 1n;
-  if (from)
-    lowest = await firstIdCreatedAtOrAfter(core, new Date(from.getTime() - CLOCK_SLACK_MS), lowest, ceiling);
-  if (to)
-    ceiling = await firstIdCreatedAtOrAfter(core, new Date(to.getTime() + CLOCK_SLACK_MS), lowest, ceiling);
-  const range = { lowest, ceiling, window: filter.q !== undefined ? SEARCH_WINDOW : null };
+  const ids = await idRangeOf(core, params.from, params.to);
+  if (ids === null) return EMPTY;
+  const searching = filter.q !== undefined || filter.tags !== undefined;
+  const range = { ...ids, window: searching ? SEARCH_WINDOW : null };
   const read = (walk: Walk, floor: bigint, before: bigint) =>
     readPage(core, filter, params, walk, { floor, before });
   return filter.after !== undefined
@@ -196,20 +197,3 @@ async function readPage(
 
 const max = (a: bigint, b: bigint) => (a > b ? a : b);
 const min = (a: bigint, b: bigint) => (a < b ? a : b);
-
-/**
- * The lowest id whose creation time is at or after `at`, assuming ids grow with time
- * (they are drawn from one sequence at insert). About 2·log2(ids) single-row probes.
- */
-async function firstIdCreatedAtOrAfter(core: EngineCore, at: Date, lo: bigint, hi: bigint): Promise<bigint> {
-  let low = lo;
-  let high = hi;
-  while (low < high) {
-    const mid = low + (high - low) / 2n;
-    const row = await core.storage.reads.firstJobFrom(String(mid));
-    if (!row || BigInt(row.id) >= high) high = mid;
-    else if (row.createdAt.getTime() < at.getTime()) low = BigInt(row.id) + 1n;
-    else high = mid;
-  }
-  return low;
-}

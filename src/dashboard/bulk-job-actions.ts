@@ -79,5 +79,6 @@ function parseBulk(form: URLSearchParams, now = Date.now()): BulkRequest | strin
   else if (filter.from !== undefined) bulk.from = filter.from;
   if (filter.since === undefined && filter.to !== undefined) bulk.to = filter.to;
   if (filter.q !== undefined) bulk.q = filter.q;
+  if (filter.tags !== undefined) bulk.tags = filter.tags;
   return { action, filter: bulk };
 }

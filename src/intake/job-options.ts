@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { MAX_ATTEMPTS, PRIORITY } from '../model/job-rules.js';
 import { either, integer, literal, object, STORABLE_TEXT, seconds, text } from '../options/fields.js';
 import { OptionSet } from '../options/option-set.js';
-import { dateField, jsonDataField, retentionField } from '../options/shared-fields.js';
+import { dateField, jsonDataField, retentionField, tagsField } from '../options/shared-fields.js';
 
 /** The longest concurrency key accepted, in characters. */
 export const MAX_KEY_LENGTH = 512;
@@ -141,6 +141,10 @@ export const jobOptions = new OptionSet(
       docDefault: "none: the queue's default limit",
       column: 'tier',
     }),
+    tags: tagsField(
+      'labels to find the job by: `tm.listJobs({ tags })`, the bulk actions and the dashboard filter by them',
+      'tags',
+    ),
   },
   ['queue'],
 );
@@ -153,6 +157,7 @@ export const childOptions = jobOptions.pick('options', [
   'retention',
   'key',
   'tier',
+  'tags',
 ]);
 
 /** A job's options once read: checked, with data as JSON text and retention frozen. */

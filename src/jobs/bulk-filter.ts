@@ -1,10 +1,11 @@
 import { InvalidOptionError } from '../errors.js';
+import { MAX_KEY_LENGTH } from '../intake/job-options.js';
 import { ALL_STATUSES, FINISHED_STATUSES, IN_FLIGHT_STATUSES, type JobStatus } from '../job-status.js';
 import { checkId } from '../options/check.js';
 import { boolean, custom, either, literal, seconds, text } from '../options/fields.js';
 import { OptionSet, type OptionsOf } from '../options/option-set.js';
-import { batchSizeField, dateField, idsField } from '../options/shared-fields.js';
-import { type JobFilterParams, jobFilterParams } from '../storage/storage.js';
+import { batchSizeField, dateField, idsField, tagsField } from '../options/shared-fields.js';
+import { type JobFilterFields, type JobFilterParams, jobFilterParams } from '../storage/storage.js';
 
 export const DEFAULT_BULK_BATCH_SIZE = 500;
 export const MAX_BULK_IDS = 1000;
@@ -18,15 +19,19 @@ export const bulkFilterOptions = new OptionSet('filter', {
       expected: 'a job status',
       docType: '`JobStatus`',
       description:
-        'the status to act on; required unless `ids` is given. Retry takes a finished status or `retry`, cancel an in-flight one',
+        'only jobs in this status. The bulk actions require it unless `ids` is given: retry takes a finished status or `retry`, cancel an in-flight one',
     },
   ),
   since: seconds(
     { exclusiveMin: true },
-    { description: 'created within the last N seconds (instead of `from`/`to`)' },
+    { description: 'created within the last N seconds (instead of `createdAfter`/`createdBefore`)' },
   ),
-  from: dateField({ description: 'created at or after this time', docDefault: 'none' }),
-  to: dateField({ description: 'created before this time', docDefault: 'none' }),
+  createdAfter: dateField({ description: 'created at or after this time', docDefault: 'none' }),
+  createdBefore: dateField({ description: 'created before this time', docDefault: 'none' }),
+  from: dateField({ description: 'the same as `createdAfter`', docDefault: 'none' }),
+  to: dateField({ description: 'the same as `createdBefore`', docDefault: 'none' }),
+  tags: tagsField('only jobs carrying every one of these tags'),
+  key: text(MAX_KEY_LENGTH, { description: 'only jobs of this concurrency key' }),
   q: text(200, {
     description:
       "text searched, case-insensitively, in the job's data as JSON text and its error's message and name",
@@ -101,21 +106,8 @@ export function checkBulkRequest(
   const options = bulkActionOptions.read(optionsInput ?? {}, 'options', warnings);
   const ids = filter.ids ?? null;
   const status = checkStatus(action, filter.status, ids !== null);
-  if (filter.since !== undefined && (filter.from !== undefined || filter.to !== undefined)) {
-    throw new InvalidOptionError('filter.since', 'either since or from/to, not both', filter.since);
-  }
   const queue = filter.queue ?? null;
-  const match = jobFilterParams(
-    {
-      queue,
-      status,
-      since: filter.since ?? null,
-      from: filter.from ?? null,
-      to: filter.to ?? null,
-      q: filter.q ?? null,
-    },
-    now,
-  );
+  const match = jobFilterParams({ ...filterFields(filter), queue, status }, now);
   return {
     queue,
     status,
@@ -126,6 +118,41 @@ export function checkBulkRequest(
     batchWarning: warnings[0],
     throughId: options.throughId ?? null,
     maxMatched: options.maxMatched ?? null,
+  };
+}
+
+/**
+ * A checked filter's fields as the job filter reads them: `createdAfter` and `createdBefore`
+ * (or their older names `from` and `to`), or `since`, one way each.
+ */
+export function filterFields(filter: ReturnType<typeof bulkFilterOptions.read>): JobFilterFields {
+  const pairs = [
+    ['createdAfter', 'from'],
+    ['createdBefore', 'to'],
+  ] as const;
+  for (const [name, alias] of pairs) {
+    if (filter[name] !== undefined && filter[alias] !== undefined) {
+      throw new InvalidOptionError(`filter.${alias}`, `either ${name} or ${alias}, not both`, filter[alias]);
+    }
+  }
+  const from = filter.createdAfter ?? filter.from ?? null;
+  const to = filter.createdBefore ?? filter.to ?? null;
+  if (filter.since !== undefined && (from !== null || to !== null)) {
+    throw new InvalidOptionError(
+      'filter.since',
+      'either since or createdAfter/createdBefore, not both',
+      filter.since,
+    );
+  }
+  return {
+    queue: filter.queue ?? null,
+    status: filter.status ?? null,
+    since: filter.since ?? null,
+    from,
+    to,
+    q: filter.q ?? null,
+    tags: filter.tags ?? null,
+    key: filter.key ?? null,
   };
 }
 

@@ -4,7 +4,7 @@ import type { FrozenRetention } from '../model/job.js';
 import { freezeRetention, type RetentionPolicy } from '../model/retention-policy.js';
 import { checkBatchSize, DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE } from './batch-size.js';
 import { checkDate, checkId } from './check.js';
-import { custom, type FieldDoc, grouped } from './fields.js';
+import { custom, type FieldDoc, grouped, STORABLE_TEXT } from './fields.js';
 import { toJsonText } from './json.js';
 
 /** A retention option once checked: the policy as given (for the notes on it) and its windows. */
@@ -118,6 +118,45 @@ export function idsField(max: number, description: string) {
         throw new InvalidOptionError(field, expected, value);
       }
       return [...new Set(value.map((id, i) => checkId(id, `${field}[${i}]`)))];
+    },
+  });
+}
+
+/** The most tags a job carries, and the longest tag. */
+export const MAX_TAGS = 20;
+export const MAX_TAG_LENGTH = 100;
+
+/** A job's tags (and a filter's): 1 to 20 strings of 1 to 100 characters, each named in its error, kept once each. */
+export function tagsField(description: string, column?: string) {
+  const expected = `an array of 1 to ${MAX_TAGS} tags`;
+  const tag = `a string of 1 to ${MAX_TAG_LENGTH} characters`;
+  return custom<string[], string[]>({
+    expected,
+    docType: `\`string[]\` (1 to ${MAX_TAGS} tags of 1 to ${MAX_TAG_LENGTH} characters)`,
+    description,
+    column,
+    jsonSchema: {
+      type: 'array',
+      minItems: 1,
+      maxItems: MAX_TAGS,
+      items: { type: 'string', minLength: 1, maxLength: MAX_TAG_LENGTH, pattern: STORABLE_TEXT },
+    },
+    check: (value, field) => {
+      if (!Array.isArray(value) || value.length === 0 || value.length > MAX_TAGS) {
+        throw new InvalidOptionError(field, expected, value);
+      }
+      const storable = new RegExp(STORABLE_TEXT);
+      value.forEach((item, i) => {
+        if (
+          typeof item !== 'string' ||
+          item.length === 0 ||
+          item.length > MAX_TAG_LENGTH ||
+          !storable.test(item)
+        ) {
+          throw new InvalidOptionError(`${field}[${i}]`, tag, item);
+        }
+      });
+      return [...new Set(value)];
     },
   });
 }

@@ -232,6 +232,13 @@ function checkedSignals(queue: string, schemas: QueueSchemas, ctx: JobContext): 
     runChild: (queue, data, options) => ctx.runChild(queue, data, options),
     completionTx: (fn) => ctx.completionTx(fn),
     retryAfter: (seconds, options) => ctx.retryAfter(seconds, options),
+    progress: (value) => ctx.progress(value),
+    get metadata() {
+      return ctx.metadata;
+    },
+    get log() {
+      return ctx.log;
+    },
     waitForSignal: async (name, options) => one(await ctx.waitForSignal(name, options)),
     waitForAny: async (names, options) => one(await ctx.waitForAny(names, options)),
     waitForSignals: async (name, count, options) => {

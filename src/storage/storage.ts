@@ -8,9 +8,11 @@ import * as jobs from './jobs.js';
 import * as keys from './keys.js';
 import * as limiters from './limiters.js';
 import * as maintenance from './maintenance.js';
+import * as notes from './notes.js';
 import * as queues from './queues.js';
 import * as charts from './reads/charts.js';
 import * as jobList from './reads/job-list.js';
+import * as jobQuery from './reads/job-query.js';
 import * as jobViews from './reads/job-views.js';
 import * as overview from './reads/overview.js';
 import * as tables from './reads/tables.js';
@@ -37,9 +39,11 @@ export { checkTransactionCallback } from './driver/own-transaction.js';
 export type { InsertDefaults, InsertRow } from './insert-rows.js';
 export type { KeyRow } from './keys.js';
 export type { TokenRequest, TokenVerdictRow } from './limiters.js';
+export type { JobLogRow, JobNotes, LogLine, NotesWritten } from './notes.js';
 export type { StoredQueue } from './queues.js';
 export type { CarriedRetentionRow, QueueChartRow } from './reads/charts.js';
 export type { JobListRow, ListWalk, ListWindow } from './reads/job-list.js';
+export type { QueryOrder, QueryPath, QueryWindow } from './reads/job-query.js';
 export type { AttemptEntry, TreeNode, WorkflowViewRow } from './reads/job-views.js';
 export type { BoundedCountRow, JobEstimatesRow } from './reads/overview.js';
 export type { IndexStat, TableStat } from './reads/tables.js';
@@ -63,7 +67,7 @@ export type { CheckpointRow, ChildOutcome, SignalRefusal, SignalRow } from './wo
 export type DriverKind = Driver['kind'];
 
 /** What the dashboard's and CLI's read models read: bounded counts, lists, charts, statistics. */
-const READS = { ...overview, ...charts, ...jobList, ...jobViews, ...tables, listSweepRecords };
+const READS = { ...overview, ...charts, ...jobList, ...jobQuery, ...jobViews, ...tables, listSweepRecords };
 
 /**
  * The one door to the database: every operation Tidemark performs, each a statement (or one
@@ -84,6 +88,8 @@ export class Storage {
   readonly jobs: Operations<typeof jobs>;
   /** The worker's claims, outcomes, locks and suspensions. */
   readonly attempts: Operations<typeof attempts>;
+  /** What handlers say of their jobs: progress, metadata, log lines. */
+  readonly notes: Operations<typeof notes>;
   /** Operator actions on one job's tree. */
   readonly actions: Operations<typeof actions>;
   /** The maintenance tick's statements and the cluster-wide turns of periodic services. */
@@ -121,6 +127,7 @@ export class Storage {
     this.limiters = operations(db, limiters);
     this.jobs = operations(db, jobs);
     this.attempts = operations(db, attempts);
+    this.notes = operations(db, notes);
     this.actions = operations(db, actions);
     this.maintenance = operations(db, maintenance);
     this.workers = operations(db, workers);

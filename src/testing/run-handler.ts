@@ -1,8 +1,11 @@
+import { systemClock } from '../model/clock.js';
 import type { Job } from '../model/job.js';
+import type { JobLogLevel, Progress } from '../model/notes.js';
 import { freezeRetention, Retention } from '../model/retention-policy.js';
 import type { Handler } from '../queues/queue-options.js';
 import type { JobContext, SignalResult, SignalsResult } from '../workflow/job-context.js';
 import { RunNames } from '../workflow/job-context.js';
+import { NoteBook } from '../workflow/note-book.js';
 import { RetryAfter } from '../workflow/retry-after.js';
 
 /** A workflow call a handler made on the fake context, in order. */
@@ -11,7 +14,10 @@ export type HandlerCall =
   | { kind: 'sleep'; name: string; seconds: number }
   | { kind: 'signal'; names: string[]; count: number; timedOut: boolean }
   | { kind: 'child'; queue: string; data: unknown }
-  | { kind: 'completionTx' };
+  | { kind: 'completionTx' }
+  | { kind: 'progress'; value: Progress }
+  | { kind: 'metadata'; key: string; value: unknown }
+  | { kind: 'log'; level: JobLogLevel; message: string; attrs?: Record<string, unknown> };
 
 /** What the fake context answers with. */
 export interface FakeContextOptions<Data = unknown> {
@@ -74,6 +80,9 @@ function fakeJob<Data>(data: Data, options: FakeContextOptions<Data>): Job<Data>
     purgeAfter: null,
     key: null,
     tier: null,
+    tags: [],
+    progress: null,
+    metadata: {},
     ...options.job,
     data,
   };
@@ -103,9 +112,30 @@ function fakeContext(job: Job, options: FakeContextOptions, calls: HandlerCall[]
     if (taken === null) return { timedOut: true, name: null, payload: null };
     return { timedOut: false, name: taken.name, payload: taken.payloads[0] };
   };
+  // The engine's own checks, with nothing written: each call is recorded instead.
+  const book = new NoteBook(job, 'test-kit', { mark: () => {} }, systemClock);
+  const line =
+    (level: JobLogLevel) =>
+    (message: string, attrs?: Record<string, unknown>): void => {
+      book.log[level](message, attrs);
+      calls.push({ kind: 'log', level, message, ...(attrs === undefined ? {} : { attrs }) });
+    };
   return {
     signal: options.signal ?? new AbortController().signal,
     job,
+    progress(value) {
+      book.progress(value);
+      calls.push({ kind: 'progress', value });
+    },
+    metadata: {
+      set(key, value) {
+        book.metadata.set(key, value);
+        calls.push({ kind: 'metadata', key, value });
+      },
+      get: (key) => book.metadata.get(key),
+      all: () => book.metadata.all(),
+    },
+    log: { info: line('info'), warn: line('warn'), error: line('error') },
     async step<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
       names.claim(name);
       const recorded = options.steps ?? {};

@@ -3,6 +3,7 @@ import type { Job } from '../model/job.js';
 import { toJsonText } from '../options/json.js';
 import type { ResolvedQueue } from '../queues/queue-options.js';
 import type { ClaimedJob } from '../storage/storage.js';
+import type { NoteBook } from '../workflow/note-book.js';
 import { RetryAfter } from '../workflow/retry-after.js';
 import { LostOwnership, Suspension } from '../workflow/suspend.js';
 import { WorkflowContext } from '../workflow/workflow-context.js';
@@ -47,6 +48,8 @@ export async function runAttempt(
     // A job whose limiters could not be applied fails without starting: its handler never runs.
     const outcome: Outcome =
       claimed.refusal === undefined ? await started(core, claimed, queue, ctx, attempt) : refused(claimed);
+    // What the handler said of its job is written before its outcome, unless it lost the job.
+    if (ctx.notes !== null) await settleNotes(core, ctx.notes, attempt);
     if ('aborted' in outcome && outcome.aborted !== 'timeout') {
       return reportLost(core, claimed, outcome.aborted, attempt.handlerReturned);
     }
@@ -216,6 +219,12 @@ function started(
 ): Outcome | Promise<Outcome> {
   if (core.events.listenerCount('job:started') > 0) emitStarted(core, claimed);
   return runHandler(queue, claimed.job, ctx, attempt);
+}
+
+function settleNotes(core: EngineCore, notes: NoteBook, attempt: Attempt): Promise<void> | undefined {
+  if (attempt.abortedBy !== 'lost') return core.notes.settle(notes);
+  core.notes.forget(notes);
+  return undefined;
 }
 
 function refused(claimed: ClaimedJob): Outcome {

@@ -1,5 +1,6 @@
 import { DuplicateStepError, InvalidOptionError, UnknownSignalError } from '../errors.js';
 import type { Job } from '../model/job.js';
+import type { JobLog, JobMetadata, Progress } from '../model/notes.js';
 import type { Queryable } from '../storage/storage.js';
 import type { RetryAfter, RetryAfterOptions } from './retry-after.js';
 
@@ -17,6 +18,12 @@ export interface RunChildOptions {
   maxAttempts?: number;
   delaySeconds?: number;
   retention?: import('../model/retention-policy.js').RetentionPolicy | false;
+  /** The child's concurrency key (flow control). */
+  key?: string;
+  /** The key's tier. */
+  tier?: string;
+  /** The child's tags. */
+  tags?: string[];
 }
 
 /**
@@ -76,6 +83,17 @@ export interface JobContext {
    * years or a reason that is not a string of at most 1,000 characters.
    */
   retryAfter(seconds: number, options?: RetryAfterOptions): RetryAfter;
+  /**
+   * Report how far the job has come: a number from 0 to 100, or a JSON object of at most 4 KiB
+   * (say `{ done: 40, total: 120 }`). The latest value is written at most once a second and
+   * always before the attempt's outcome; `tm.getJob(id).progress` reads it. Throws
+   * InvalidOptionError for anything else, and keeps the previous value.
+   */
+  progress(value: Progress): void;
+  /** JSON values by key, kept on the job across attempts and written like progress. */
+  readonly metadata: JobMetadata;
+  /** Log lines kept with the job, each with its attempt; `tm.getJobLogs(id)` reads them. */
+  readonly log: JobLog;
 }
 
 /** Checkpoint names of signal waits start with this; step and sleep names may not. */

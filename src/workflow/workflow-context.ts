@@ -6,6 +6,7 @@ import { validateRequests } from '../intake/validate-data.js';
 import { isFinished } from '../job-status.js';
 import { isObject } from '../model/guards.js';
 import type { Job } from '../model/job.js';
+import type { JobLog, JobMetadata, Progress } from '../model/notes.js';
 import type { CheckpointRow } from '../model/workflow.js';
 import { checkInteger, checkSeconds } from '../options/check.js';
 import { toJsonText } from '../options/json.js';
@@ -20,6 +21,7 @@ import {
   type SignalsResult,
   WAIT_PREFIX,
 } from './job-context.js';
+import { NoteBook } from './note-book.js';
 import { RetryAfter, type RetryAfterOptions } from './retry-after.js';
 import { LostOwnership, Suspension, type Wait } from './suspend.js';
 
@@ -48,6 +50,8 @@ export class WorkflowContext implements JobContext {
    */
   suspension: Suspension | null = null;
   private namesMade: RunNames | null = null;
+  /** What the handler said of its job (progress, metadata, log), when it said anything. */
+  notes: NoteBook | null = null;
   private checkpoints: Promise<Map<string, CheckpointRow>> | null = null;
 
   /**
@@ -161,6 +165,25 @@ export class WorkflowContext implements JobContext {
 
   retryAfter(seconds: number, options?: RetryAfterOptions): RetryAfter {
     return new RetryAfter(seconds, options);
+  }
+
+  progress(value: Progress): void {
+    this.book.progress(value);
+  }
+
+  get metadata(): JobMetadata {
+    return this.book.metadata;
+  }
+
+  get log(): JobLog {
+    return this.book.log;
+  }
+
+  /** Made on the first note: a handler that writes none costs nothing here. */
+  private get book(): NoteBook {
+    const { core, job, token } = this.deps;
+    this.notes ??= new NoteBook(job, token, core.notes, core.clock);
+    return this.notes;
   }
 
   /** Consumed signals, or null on timeout; suspends while they have not all arrived. */

@@ -247,6 +247,8 @@ describeEachDriver('dashboard job list', ({ open }) => {
       from: null,
       to: null,
       pattern: null,
+      tags: null,
+      key: null,
       limit: 51,
     };
     const plans = [

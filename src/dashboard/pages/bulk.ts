@@ -46,7 +46,7 @@ export function bulkControls(ctx: DashboardContext, filter: JobFilter, hasRows: 
       ? html`<button type="submit" name="do" value="${action}-matching" class="danger">${VERB[action].label} all matching…</button> `
       : '';
   const params = ctx.url.searchParams;
-  return html`${csrfField(ctx)}${['queue', 'status', 'since', 'from', 'to', 'q'].map((name) =>
+  return html`${csrfField(ctx)}${['queue', 'status', 'since', 'from', 'to', 'q', 'tag'].map((name) =>
     params.get(name) ? html`<input type="hidden" name="${name}" value="${params.get(name)}">` : '',
   )}<div class="actions bulk">${matching('retry')}${matching('cancel')}
 <button type="submit" name="do" value="retry-selected">Retry selected…</button>
@@ -143,5 +143,6 @@ function describe(filter: BulkJobFilter): string {
   if (filter.from) parts.push(`created from ${formatTime(new Date(filter.from))}`);
   if (filter.to) parts.push(`created before ${formatTime(new Date(filter.to))}`);
   if (filter.q) parts.push(`“${filter.q}” in the data or the error`);
+  if (filter.tags) parts.push(`tagged ${filter.tags.join(', ')}`);
   return parts.join(', ');
 }

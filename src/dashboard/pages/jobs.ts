@@ -59,8 +59,8 @@ ${page.newer !== null ? html`<a href="${href(ctx, '/jobs', { ...keep, after: Str
 ${page.next !== null ? html`<a href="${href(ctx, '/jobs', { ...keep, before: String(page.next) })}" rel="next">Older »</a>` : ''}
 <span class="small muted">${page.rows.length} shown, up to ${PAGE_SIZE} per page, newest first</span>
 </div>
-${page.searchedDownTo !== null ? html`<p class="small muted">The text search covers a window of ids per page; it searched down to id ${String(page.searchedDownTo)}. “Older” searches further.</p>` : ''}
-${page.searchedUpTo !== null ? html`<p class="small muted">The text search covers a window of ids per page; it searched up to id ${String(page.searchedUpTo)}. “Newer” searches further.</p>` : ''}`;
+${page.searchedDownTo !== null ? html`<p class="small muted">The search covers a window of ids per page; it searched down to id ${String(page.searchedDownTo)}. “Older” searches further.</p>` : ''}
+${page.searchedUpTo !== null ? html`<p class="small muted">The search covers a window of ids per page; it searched up to id ${String(page.searchedUpTo)}. “Newer” searches further.</p>` : ''}`;
   const text = layout(ctx, 'Jobs', '/jobs', body);
   return problems.length > 0 ? { status: 400, page: text } : text;
 }
@@ -82,6 +82,7 @@ function filtersForm(ctx: DashboardContext, filter: JobFilter, queues: string[])
 <label>from (UTC)<input type="datetime-local" name="from" value="${params.get('from') ?? ''}"></label>
 <label>to (UTC)<input type="datetime-local" name="to" value="${params.get('to') ?? ''}"></label>
 <label>text in data or error<input type="text" name="q" value="${filter.q ?? ''}" placeholder="e.g. invoice 42"></label>
+<label>tag<input type="text" name="tag" value="${filter.tags?.[0] ?? ''}" placeholder="e.g. customer:42"></label>
 ${params.get('refresh') ? html`<input type="hidden" name="refresh" value="${params.get('refresh')}">` : ''}
 <button type="submit" class="primary">Filter</button> <a href="${href(ctx, '/jobs')}">clear</a>
 </form>`;
@@ -89,7 +90,7 @@ ${params.get('refresh') ? html`<input type="hidden" name="refresh" value="${para
 
 function filterQuery(params: URLSearchParams): Record<string, string | undefined> {
   const keep: Record<string, string | undefined> = {};
-  for (const name of ['queue', 'status', 'since', 'from', 'to', 'q', 'refresh'])
+  for (const name of ['queue', 'status', 'since', 'from', 'to', 'q', 'tag', 'refresh'])
     keep[name] = params.get(name) ?? undefined;
   return keep;
 }

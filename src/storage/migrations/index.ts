@@ -7,6 +7,7 @@ import * as m0006 from './0006-edges-worker-instance.js';
 import * as m0007 from './0007-flow-control.js';
 import * as m0008 from './0008-rate-limits.js';
 import * as m0009 from './0009-debounce-throttle.js';
+import * as m0010 from './0010-job-notes.js';
 
 export interface Migration {
   version: number;
@@ -25,6 +26,7 @@ export const migrations: readonly Migration[] = [
   { version: 7, ...m0007 },
   { version: 8, ...m0008 },
   { version: 9, ...m0009 },
+  { version: 10, ...m0010 },
 ];
 
 export const latestVersion = migrations.length;

@@ -12,7 +12,7 @@ import { MAX_ATTEMPTS_OF_QUEUE, type QueueDefaultParams, RETENTION_OF_QUEUE } fr
 
 /** Columns returned as they are stored, by a job read and by a claim alike. */
 export const PLAIN_COLUMNS = `id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
-  root_id, retention, key, tier`;
+  root_id, retention, key, tier, tags, progress, metadata`;
 
 /** What PLAIN_COLUMNS read; ids are bigint, so strings. */
 export interface PlainJobColumns {
@@ -29,11 +29,14 @@ export interface PlainJobColumns {
   retention: FrozenRetention;
   key: string | null;
   tier: string | null;
+  tags: string[] | null;
+  progress: number | Record<string, unknown> | null;
+  metadata: Record<string, unknown> | null;
 }
 
 /** Columns every job read returns; mapped to `Job` by rows.ts. */
 export const JOB_COLUMNS = `${PLAIN_COLUMNS}, status, run_at, expire_at, created_at, started_at, finished_at,
-  parent_step, locked_by, locked_until, unique_key, wait, purge_after`;
+  parent_step, locked_by, locked_until, unique_key, wait, purge_after, log_dropped`;
 
 /** A row of JOB_COLUMNS. */
 export interface JobRow extends PlainJobColumns {
@@ -49,6 +52,7 @@ export interface JobRow extends PlainJobColumns {
   unique_key: string | null;
   wait: Record<string, unknown> | null;
   purge_after: Timestamp | null;
+  log_dropped: number | null;
 }
 
 /**
@@ -74,6 +78,7 @@ export interface InsertRow {
   tier?: string;
   /** `debounce:<key>` or `throttle:<key>`: the key the job was added under (migration 9). */
   fold_key?: string;
+  tags?: string[];
 }
 
 /**
@@ -94,6 +99,7 @@ export const INPUT_FIELDS = {
   key: 'text',
   tier: 'text',
   fold_key: 'text',
+  tags: 'text[]',
 } as const satisfies Record<Exclude<keyof InsertRow, 'dataText' | 'retention'>, string>;
 
 /**
@@ -114,14 +120,14 @@ export const DUE_AT = /* sql */ `cross join lateral (
 
 /** The columns an insert writes. */
 export const INSERT_COLUMNS = `queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
-                                parent_id, root_id, parent_step, key, tier, fold_key`;
+                                parent_id, root_id, parent_step, key, tier, fold_key, tags`;
 
 /** The values of INSERT_COLUMNS, from the input row `input` and its run time `due.at`. */
 export const INSERT_VALUES = /* sql */ `input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
            due.at + input.expire_in_seconds * interval '1 second',
            ${MAX_ATTEMPTS_OF_QUEUE('input.max_attempts', 'input.queue')},
            ${RETENTION_OF_QUEUE('@policies::jsonb -> input.policy', 'input.queue')},
-           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key`;
+           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key, input.tags`;
 
 /** One NOTIFY per queue that received work ready now (from the CTE `inserted`); delivered at commit. */
 export const NUDGE_READY_QUEUES = /* sql */ `nudged as (

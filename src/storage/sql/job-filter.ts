@@ -1,6 +1,6 @@
 /**
  * The job filter, one implementation for the job list and the bulk actions: what a filter
- * means (queue, status, creation time, text in the data or in the error's message or name)
+ * means (queue, status, creation time, text in the data or in the error's message or name, tags, key)
  * is written once here, as SQL conditions on the row `j` and the function that gives them
  * their parameters. The list and the bulk walks choose rows by index (queue, status, id);
  * these conditions then decide which rows match, and the bulk actions check them again on
@@ -16,6 +16,10 @@ export interface JobFilterFields {
   to?: Date | null;
   /** Text searched case-insensitively in the data as JSON text and the error's message and name. */
   q?: string | null;
+  /** Jobs carrying every one of these tags. */
+  tags?: string[] | null;
+  /** Jobs of this concurrency key. */
+  key?: string | null;
 }
 
 /** The parameters of JOB_FILTER; null leaves a field out. */
@@ -26,16 +30,28 @@ export type JobFilterParams = {
   to: Date | null;
   /** An ILIKE pattern (the text with its wildcards escaped), or null. */
   pattern: string | null;
+  tags: string[] | null;
+  key: string | null;
 };
 
 /** A filter that matches every job: the per-job actions pass it. */
-export const ANY_JOB: JobFilterParams = { queue: null, status: null, from: null, to: null, pattern: null };
+export const ANY_JOB: JobFilterParams = {
+  queue: null,
+  status: null,
+  from: null,
+  to: null,
+  pattern: null,
+  tags: null,
+  key: null,
+};
 
 /** The conditions of a filter on the row `j`, with the parameters of jobFilterParams. */
 export const JOB_FILTER = /* sql */ `(@queue::text is null or j.queue = @queue::text)
      and (@status::text is null or j.status = @status::text)
      and (@from::timestamptz is null or j.created_at >= @from::timestamptz)
      and (@to::timestamptz is null or j.created_at < @to::timestamptz)
+     and (@tags::text[] is null or j.tags @> @tags::text[])
+     and (@key::text is null or j.key = @key::text)
      and (@pattern::text is null
           or j.data::text ilike @pattern::text
           or j.error ->> 'message' ilike @pattern::text
@@ -50,5 +66,7 @@ export function jobFilterParams(filter: JobFilterFields, now = Date.now()): JobF
     from: since !== null ? new Date(now - since * 1000) : (filter.from ?? null),
     to: since !== null ? null : (filter.to ?? null),
     pattern: filter.q == null ? null : `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
+    tags: filter.tags ?? null,
+    key: filter.key ?? null,
   };
 }

@@ -16,6 +16,7 @@ export const JOB_DEPENDENTS = [
   'unique_locks',
   'schedule_fires',
   'retention_hold_jobs',
+  'job_logs',
 ] as const;
 
 /** One delete of jobs: a CTE name, and what follows `delete from jobs j` (USING and WHERE). */

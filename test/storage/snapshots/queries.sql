@@ -175,12 +175,14 @@ select j.id::text as id from "tidemark".jobs j
      and ($5::text is null or j.status = $5::text)
      and ($6::timestamptz is null or j.created_at >= $6::timestamptz)
      and ($7::timestamptz is null or j.created_at < $7::timestamptz)
-     and ($8::text is null
-          or j.data::text ilike $8::text
-          or j.error ->> 'message' ilike $8::text
-          or j.error ->> 'name' ilike $8::text)
+     and ($8::text[] is null or j.tags @> $8::text[])
+     and ($9::text is null or j.key = $9::text)
+     and ($10::text is null
+          or j.data::text ilike $10::text
+          or j.error ->> 'message' ilike $10::text
+          or j.error ->> 'name' ilike $10::text)
    order by j.id
-   limit $9
+   limit $11
 
 -- bulk.ts#bulkBatchByStatus
 select m.id::text as id from unnest($1::text[]) as q(name)
@@ -193,15 +195,17 @@ select m.id::text as id from unnest($1::text[]) as q(name)
      and ($2::text is null or j.status = $2::text)
      and ($6::timestamptz is null or j.created_at >= $6::timestamptz)
      and ($7::timestamptz is null or j.created_at < $7::timestamptz)
-     and ($8::text is null
-          or j.data::text ilike $8::text
-          or j.error ->> 'message' ilike $8::text
-          or j.error ->> 'name' ilike $8::text)
+     and ($8::text[] is null or j.tags @> $8::text[])
+     and ($9::text is null or j.key = $9::text)
+     and ($10::text is null
+          or j.data::text ilike $10::text
+          or j.error ->> 'message' ilike $10::text
+          or j.error ->> 'name' ilike $10::text)
       order by j.status, j.id
-      limit $9
+      limit $11
    ) m
    order by m.id
-   limit $9
+   limit $11
 
 -- bulk.ts#bulkCeiling
 select coalesce(max(id), 0)::text as ceiling from "tidemark".jobs
@@ -282,10 +286,12 @@ with recursive subtree as (
      and ($3::text is null or j.status = $3::text)
      and ($4::timestamptz is null or j.created_at >= $4::timestamptz)
      and ($5::timestamptz is null or j.created_at < $5::timestamptz)
-     and ($6::text is null
-          or j.data::text ilike $6::text
-          or j.error ->> 'message' ilike $6::text
-          or j.error ->> 'name' ilike $6::text)
+     and ($6::text[] is null or j.tags @> $6::text[])
+     and ($7::text is null or j.key = $7::text)
+     and ($8::text is null
+          or j.data::text ilike $8::text
+          or j.error ->> 'message' ilike $8::text
+          or j.error ->> 'name' ilike $8::text)
      for update
   ),
   cancelled as (
@@ -303,7 +309,7 @@ with recursive subtree as (
        and exists (select 1 from target)
     returning j.id
   ),
-  told as (select count(pg_notify($7, 'c:' || id)) as n from cancelled)
+  told as (select count(pg_notify($9, 'c:' || id)) as n from cancelled)
   select cancelled.id::text as id from cancelled cross join told
 
 -- job-actions.ts#pauseJob
@@ -339,10 +345,12 @@ with recursive subtree as (
      and ($3::text is null or j.status = $3::text)
      and ($4::timestamptz is null or j.created_at >= $4::timestamptz)
      and ($5::timestamptz is null or j.created_at < $5::timestamptz)
-     and ($6::text is null
-          or j.data::text ilike $6::text
-          or j.error ->> 'message' ilike $6::text
-          or j.error ->> 'name' ilike $6::text)
+     and ($6::text[] is null or j.tags @> $6::text[])
+     and ($7::text is null or j.key = $7::text)
+     and ($8::text is null
+          or j.data::text ilike $8::text
+          or j.error ->> 'message' ilike $8::text
+          or j.error ->> 'name' ilike $8::text)
      for update
   ),
   reopened as (
@@ -356,7 +364,7 @@ with recursive subtree as (
             or s.depth > 0 and j.status in ('failed', 'cancelled', 'expired'))
     returning j.id, j.queue
   ),
-  nudged as (select count(pg_notify($7, 'j:' || queue)) as n from (select distinct queue from reopened) q)
+  nudged as (select count(pg_notify($9, 'j:' || queue)) as n from (select distinct queue from reopened) q)
   select reopened.id::text as id from reopened cross join nudged
 
 -- job-actions.ts#uniqueKeyConflict
@@ -395,12 +403,14 @@ select j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priori
      and ($4::text is null or j.status = $4::text)
      and ($5::timestamptz is null or j.created_at >= $5::timestamptz)
      and ($6::timestamptz is null or j.created_at < $6::timestamptz)
-     and ($7::text is null
-          or j.data::text ilike $7::text
-          or j.error ->> 'message' ilike $7::text
-          or j.error ->> 'name' ilike $7::text)
+     and ($7::text[] is null or j.tags @> $7::text[])
+     and ($8::text is null or j.key = $8::text)
+     and ($9::text is null
+          or j.data::text ilike $9::text
+          or j.error ->> 'message' ilike $9::text
+          or j.error ->> 'name' ilike $9::text)
    order by j.id desc
-   limit $8
+   limit $10
 
 -- job-list.ts#listJobsAllNewer
 select j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priority,
@@ -412,12 +422,14 @@ select j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priori
      and ($4::text is null or j.status = $4::text)
      and ($5::timestamptz is null or j.created_at >= $5::timestamptz)
      and ($6::timestamptz is null or j.created_at < $6::timestamptz)
-     and ($7::text is null
-          or j.data::text ilike $7::text
-          or j.error ->> 'message' ilike $7::text
-          or j.error ->> 'name' ilike $7::text)
+     and ($7::text[] is null or j.tags @> $7::text[])
+     and ($8::text is null or j.key = $8::text)
+     and ($9::text is null
+          or j.data::text ilike $9::text
+          or j.error ->> 'message' ilike $9::text
+          or j.error ->> 'name' ilike $9::text)
    order by j.id asc
-   limit $8
+   limit $10
 
 -- job-list.ts#listJobsByQueueStatus
 select page.* from unnest($1::text[]) as q(name)
@@ -434,15 +446,17 @@ select page.* from unnest($1::text[]) as q(name)
      and ($6::text is null or j.status = $6::text)
      and ($7::timestamptz is null or j.created_at >= $7::timestamptz)
      and ($8::timestamptz is null or j.created_at < $8::timestamptz)
-     and ($9::text is null
-          or j.data::text ilike $9::text
-          or j.error ->> 'message' ilike $9::text
-          or j.error ->> 'name' ilike $9::text)
+     and ($9::text[] is null or j.tags @> $9::text[])
+     and ($10::text is null or j.key = $10::text)
+     and ($11::text is null
+          or j.data::text ilike $11::text
+          or j.error ->> 'message' ilike $11::text
+          or j.error ->> 'name' ilike $11::text)
       order by j.status desc, j.id desc
-      limit $10
+      limit $12
    ) page
    order by page.id::bigint desc
-   limit $10
+   limit $12
 
 -- job-list.ts#listJobsByQueueStatusNewer
 select page.* from unnest($1::text[]) as q(name)
@@ -459,15 +473,90 @@ select page.* from unnest($1::text[]) as q(name)
      and ($6::text is null or j.status = $6::text)
      and ($7::timestamptz is null or j.created_at >= $7::timestamptz)
      and ($8::timestamptz is null or j.created_at < $8::timestamptz)
-     and ($9::text is null
-          or j.data::text ilike $9::text
-          or j.error ->> 'message' ilike $9::text
-          or j.error ->> 'name' ilike $9::text)
+     and ($9::text[] is null or j.tags @> $9::text[])
+     and ($10::text is null or j.key = $10::text)
+     and ($11::text is null
+          or j.data::text ilike $11::text
+          or j.error ->> 'message' ilike $11::text
+          or j.error ->> 'name' ilike $11::text)
       order by j.status asc, j.id asc
-      limit $10
+      limit $12
    ) page
    order by page.id::bigint asc
-   limit $10
+   limit $12
+
+-- job-notes.ts#jobLogDropped
+select coalesce(j.log_dropped, 0) as dropped from "tidemark".jobs j where j.id = $1::bigint
+
+-- job-notes.ts#listJobLogs
+select x.id::text as id, x.attempt, x.level, x.message, x.attrs, x.logged_at
+    from "tidemark".job_logs x
+   where x.job_id = $1::bigint and x.id > $2::bigint
+   order by x.id
+   limit $3
+
+-- job-notes.ts#writeJobNotes
+with note as (
+    select * from jsonb_to_recordset($1::jsonb)
+           as n(id bigint, token uuid, attempt int, progress jsonb, metadata jsonb, logs jsonb, dropped int)
+  ),
+  owned as (
+    select j.id, j.retention, n.attempt, n.progress, n.metadata, n.logs, coalesce(n.dropped, 0) as refused
+      from "tidemark".jobs j
+      join note n on n.id = j.id and n.token = j.lock_token
+     where j.id = any(array(select id from note))
+  ),
+  line as (
+    select o.id as job_id, o.attempt, o.retention, l.n, l.level, l.message, l.attrs, l.at,
+           octet_length(l.message) + coalesce(octet_length(l.attrs::text), 0) as bytes
+      from owned o
+     cross join lateral jsonb_to_recordset(coalesce(o.logs, '[]'))
+           as l(n int, level text, message text, attrs jsonb, at timestamptz)
+  ),
+  used as (
+    select x.job_id, count(*) as lines,
+           sum(octet_length(x.message) + coalesce(octet_length(x.attrs::text), 0)) as bytes
+      from "tidemark".job_logs x
+     where x.job_id = any(array(select distinct job_id from line))
+     group by x.job_id
+  ),
+  ranked as (
+    select l.*, row_number() over w as nth, sum(l.bytes) over w as running
+      from line l
+    window w as (partition by l.job_id order by l.n)
+  ),
+  kept as (
+    select r.* from ranked r
+      left join used u on u.job_id = r.job_id
+     where coalesce(u.lines, 0) + r.nth <= $2
+       and coalesce(u.bytes, 0) + r.running <= $3
+  ),
+  logged as (
+    insert into "tidemark".job_logs (job_id, attempt, level, message, attrs, logged_at, purge_after)
+    select k.job_id, k.attempt, k.level, k.message, k.attrs, k.at,
+           k.at + nullif((k.retention ->> 'logs')::float8, 0) * interval '1 second'
+      from kept k
+     order by k.job_id, k.n
+    returning job_id
+  ),
+  tally as (
+    select c.*, c.lines - c.written + c.refused as dropped
+      from (select o.id, o.progress, o.metadata, o.refused,
+                   (select count(*) from line l where l.job_id = o.id) as lines,
+                   (select count(*) from kept k where k.job_id = o.id) as written
+              from owned o) c
+  ),
+  noted as (
+    update "tidemark".jobs j
+       set progress = coalesce(t.progress, j.progress),
+           metadata = coalesce(t.metadata, j.metadata),
+           log_dropped = case when t.dropped > 0 then coalesce(j.log_dropped, 0) + t.dropped
+                              else j.log_dropped end
+      from tally t
+     where j.id = t.id
+       and (t.progress is not null or t.metadata is not null or t.dropped > 0)
+  )
+  select t.id::text as id, t.written::int as written, t.dropped::int as dropped from tally t
 
 -- jobs.ts#findLockHolder
 select job_id::text as id from "tidemark".unique_locks where scope = $1 and expires_at > now()
@@ -479,13 +568,13 @@ select id::text as id from "tidemark".jobs
 
 -- jobs.ts#getJob
 select id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
-  root_id, retention, key, tier, status, run_at, expire_at, created_at, started_at, finished_at,
-  parent_step, locked_by, locked_until, unique_key, wait, purge_after from "tidemark".jobs where id = $1::bigint
+  root_id, retention, key, tier, tags, progress, metadata, status, run_at, expire_at, created_at, started_at, finished_at,
+  parent_step, locked_by, locked_until, unique_key, wait, purge_after, log_dropped from "tidemark".jobs where id = $1::bigint
 
 -- jobs.ts#getJobs
 select id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
-  root_id, retention, key, tier, status, run_at, expire_at, created_at, started_at, finished_at,
-  parent_step, locked_by, locked_until, unique_key, wait, purge_after from "tidemark".jobs where id = any($1::bigint[])
+  root_id, retention, key, tier, tags, progress, metadata, status, run_at, expire_at, created_at, started_at, finished_at,
+  parent_step, locked_by, locked_until, unique_key, wait, purge_after, log_dropped from "tidemark".jobs where id = any($1::bigint[])
 
 -- jobs.ts#getStatuses
 select id::text as id, status from "tidemark".jobs where id = any($1::bigint[])
@@ -493,7 +582,7 @@ select id::text as id, status from "tidemark".jobs where id = any($1::bigint[])
 -- jobs.ts#insertJobWithLock
 with input as (
     select nextval(pg_get_serial_sequence('"tidemark".jobs', 'id')) as id, input.*
-      from jsonb_to_recordset($1::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text)
+      from jsonb_to_recordset($1::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text, tags text[])
   ),
   locked as (
     insert into "tidemark".unique_locks (scope, job_id, expires_at)
@@ -505,14 +594,14 @@ with input as (
   ),
   inserted as (
     insert into "tidemark".jobs (id, queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
-                                parent_id, root_id, parent_step, key, tier, fold_key)
+                                parent_id, root_id, parent_step, key, tier, fold_key, tags)
     select input.id, input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
            due.at + input.expire_in_seconds * interval '1 second',
            coalesce(input.max_attempts,
   (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $4::int),
            coalesce($5::jsonb -> input.policy,
   (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $6::jsonb),
-           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key
+           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key, input.tags
       from input
       join locked on locked.job_id = input.id
      cross join lateral (
@@ -529,18 +618,18 @@ with input as (
 with input as (
     select nextval(seq.id) as id, input.*
       from (select pg_get_serial_sequence('"tidemark".jobs', 'id')::regclass as id) seq,
-           jsonb_to_recordset($1::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text)
+           jsonb_to_recordset($1::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text, tags text[])
   ),
   inserted as (
     insert into "tidemark".jobs (id, queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
-                                parent_id, root_id, parent_step, key, tier, fold_key)
+                                parent_id, root_id, parent_step, key, tier, fold_key, tags)
     select input.id, input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
            due.at + input.expire_in_seconds * interval '1 second',
            coalesce(input.max_attempts,
   (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $2::int),
            coalesce($3::jsonb -> input.policy,
   (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $4::jsonb),
-           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key
+           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key, input.tags
       from input
      cross join lateral (
        select coalesce(input.run_at, now() + coalesce(input.delay_seconds, 0) * interval '1 second') as at) due
@@ -560,15 +649,15 @@ with input as (
 -- jobs.ts#insertPlainJobs
 with inserted as (
     insert into "tidemark".jobs (queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
-                                parent_id, root_id, parent_step, key, tier, fold_key)
+                                parent_id, root_id, parent_step, key, tier, fold_key, tags)
     select input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
            due.at + input.expire_in_seconds * interval '1 second',
            coalesce(input.max_attempts,
   (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $1::int),
            coalesce($2::jsonb -> input.policy,
   (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $3::jsonb),
-           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key
-      from jsonb_to_recordset($4::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text)
+           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key, input.tags
+      from jsonb_to_recordset($4::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text, tags text[])
      cross join lateral (
        select coalesce(input.run_at, now() + coalesce(input.delay_seconds, 0) * interval '1 second') as at) due
      order by input.idx
@@ -584,8 +673,8 @@ with inserted as (
 
 -- jobs.ts#listChildren
 select id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
-  root_id, retention, key, tier, status, run_at, expire_at, created_at, started_at, finished_at,
-  parent_step, locked_by, locked_until, unique_key, wait, purge_after from "tidemark".jobs where parent_id = $1::bigint order by id
+  root_id, retention, key, tier, tags, progress, metadata, status, run_at, expire_at, created_at, started_at, finished_at,
+  parent_step, locked_by, locked_until, unique_key, wait, purge_after, log_dropped from "tidemark".jobs where parent_id = $1::bigint order by id
 
 -- keys.ts#clearKeyLimit
 with dropped as (
@@ -946,6 +1035,12 @@ with recursive subtree as (
      where (select exists (select 1 from "tidemark".retention_hold_jobs x
      where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
        and d.job_id = any(array(select id from removed))
+  ),
+  removed_job_logs as (
+    delete from "tidemark".job_logs d
+     where (select exists (select 1 from "tidemark".job_logs x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
   )
   select f.members, f.in_flight, f.ancestor, f.top, f.hold, (select count(*) from removed)::int as deleted
     from facts f
@@ -1148,6 +1243,12 @@ with
      where (select exists (select 1 from "tidemark".retention_hold_jobs x
      where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
        and d.job_id = any(array(select id from removed))
+  ),
+  removed_job_logs as (
+    delete from "tidemark".job_logs d
+     where (select exists (select 1 from "tidemark".job_logs x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
   )
   select (select count(*) from scanned)::int as scanned, last.after, last.after_id, (select g.paused from gate g) as paused,
          (select g.fresh from gate g) as fresh,
@@ -1329,6 +1430,12 @@ with
      where (select exists (select 1 from "tidemark".retention_hold_jobs x
      where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
        and d.job_id = any(array(select id from removed))
+  ),
+  removed_job_logs as (
+    delete from "tidemark".job_logs d
+     where (select exists (select 1 from "tidemark".job_logs x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
   )
   select (select count(*) from scanned)::int as scanned, last.after, last.after_id, (select g.paused from gate g) as paused,
          (select g.fresh from gate g) as fresh,
@@ -1400,6 +1507,12 @@ with by_id as (
   removed_retention_hold_jobs as (
     delete from "tidemark".retention_hold_jobs d
      where (select exists (select 1 from "tidemark".retention_hold_jobs x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
+  ),
+  removed_job_logs as (
+    delete from "tidemark".job_logs d
+     where (select exists (select 1 from "tidemark".job_logs x
      where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
        and d.job_id = any(array(select id from removed))
   )
@@ -1514,15 +1627,15 @@ with due as (
   ),
   inserted as (
     insert into "tidemark".jobs (id, queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
-                                parent_id, root_id, parent_step, key, tier, fold_key)
+                                parent_id, root_id, parent_step, key, tier, fold_key, tags)
     select fire.job_id, input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
            due.at + input.expire_in_seconds * interval '1 second',
            coalesce(input.max_attempts,
   (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $3::int),
            coalesce($4::jsonb -> input.policy,
   (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $5::jsonb),
-           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key
-      from fire cross join jsonb_to_recordset($6::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text)
+           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key, input.tags
+      from fire cross join jsonb_to_recordset($6::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text, tags text[])
      cross join lateral (
        select coalesce(input.run_at, now() + coalesce(input.delay_seconds, 0) * interval '1 second') as at) due
     returning id, queue, run_at
@@ -1600,8 +1713,8 @@ with ready_queues as materialized (
 
 -- test-kit.ts#jobsOfQueue
 select id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
-  root_id, retention, key, tier, status, run_at, expire_at, created_at, started_at, finished_at,
-  parent_step, locked_by, locked_until, unique_key, wait, purge_after from "tidemark".jobs
+  root_id, retention, key, tier, tags, progress, metadata, status, run_at, expire_at, created_at, started_at, finished_at,
+  parent_step, locked_by, locked_until, unique_key, wait, purge_after, log_dropped from "tidemark".jobs
    where queue = $1 and ($2::text is null or status = $2::text)
    order by id
 
@@ -1656,7 +1769,7 @@ with ready_queues as materialized (
          (select jsonb_object_agg(id, score) as scores from next where score <> 0) as fair
    where j.id = any(array(select id from next))
   returning id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
-  root_id, retention, key, tier, j.wait, j.lock_token, j.held_by, date_part('epoch', j.run_at) * 1000 as run_at, date_part('epoch', j.expire_at) * 1000 as expire_at,
+  root_id, retention, key, tier, tags, progress, metadata, j.wait, j.lock_token, j.held_by, date_part('epoch', j.run_at) * 1000 as run_at, date_part('epoch', j.expire_at) * 1000 as expire_at,
             date_part('epoch', j.created_at) * 1000 as created_at, date_part('epoch', j.started_at) * 1000 as started_at,
             coalesce((fair.scores ->> j.id::text)::float8, 0) as score
 
@@ -1887,15 +2000,15 @@ select id::text as id, queue, status, output, error from "tidemark".jobs
 -- workflow.ts#insertChild
 with inserted as (
     insert into "tidemark".jobs (queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
-                                parent_id, root_id, parent_step, key, tier, fold_key)
+                                parent_id, root_id, parent_step, key, tier, fold_key, tags)
     select input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
            due.at + input.expire_in_seconds * interval '1 second',
            coalesce(input.max_attempts,
   (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $1::int),
            coalesce($2::jsonb -> input.policy,
   (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $3::jsonb),
-           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key
-      from jsonb_to_recordset($4::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text)
+           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key, input.tags
+      from jsonb_to_recordset($4::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text, tags text[])
      cross join lateral (
        select coalesce(input.run_at, now() + coalesce(input.delay_seconds, 0) * interval '1 second') as at) due
      where exists (select 1 from "tidemark".jobs p

@@ -4,6 +4,14 @@ checkpoints.name text not null
 checkpoints.kind text not null default 'step'::text
 checkpoints.output jsonb
 checkpoints.created_at timestamp with time zone not null default now()
+job_logs.id bigint not null
+job_logs.job_id bigint not null
+job_logs.attempt integer not null
+job_logs.level text not null
+job_logs.message text not null
+job_logs.attrs jsonb
+job_logs.logged_at timestamp with time zone not null default now()
+job_logs.purge_after timestamp with time zone
 jobs.id bigint not null
 jobs.queue text not null
 jobs.status text not null default 'pending'::text
@@ -35,6 +43,10 @@ jobs.tier text
 jobs.held_by text
 jobs.held_key text
 jobs.fold_key text
+jobs.tags text[]
+jobs.progress jsonb
+jobs.metadata jsonb
+jobs.log_dropped integer
 key_settings.queue text not null
 key_settings.key text not null
 key_settings.concurrency integer
@@ -122,12 +134,16 @@ workers.running integer not null default 0
 workers.instance text not null default ''::text
 -- indexes
 CREATE UNIQUE INDEX checkpoints_pkey ON checkpoints USING btree (job_id, name)
+CREATE INDEX job_logs_job_idx ON job_logs USING btree (job_id, id)
+CREATE UNIQUE INDEX job_logs_pkey ON job_logs USING btree (id)
+CREATE INDEX job_logs_purge_after_idx ON job_logs USING btree (purge_after) WHERE (purge_after IS NOT NULL)
 CREATE INDEX jobs_cancel_held_idx ON jobs USING btree (queue) WHERE ((status = 'cancelled'::text) AND (lock_token IS NOT NULL))
 CREATE INDEX jobs_claim_idx ON jobs USING btree (queue, priority DESC, run_at, id) WHERE ((status = ANY (ARRAY['pending'::text, 'retry'::text, 'waiting'::text])) AND (key IS NULL))
 CREATE INDEX jobs_expire_idx ON jobs USING btree (expire_at) WHERE ((status = 'pending'::text) AND (expire_at IS NOT NULL))
 CREATE INDEX jobs_finished_idx ON jobs USING btree (finished_at, id) WHERE (finished_at IS NOT NULL)
 CREATE INDEX jobs_fold_idx ON jobs USING btree (queue, fold_key, id DESC) WHERE (fold_key IS NOT NULL)
 CREATE INDEX jobs_held_idx ON jobs USING btree (held_by, held_key) WHERE ((held_by IS NOT NULL) AND (status = ANY (ARRAY['pending'::text, 'retry'::text, 'waiting'::text])))
+CREATE INDEX jobs_key_idx ON jobs USING btree (key, id) WHERE (key IS NOT NULL)
 CREATE INDEX jobs_key_open_idx ON jobs USING btree (queue, key, id) WHERE ((status = ANY (ARRAY['pending'::text, 'active'::text, 'retry'::text, 'waiting'::text, 'paused'::text])) AND (key IS NOT NULL))
 CREATE INDEX jobs_key_ready_idx ON jobs USING btree (queue, key, priority DESC, run_at, id) WHERE ((status = ANY (ARRAY['pending'::text, 'retry'::text, 'waiting'::text])) AND (key IS NOT NULL))
 CREATE INDEX jobs_key_running_idx ON jobs USING btree (queue, key) WHERE ((key IS NOT NULL) AND ((status = 'active'::text) OR ((status = 'cancelled'::text) AND (lock_token IS NOT NULL))))
@@ -139,6 +155,7 @@ CREATE INDEX jobs_queue_finished_idx ON jobs USING btree (queue, finished_at) WH
 CREATE INDEX jobs_queue_status_idx ON jobs USING btree (queue, status, id)
 CREATE INDEX jobs_root_idx ON jobs USING btree (root_id) WHERE (root_id IS NOT NULL)
 CREATE INDEX jobs_stalled_idx ON jobs USING btree (locked_until) WHERE (status = 'active'::text)
+CREATE INDEX jobs_tags_idx ON jobs USING gin (tags) WHERE (tags IS NOT NULL)
 CREATE UNIQUE INDEX jobs_unique_key_idx ON jobs USING btree (queue, unique_key) WHERE ((unique_key IS NOT NULL) AND (status = ANY (ARRAY['pending'::text, 'active'::text, 'retry'::text, 'waiting'::text, 'paused'::text])))
 CREATE UNIQUE INDEX key_settings_pkey ON key_settings USING btree (queue, key)
 CREATE INDEX limiter_buckets_booked_idx ON limiter_buckets USING btree (booked)
@@ -168,6 +185,8 @@ CREATE INDEX workers_heartbeat_idx ON workers USING btree (heartbeat_at)
 CREATE UNIQUE INDEX workers_pkey ON workers USING btree (id)
 -- constraints
 checkpoints checkpoints_pkey PRIMARY KEY (job_id, name)
+job_logs job_logs_level_check CHECK ((level = ANY (ARRAY['info'::text, 'warn'::text, 'error'::text])))
+job_logs job_logs_pkey PRIMARY KEY (id)
 jobs jobs_pkey PRIMARY KEY (id)
 jobs jobs_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'active'::text, 'retry'::text, 'waiting'::text, 'paused'::text, 'completed'::text, 'failed'::text, 'cancelled'::text, 'expired'::text])))
 key_settings key_settings_check CHECK (((concurrency IS NOT NULL) OR paused))

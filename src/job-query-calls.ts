@@ -1,0 +1,39 @@
+import { getJobLogs, type JobLogsOptions } from './jobs/job-logs.js';
+import {
+  type CountJobsFilter,
+  countJobs,
+  type JobCount,
+  type JobPage,
+  type ListJobsFilter,
+  listJobs,
+} from './jobs/list-jobs.js';
+import { LimiterCalls } from './limiter-calls.js';
+import type { JobLogs } from './model/notes.js';
+
+/**
+ * The calls that find jobs and read what they said: the job list with its filters and keyset
+ * pages, bounded counts, and a job's log. `Tidemark` extends it; see jobs.md.
+ */
+export abstract class JobQueryCalls extends LimiterCalls {
+  /**
+   * One page of the jobs matching `filter` (the bulk actions' filter: queue, status, tags, key,
+   * creation times, text), newest first unless `order: 'asc'`; `cursor` fetches the next page.
+   * Throws InvalidOptionError naming the field for a bad filter or a cursor that was altered.
+   */
+  async listJobs(filter?: ListJobsFilter): Promise<JobPage> {
+    return this.whenReady((core) => listJobs(core, filter));
+  }
+
+  /** How many jobs match `filter`, exactly up to `max` (10,000 unless given). */
+  async countJobs(filter?: CountJobsFilter): Promise<JobCount> {
+    return this.whenReady((core) => countJobs(core, filter));
+  }
+
+  /**
+   * A page of the job's log lines (`ctx.log`), oldest first, with the count of lines its caps
+   * dropped; null when there is no such job.
+   */
+  async getJobLogs(id: string, options?: JobLogsOptions): Promise<JobLogs | null> {
+    return this.onJob(id, (core, jobId) => getJobLogs(core, jobId, options));
+  }
+}

@@ -1,0 +1,123 @@
+import { defineQuery } from './define-query.js';
+
+/*
+ * What handlers say of their jobs while they run (migration 10): progress and metadata on the
+ * job's row, log lines in job_logs. Written by the attempt that holds the job's lock, many
+ * jobs per statement, off the path of the outcome.
+ */
+
+/** The caps of a job's log, across all its attempts. */
+export type LogCaps = {
+  max_lines: number;
+  max_bytes: number;
+};
+
+/**
+ * Write the notes of many running jobs in one statement. Each entry names its attempt's lock
+ * token; a job lost meanwhile (cancelled, reclaimed) takes none of its notes. `progress` and
+ * `metadata`, when given, replace the stored values whole (the attempt holds the merged
+ * metadata). Log lines beyond the job's caps, counted over the lines it already has, are
+ * dropped and counted in `log_dropped`; a line's size is its message and attributes in bytes.
+ * A line's purge time follows the job's frozen `logs` window, when it has one.
+ */
+export const writeJobNotes = defineQuery<
+  LogCaps & {
+    /**
+     * JSON array of { id, token, attempt, progress?, metadata?, logs?: [{ n, level, message,
+     * attrs?, at }], dropped? } (`dropped`: lines the worker refused before writing).
+     */
+    notes: string;
+  },
+  { id: string; written: number; dropped: number }
+>(
+  'writeJobNotes',
+  /* sql */ `
+  with note as (
+    select * from jsonb_to_recordset(@notes::jsonb)
+           as n(id bigint, token uuid, attempt int, progress jsonb, metadata jsonb, logs jsonb, dropped int)
+  ),
+  owned as (
+    select j.id, j.retention, n.attempt, n.progress, n.metadata, n.logs, coalesce(n.dropped, 0) as refused
+      from /*schema*/jobs j
+      join note n on n.id = j.id and n.token = j.lock_token
+     where j.id = any(array(select id from note))
+  ),
+  line as (
+    select o.id as job_id, o.attempt, o.retention, l.n, l.level, l.message, l.attrs, l.at,
+           octet_length(l.message) + coalesce(octet_length(l.attrs::text), 0) as bytes
+      from owned o
+     cross join lateral jsonb_to_recordset(coalesce(o.logs, '[]'))
+           as l(n int, level text, message text, attrs jsonb, at timestamptz)
+  ),
+  used as (
+    select x.job_id, count(*) as lines,
+           sum(octet_length(x.message) + coalesce(octet_length(x.attrs::text), 0)) as bytes
+      from /*schema*/job_logs x
+     where x.job_id = any(array(select distinct job_id from line))
+     group by x.job_id
+  ),
+  ranked as (
+    select l.*, row_number() over w as nth, sum(l.bytes) over w as running
+      from line l
+    window w as (partition by l.job_id order by l.n)
+  ),
+  kept as (
+    select r.* from ranked r
+      left join used u on u.job_id = r.job_id
+     where coalesce(u.lines, 0) + r.nth <= @max_lines
+       and coalesce(u.bytes, 0) + r.running <= @max_bytes
+  ),
+  logged as (
+    insert into /*schema*/job_logs (job_id, attempt, level, message, attrs, logged_at, purge_after)
+    select k.job_id, k.attempt, k.level, k.message, k.attrs, k.at,
+           k.at + nullif((k.retention ->> 'logs')::float8, 0) * interval '1 second'
+      from kept k
+     order by k.job_id, k.n
+    returning job_id
+  ),
+  tally as (
+    select c.*, c.lines - c.written + c.refused as dropped
+      from (select o.id, o.progress, o.metadata, o.refused,
+                   (select count(*) from line l where l.job_id = o.id) as lines,
+                   (select count(*) from kept k where k.job_id = o.id) as written
+              from owned o) c
+  ),
+  noted as (
+    update /*schema*/jobs j
+       set progress = coalesce(t.progress, j.progress),
+           metadata = coalesce(t.metadata, j.metadata),
+           log_dropped = case when t.dropped > 0 then coalesce(j.log_dropped, 0) + t.dropped
+                              else j.log_dropped end
+      from tally t
+     where j.id = t.id
+       and (t.progress is not null or t.metadata is not null or t.dropped > 0)
+  )
+  select t.id::text as id, t.written::int as written, t.dropped::int as dropped from tally t`,
+);
+
+/** A log line as read back. */
+export interface JobLogRow {
+  id: string;
+  attempt: number;
+  level: 'info' | 'warn' | 'error';
+  message: string;
+  attrs: Record<string, unknown> | null;
+  logged_at: Date;
+}
+
+/** A job's log lines, oldest first, from a cursor (the id of the last line already read). */
+export const listJobLogs = defineQuery<{ job_id: string; after: string; limit: number }, JobLogRow>(
+  'listJobLogs',
+  /* sql */ `
+  select x.id::text as id, x.attempt, x.level, x.message, x.attrs, x.logged_at
+    from /*schema*/job_logs x
+   where x.job_id = @job_id::bigint and x.id > @after::bigint
+   order by x.id
+   limit @limit`,
+);
+
+/** How many log lines the job's caps refused; no row when there is no such job. */
+export const jobLogDropped = defineQuery<{ job_id: string }, { dropped: number }>(
+  'jobLogDropped',
+  /* sql */ `select coalesce(j.log_dropped, 0) as dropped from /*schema*/jobs j where j.id = @job_id::bigint`,
+);

@@ -1,0 +1,112 @@
+import { defineQuery } from './define-query.js';
+import { JOB_COLUMNS, type JobRow } from './job-columns.js';
+import { JOB_FILTER, type JobFilterParams } from './job-filter.js';
+
+/*
+ * `tm.listJobs` and `tm.countJobs`: keyset pages of whole jobs, and bounded counts, each an
+ * index walk chosen by the filter's most selective field. The filter (JOB_FILTER) decides what
+ * matches; the walk only decides the order rows are read in and where reading stops.
+ *
+ * - key: jobs_key_idx (key, id), in id order;
+ * - tags: jobs_tags_idx (GIN), its matches sorted by id;
+ * - queue or status: jobs_queue_status_idx (queue, status, id), one walk per pair, merged;
+ * - otherwise the primary key.
+ */
+
+/** Which index a walk reads. */
+export type QueryPath = 'key' | 'tags' | 'pairs' | 'all';
+
+/** Which way a page walks the ids. */
+export type QueryOrder = 'desc' | 'asc';
+
+/** The ids a walk may read (@floor ≤ id < @ceiling), its filter and its length. */
+export type QueryWindow = JobFilterParams & {
+  floor: string;
+  ceiling: string;
+  limit: number;
+  /** The (queue, status) pairs a `pairs` walk reads; empty for the other walks. */
+  queues: string[];
+  statuses: string[];
+};
+
+/** What narrows each walk before the filter, on the row `j`. */
+const WALK: Record<Exclude<QueryPath, 'pairs'>, string> = {
+  key: 'j.key = @key::text',
+  tags: 'j.tags @> @tags::text[]',
+  all: 'true',
+};
+
+const IN_WINDOW = 'j.id >= @floor::bigint and j.id < @ceiling::bigint';
+
+const walkQuery = (path: Exclude<QueryPath, 'pairs'>, order: QueryOrder) => /* sql */ `
+  select ${JOB_COLUMNS}
+    from /*schema*/jobs j
+   where ${WALK[path]} and ${IN_WINDOW}
+     and ${JOB_FILTER}
+   order by j.id ${order}
+   limit @limit`;
+
+/**
+ * One walk of jobs_queue_status_idx per (queue, status) pair, each stopping after @limit rows,
+ * merged. The status and the id bound are one row comparison, so the index serves the order.
+ */
+const pairsQuery = (order: QueryOrder) => /* sql */ `
+  select page.* from unnest(@queues::text[]) as q(name)
+   cross join unnest(@statuses::text[]) as s(status)
+   cross join lateral (
+     select ${JOB_COLUMNS}
+       from /*schema*/jobs j
+      where j.queue = q.name
+        and (j.status, j.id) >= (s.status, @floor::bigint)
+        and (j.status, j.id) < (s.status, @ceiling::bigint)
+        and ${JOB_FILTER}
+      order by j.status ${order}, j.id ${order}
+      limit @limit
+   ) page
+   order by page.id ${order}
+   limit @limit`;
+
+const pageQuery = (path: QueryPath, order: QueryOrder) =>
+  defineQuery<QueryWindow, JobRow>(
+    `queryJobs_${path}_${order}`,
+    path === 'pairs' ? pairsQuery(order) : walkQuery(path, order),
+  );
+
+/** One page of whole jobs, per walk and order. */
+export const QUERY_PAGES = {
+  key: { desc: pageQuery('key', 'desc'), asc: pageQuery('key', 'asc') },
+  tags: { desc: pageQuery('tags', 'desc'), asc: pageQuery('tags', 'asc') },
+  pairs: { desc: pageQuery('pairs', 'desc'), asc: pageQuery('pairs', 'asc') },
+  all: { desc: pageQuery('all', 'desc'), asc: pageQuery('all', 'asc') },
+} as const;
+
+const countQuery = (path: QueryPath) =>
+  defineQuery<QueryWindow, { n: number }>(
+    `countJobs_${path}`,
+    path === 'pairs'
+      ? /* sql */ `
+  select count(*)::int as n from (
+    select 1 from unnest(@queues::text[]) as q(name)
+     cross join unnest(@statuses::text[]) as s(status)
+     cross join lateral (
+       select 1 from /*schema*/jobs j
+        where j.queue = q.name and j.status = s.status and ${IN_WINDOW} and ${JOB_FILTER}
+        limit @limit
+     ) one
+     limit @limit
+  ) counted`
+      : /* sql */ `
+  select count(*)::int as n from (
+    select 1 from /*schema*/jobs j
+     where ${WALK[path]} and ${IN_WINDOW} and ${JOB_FILTER}
+     limit @limit
+  ) counted`,
+  );
+
+/** The jobs matching, counted up to @limit, per walk. */
+export const QUERY_COUNTS = {
+  key: countQuery('key'),
+  tags: countQuery('tags'),
+  pairs: countQuery('pairs'),
+  all: countQuery('all'),
+} as const;
