@@ -6,7 +6,6 @@ import type { FrozenRetention } from './model/job.js';
 import type { QueueRegistry } from './queues/queue-registry.js';
 import type { ArchiveHook } from './retention/archive.js';
 import type { InsertDefaults, Storage } from './storage/storage.js';
-import type { NotesWriter } from './worker/notes-writer.js';
 
 /** What the engine's parts share: one storage, one registry, one logger, one event stream. */
 export interface EngineCore {
@@ -25,6 +24,4 @@ export interface EngineCore {
   archive?: ArchiveHook;
   /** Where the engine reads the time of day (the database reads the same: see model/clock.ts). */
   clock: Clock;
-  /** Writes what handlers say of their jobs: progress, metadata, log lines. */
-  notes: NotesWriter;
 }

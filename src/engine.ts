@@ -9,7 +9,6 @@ import { DEFAULT_MAX_ATTEMPTS } from './queues/queue-options.js';
 import { QueueRegistry } from './queues/queue-registry.js';
 import { notePolicy } from './retention/policy-notes.js';
 import { openStorage } from './storage/open-storage.js';
-import { NotesWriter } from './worker/notes-writer.js';
 
 /** What `tidemark/testing` opens an engine with, beyond the public options. */
 export interface EngineInternals {
@@ -54,6 +53,5 @@ export async function openEngine(input: OpenOptions, internals: EngineInternals 
     events,
     archive: options.archive,
     clock: internals.testClock ?? systemClock,
-    notes: new NotesWriter(storage, logger),
   };
 }

@@ -291,7 +291,6 @@ export class Tidemark extends JobQueryCalls {
     if (!this.markClosed()) return;
     await Promise.all([...this.dashboards].map((dashboard) => dashboard.close()));
     await Promise.all([...this.workers].map((worker) => worker.stop()));
-    await this.core.notes.flush();
     await this.core.registry.flush().catch(() => {});
     await this.core.storage.close();
   }

@@ -9,6 +9,7 @@ import { LostOwnership, Suspension } from '../workflow/suspend.js';
 import { WorkflowContext } from '../workflow/workflow-context.js';
 import { completeWithRetries } from './complete-in-transaction.js';
 import { type FinishBuffer, Unwritten, type WriteResult } from './finish-buffer.js';
+import type { NotesWriter } from './notes-writer.js';
 import { defer, fail, notWritten, reportLost, suspend } from './record-outcome.js';
 import { abortOnTimeout, type Outcome, type Result, runHandler } from './run-handler.js';
 import { Attempt, type AttemptHost } from './running-attempt.js';
@@ -44,12 +45,13 @@ export async function runAttempt(
       job,
       token,
       attempt,
+      notes: host.notes,
     });
     // A job whose limiters could not be applied fails without starting: its handler never runs.
     const outcome: Outcome =
       claimed.refusal === undefined ? await started(core, claimed, queue, ctx, attempt) : refused(claimed);
     // What the handler said of its job is written before its outcome, unless it lost the job.
-    if (ctx.notes !== null) await settleNotes(core, ctx.notes, attempt);
+    if (ctx.notes !== null) await settleNotes(host.notes, ctx.notes, attempt);
     if ('aborted' in outcome && outcome.aborted !== 'timeout') {
       return reportLost(core, claimed, outcome.aborted, attempt.handlerReturned);
     }
@@ -221,9 +223,9 @@ function started(
   return runHandler(queue, claimed.job, ctx, attempt);
 }
 
-function settleNotes(core: EngineCore, notes: NoteBook, attempt: Attempt): Promise<void> | undefined {
-  if (attempt.abortedBy !== 'lost') return core.notes.settle(notes);
-  core.notes.forget(notes);
+function settleNotes(writer: NotesWriter, notes: NoteBook, attempt: Attempt): Promise<void> | undefined {
+  if (attempt.abortedBy !== 'lost') return writer.settle(notes);
+  writer.forget(notes);
   return undefined;
 }
 

@@ -1,6 +1,7 @@
 import { JobTimeoutError } from '../errors.js';
 import type { Job } from '../model/job.js';
 import { LostOwnership } from '../workflow/suspend.js';
+import type { NotesWriter } from './notes-writer.js';
 
 /** Why a running attempt was aborted from outside its handler. */
 export type AbortReason = 'lost' | 'shutdown' | 'timeout';
@@ -30,6 +31,8 @@ export interface RunningAttempt {
  * written in a batch, held while a statement of its own writes it), and it is over.
  */
 export interface AttemptHost {
+  /** Where the attempt's notes (progress, metadata, log) are written. */
+  readonly notes: NotesWriter;
   register(attempt: RunningAttempt): void;
   settled(attempt: RunningAttempt, holdsSlot: boolean): void;
   finished(attempt: RunningAttempt): void;

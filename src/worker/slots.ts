@@ -8,6 +8,7 @@ import { runBatch } from './batch-attempt.js';
 import { BatchGatherer } from './batch-gatherer.js';
 import { FINISH_BATCH_MAX, type FinishBuffer } from './finish-buffer.js';
 import { JobBuffer } from './job-buffer.js';
+import type { NotesWriter } from './notes-writer.js';
 import { PrefetchSizer } from './prefetch.js';
 import type { AttemptHost, RunningAttempt } from './running-attempt.js';
 import type { Wakeup } from './wakeup.js';
@@ -71,15 +72,7 @@ export class Slots {
   /** Resolves whenIdle()'s wait once `inflight` reaches 0. */
   private onIdle: (() => void) | null = null;
   /** What attempts report to: made once, so a job costs no closures. */
-  private readonly host: AttemptHost = {
-    register: (attempt) => this.running.set(attempt.token, attempt),
-    settled: (attempt, holdsSlot) => {
-      if (holdsSlot) this.running.delete(attempt.token);
-      else this.attemptSettled(attempt);
-      this.writing.set(attempt.token, attempt);
-    },
-    finished: (attempt) => this.attemptFinished(attempt),
-  };
+  private readonly host: AttemptHost;
   /** Claimed jobs waiting for a free slot, in claim order. */
   readonly buffer = new JobBuffer();
   /** Claimed jobs of queues with `batch`, gathered into batches that wait for a slot. */
@@ -92,12 +85,23 @@ export class Slots {
     private readonly core: EngineCore,
     private readonly options: ResolvedWorkerOptions,
     private readonly finish: FinishBuffer,
+    notes: NotesWriter,
     /** Freed slots start buffered jobs only while the worker runs. */
     private readonly worker: { readonly isRunning: boolean },
     private readonly wakeup: Wakeup,
     private readonly logger: Logger,
     private readonly workerId: string,
   ) {
+    this.host = {
+      notes,
+      register: (attempt) => this.running.set(attempt.token, attempt),
+      settled: (attempt, holdsSlot) => {
+        if (holdsSlot) this.running.delete(attempt.token);
+        else this.attemptSettled(attempt);
+        this.writing.set(attempt.token, attempt);
+      },
+      finished: (attempt) => this.attemptFinished(attempt),
+    };
     this.maxWriting = outcomeBacklogBound(options.concurrency);
     this.prefetch = new PrefetchSizer(options.prefetch, options.concurrency);
   }

@@ -12,6 +12,7 @@ import { ClaimLoop } from './claim-loop.js';
 import { FinishBuffer } from './finish-buffer.js';
 import { Heartbeat } from './heartbeat.js';
 import { LOST_LISTEN_WARNING, pollSecondsFor } from './listen-fallback.js';
+import { NotesWriter } from './notes-writer.js';
 import { WorkerPresence } from './presence.js';
 import { RetryWindow } from './retry-window.js';
 import { createWorkerServices, type WorkerService } from './services.js';
@@ -38,6 +39,8 @@ export class Worker {
   private state: State = 'idle';
   private readonly logger: Logger;
   private readonly finish: FinishBuffer;
+  /** Writes what this worker's handlers say of their jobs (progress, metadata, log). */
+  private readonly notes: NotesWriter;
   /** Outcomes are retried while the worker runs, and until the shutdown timeout once it stops. */
   private readonly retryWindow = new RetryWindow();
   private readonly wakeup = new Wakeup();
@@ -63,7 +66,8 @@ export class Worker {
     this.finish = new FinishBuffer(core.storage.attempts, { window: this.retryWindow, logger: this.logger });
     // Held outcomes are tried again the moment a beat or tick gets through, not up to 2 s later.
     this.contact.whenBack(() => this.retryWindow.wake());
-    this.slots = new Slots(core, options, this.finish, this, this.wakeup, this.logger, this.id);
+    this.notes = new NotesWriter(core.storage, this.logger);
+    this.slots = new Slots(core, options, this.finish, this.notes, this, this.wakeup, this.logger, this.id);
     this.claims = new ClaimLoop(core, options, this.id, this.logger, this, this.slots, this.wakeup);
     this.presence = new WorkerPresence(core, this.id, options, this.logger);
     this.heartbeat = new Heartbeat(
@@ -205,6 +209,7 @@ export class Worker {
     const abandoned = [...this.slots.running.values()];
     for (const attempt of abandoned) attempt.abort('shutdown');
     await this.finish.idle();
+    await this.notes.flush();
     if (abandoned.length > 0) {
       await this.core.storage.attempts
         .releaseJobs(

@@ -115,7 +115,7 @@ export class NoteBook {
     }
     const next = { ...this.values };
     if (value === undefined) delete next[key];
-    else next[key] = JSON.parse(toJsonText(value, `metadata.${key}`, NOTE_LIMITS.metadataBytes));
+    else next[key] = JSON.parse(toJsonText(value, `metadata.${key}`));
     const text = JSON.stringify(next);
     const bytes = Buffer.byteLength(text, 'utf8');
     if (bytes > NOTE_LIMITS.metadataBytes) {

@@ -21,7 +21,7 @@ import {
   type SignalsResult,
   WAIT_PREFIX,
 } from './job-context.js';
-import { NoteBook } from './note-book.js';
+import { NoteBook, type NotesSink } from './note-book.js';
 import { RetryAfter, type RetryAfterOptions } from './retry-after.js';
 import { LostOwnership, Suspension, type Wait } from './suspend.js';
 
@@ -33,6 +33,8 @@ export interface WorkflowContextDeps {
   token: string;
   /** The attempt's abort signal, made when first asked for. */
   attempt: { signal(): AbortSignal };
+  /** Where what the handler says of its job goes to be written. */
+  notes: NotesSink;
 }
 
 /**
@@ -181,8 +183,8 @@ export class WorkflowContext implements JobContext {
 
   /** Made on the first note: a handler that writes none costs nothing here. */
   private get book(): NoteBook {
-    const { core, job, token } = this.deps;
-    this.notes ??= new NoteBook(job, token, core.notes, core.clock);
+    const { core, job, token, notes } = this.deps;
+    this.notes ??= new NoteBook(job, token, notes, core.clock);
     return this.notes;
   }
 

@@ -23,6 +23,7 @@ interface StoredRow {
   key: string | null;
   tier: string | null;
   fold_key: string | null;
+  tags: string[] | null;
   /** Seconds from creation to the run time, and from the run time to the expiry. */
   delay: number;
   expires_after: number | null;
@@ -100,6 +101,12 @@ const FIELDS: {
     columns: ['fold_key'],
     check: (row) => assert.equal(row.fold_key, 'throttle:k'),
   },
+  {
+    option: 'tags',
+    value: ['customer:42', 'import'],
+    columns: ['tags'],
+    check: (row) => assert.deepEqual(row.tags, ['customer:42', 'import']),
+  },
 ];
 
 /** What a job gets from its queue when the path leaves an option out. */
@@ -155,7 +162,7 @@ const PATHS: {
   },
   {
     path: 'ctx.runChild',
-    takes: ['priority', 'maxAttempts', 'delaySeconds', 'retention', 'key', 'tier'],
+    takes: ['priority', 'maxAttempts', 'delaySeconds', 'retention', 'key', 'tier', 'tags'],
     add: async (tm, data, options) => {
       const parent = await tm.addJob({ queue: 'parent', data: { data, options } });
       const worker = tm.worker({ queues: ['parent'], pollIntervalSeconds: 0.05, sweep: false });
@@ -201,7 +208,7 @@ async function storedRow(tm: Tidemark, id: string): Promise<StoredRow> {
   const [row] = await rawQuery<StoredRow>(
     tm,
     `select id::text as id, queue, data, priority, max_attempts, retention, unique_key,
-            parent_id::text as parent_id, root_id::text as root_id, parent_step, key, tier, fold_key,
+            parent_id::text as parent_id, root_id::text as root_id, parent_step, key, tier, fold_key, tags,
             extract(epoch from run_at - created_at)::float8 as delay,
             extract(epoch from expire_at - run_at)::float8 as expires_after
        from "${tm.schema}".jobs where id = $1`,

@@ -199,6 +199,8 @@ interface Model {
    * a bucket once they have, never before (a held job's turn is booked in it).
    */
   buckets: Map<string, number>;
+  /** Job id → its log lines (job_logs): every one stays while its job does, and goes with it. */
+  logLines: Map<string, number>;
 }
 
 const isFinished = (status: string) => (FINISHED_STATUSES as readonly string[]).includes(status);
@@ -245,6 +247,7 @@ function removeJobsFromModel(model: Model, gone: MJob[]): void {
   for (const id of ids) model.jobs.delete(id);
   for (const [name, s] of model.signals) if (ids.has(s.job)) model.signals.delete(name);
   for (const [scope, l] of model.locks) if (ids.has(l.job)) model.locks.delete(scope);
+  for (const id of ids) model.logLines.delete(id);
 }
 
 function modelSweep(model: Model, dryRun: boolean) {
@@ -283,6 +286,7 @@ function cloneModel(model: Model): Model {
     jobs: new Map(model.jobs),
     keySettings: new Map(model.keySettings),
     buckets: new Map(model.buckets),
+    logLines: new Map(model.logLines),
     signals: new Map(model.signals),
     locks: new Map(model.locks),
     paused: model.paused,
@@ -393,6 +397,20 @@ async function insertBuckets(
   const s = `"${tm.schema}"`;
   await rawQuery(tm, `update ${s}.jobs set held_by = 'api', held_key = key where key = 'k1'`);
   await rawQuery(tm, `update ${s}.jobs set fold_key = 'debounce:' || key where key = 'k2'`);
+  // What handlers say of their jobs: tags, progress and metadata on the row, lines in job_logs.
+  await rawQuery(
+    tm,
+    `update ${s}.jobs set tags = array['t:' || key], progress = '50', metadata = '{"m": 1}' where key = 'k2'`,
+  );
+  const logged = await rawQuery<{ id: string; n: number }>(
+    tm,
+    `with line as (
+       insert into ${s}.job_logs (job_id, attempt, level, message)
+       select j.id, 1, 'info', 'line ' || g from ${s}.jobs j cross join generate_series(1, 1 + (j.id % 2)::int) g
+       returning job_id)
+     select job_id::text as id, count(*)::int as n from line group by job_id`,
+  );
+  for (const { id, n } of logged) model.logLines.set(id, n);
   for (const { key, booked } of spec) {
     await rawQuery(
       tm,
@@ -431,6 +449,16 @@ async function assertMatches(tm: Tidemark, model: Model, after: string): Promise
       return [key, heldBy(key), foldKey(key)];
     }),
     `jobs' keys, limiters holding them and debounce keys after ${after}`,
+  );
+  const lines = await rawQuery<{ id: string; n: number }>(
+    tm,
+    `select j.id::text as id, (select count(*)::int from ${s}.job_logs x where x.job_id = j.id) as n
+       from ${s}.jobs j order by j.id`,
+  );
+  assert.deepEqual(
+    lines.map((r) => r.n),
+    lines.map((r) => model.logLines.get(r.id) ?? 0),
+    `log lines after ${after}: each stays while its job does`,
   );
   const buckets = await rawQuery<{ key: string }>(tm, `select key from ${s}.limiter_buckets order by key`);
   assert.deepEqual(
@@ -502,6 +530,7 @@ describeEachDriver('retention against a model (property)', ({ kind, open }) => {
             holds: new Map(),
             keySettings: new Map(),
             buckets: new Map(),
+            logLines: new Map(),
           };
           await insertHistory(tm, spec, model);
           await insertBuckets(tm, buckets, model);

@@ -25,6 +25,7 @@ function contextWithSleep(dueInMs: number, claimedAt: Date): WorkflowContext {
     job: { id: '1', queue: 'wf', startedAt: claimedAt } as Job,
     token: '00000000-0000-0000-0000-000000000000',
     attempt: { signal: () => new AbortController().signal },
+    notes: { mark: () => {} },
   });
 }
 

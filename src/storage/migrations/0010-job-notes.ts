@@ -8,7 +8,7 @@
  *   the job's lock, at most once a second and always before its outcome.
  * - `job_logs`: one row per line, with the attempt that wrote it. `log_dropped` on the job
  *   counts the lines its caps refused. The lines leave with their job, by the one removal
- *   path (JOB_DEPENDENTS); a queue can drop them sooner (`retention.logsAfterSeconds`).
+ *   path (JOB_DEPENDENTS).
  * - `jobs_key_idx`: the job list by concurrency key, every status (the flow-control indexes
  *   cover only unfinished jobs).
  */
@@ -29,10 +29,7 @@ create table /*schema*/job_logs (
   level text not null check (level in ('info', 'warn', 'error')),
   message text not null,
   attrs jsonb,
-  logged_at timestamptz not null default now(),
-  -- set when the job's frozen retention has a logs window: the line goes then, before its job
-  purge_after timestamptz
+  logged_at timestamptz not null default now()
 );
 create index job_logs_job_idx on /*schema*/job_logs (job_id, id);
-create index job_logs_purge_after_idx on /*schema*/job_logs (purge_after) where purge_after is not null;
 `;

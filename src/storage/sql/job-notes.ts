@@ -1,4 +1,5 @@
 import { defineQuery } from './define-query.js';
+import { STILL_ACTIVE } from './still-active.js';
 
 /*
  * What handlers say of their jobs while they run (migration 10): progress and metadata on the
@@ -14,11 +15,11 @@ export type LogCaps = {
 
 /**
  * Write the notes of many running jobs in one statement. Each entry names its attempt's lock
- * token; a job lost meanwhile (cancelled, reclaimed) takes none of its notes. `progress` and
+ * token, and the job must still be active: a job lost meanwhile (cancelled, reclaimed) takes
+ * none of its notes, even while a cancelled job keeps its lock until its handler returns. `progress` and
  * `metadata`, when given, replace the stored values whole (the attempt holds the merged
  * metadata). Log lines beyond the job's caps, counted over the lines it already has, are
  * dropped and counted in `log_dropped`; a line's size is its message and attributes in bytes.
- * A line's purge time follows the job's frozen `logs` window, when it has one.
  */
 export const writeJobNotes = defineQuery<
   LogCaps & {
@@ -37,13 +38,13 @@ export const writeJobNotes = defineQuery<
            as n(id bigint, token uuid, attempt int, progress jsonb, metadata jsonb, logs jsonb, dropped int)
   ),
   owned as (
-    select j.id, j.retention, n.attempt, n.progress, n.metadata, n.logs, coalesce(n.dropped, 0) as refused
+    select j.id, n.attempt, n.progress, n.metadata, n.logs, coalesce(n.dropped, 0) as refused
       from /*schema*/jobs j
       join note n on n.id = j.id and n.token = j.lock_token
-     where j.id = any(array(select id from note))
+     where j.id = any(array(select id from note)) and ${STILL_ACTIVE('j.')}
   ),
   line as (
-    select o.id as job_id, o.attempt, o.retention, l.n, l.level, l.message, l.attrs, l.at,
+    select o.id as job_id, o.attempt, l.n, l.level, l.message, l.attrs, l.at,
            octet_length(l.message) + coalesce(octet_length(l.attrs::text), 0) as bytes
       from owned o
      cross join lateral jsonb_to_recordset(coalesce(o.logs, '[]'))
@@ -68,9 +69,8 @@ export const writeJobNotes = defineQuery<
        and coalesce(u.bytes, 0) + r.running <= @max_bytes
   ),
   logged as (
-    insert into /*schema*/job_logs (job_id, attempt, level, message, attrs, logged_at, purge_after)
-    select k.job_id, k.attempt, k.level, k.message, k.attrs, k.at,
-           k.at + nullif((k.retention ->> 'logs')::float8, 0) * interval '1 second'
+    insert into /*schema*/job_logs (job_id, attempt, level, message, attrs, logged_at)
+    select k.job_id, k.attempt, k.level, k.message, k.attrs, k.at
       from kept k
      order by k.job_id, k.n
     returning job_id

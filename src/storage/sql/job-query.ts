@@ -90,7 +90,11 @@ const countQuery = (path: QueryPath) =>
      cross join unnest(@statuses::text[]) as s(status)
      cross join lateral (
        select 1 from /*schema*/jobs j
-        where j.queue = q.name and j.status = s.status and ${IN_WINDOW} and ${JOB_FILTER}
+        where j.queue = q.name
+          and (j.status, j.id) >= (s.status, @floor::bigint)
+          and (j.status, j.id) < (s.status, @ceiling::bigint)
+          and ${JOB_FILTER}
+        order by j.status, j.id
         limit @limit
      ) one
      limit @limit
@@ -99,11 +103,16 @@ const countQuery = (path: QueryPath) =>
   select count(*)::int as n from (
     select 1 from /*schema*/jobs j
      where ${WALK[path]} and ${IN_WINDOW} and ${JOB_FILTER}
+     ${path === 'all' ? 'order by j.id' : ''}
      limit @limit
   ) counted`,
   );
 
-/** The jobs matching, counted up to @limit, per walk. */
+/**
+ * The jobs matching, counted up to @limit, per walk. Without a field of its own the count walks
+ * the primary key too: a sequential scan stops as early when most rows match, but reads the
+ * whole table when few do.
+ */
 export const QUERY_COUNTS = {
   key: countQuery('key'),
   tags: countQuery('tags'),

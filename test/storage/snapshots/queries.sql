@@ -501,13 +501,13 @@ with note as (
            as n(id bigint, token uuid, attempt int, progress jsonb, metadata jsonb, logs jsonb, dropped int)
   ),
   owned as (
-    select j.id, j.retention, n.attempt, n.progress, n.metadata, n.logs, coalesce(n.dropped, 0) as refused
+    select j.id, n.attempt, n.progress, n.metadata, n.logs, coalesce(n.dropped, 0) as refused
       from "tidemark".jobs j
       join note n on n.id = j.id and n.token = j.lock_token
-     where j.id = any(array(select id from note))
+     where j.id = any(array(select id from note)) and case when j.status = 'active' then true end
   ),
   line as (
-    select o.id as job_id, o.attempt, o.retention, l.n, l.level, l.message, l.attrs, l.at,
+    select o.id as job_id, o.attempt, l.n, l.level, l.message, l.attrs, l.at,
            octet_length(l.message) + coalesce(octet_length(l.attrs::text), 0) as bytes
       from owned o
      cross join lateral jsonb_to_recordset(coalesce(o.logs, '[]'))
@@ -532,9 +532,8 @@ with note as (
        and coalesce(u.bytes, 0) + r.running <= $3
   ),
   logged as (
-    insert into "tidemark".job_logs (job_id, attempt, level, message, attrs, logged_at, purge_after)
-    select k.job_id, k.attempt, k.level, k.message, k.attrs, k.at,
-           k.at + nullif((k.retention ->> 'logs')::float8, 0) * interval '1 second'
+    insert into "tidemark".job_logs (job_id, attempt, level, message, attrs, logged_at)
+    select k.job_id, k.attempt, k.level, k.message, k.attrs, k.at
       from kept k
      order by k.job_id, k.n
     returning job_id
