@@ -32,6 +32,7 @@ tr:last-child td { border-bottom:none; }
 .muted { color:var(--muted); }
 .small { font-size:12px; }
 .mono, pre, code { font-family:var(--mono); font-size:12.5px; }
+.tag { display:inline-block; padding:1px 6px; border:1px solid var(--line); border-radius:10px; }
 pre { max-width:100%; overflow:auto; }
 pre.json, pre.stack { background:#f3f5f9; border:1px solid var(--line); padding:10px; border-radius:4px; overflow:auto; max-height:420px; margin:0; white-space:pre-wrap; word-break:break-word; }
 pre.stack { background:#fff5f4; border-color:#f1c9c5; }

@@ -15,6 +15,7 @@ describeEachDriver('dashboard pages', ({ open }) => {
       'jobs',
       `jobs?queue=${encodeURIComponent(XSS.queue)}`,
       `jobs?q=${encodeURIComponent('<script>')}`,
+      `jobs?tag=${encodeURIComponent(XSS.step)}`,
       `jobs/${seeded.workflow}`,
       `jobs/${seeded.failed}`,
       `jobs/${seeded.parent}`,
@@ -76,6 +77,22 @@ describeEachDriver('dashboard pages', ({ open }) => {
       detail.includes('&lt;svg onload=&quot;window.__xss=&#39;pending&#39;&quot;&gt;'),
       'pending signal',
     );
+    const start = detail.indexOf('id="job-notes"');
+    const notes = detail.slice(start, detail.indexOf('<div class="card', start));
+    assert.ok(
+      notes.includes(
+        '<span class="tag mono">&lt;script&gt;window.__xss=&quot;step&quot;&lt;/script&gt;</span>',
+      ),
+      'tag',
+    );
+    assert.ok(
+      notes.includes('&quot;&gt;&lt;img src=x onerror=&quot;window.__xss=&#39;error&#39;&quot;&gt;'),
+      'log line',
+    );
+    assert.ok(notes.includes('&lt;svg onload='), 'metadata key');
+    const tagged = (await get(`${dashboard.url}jobs?tag=tagged`)).body;
+    assert.ok(tagged.includes(`/jobs/${seeded.workflow}`), 'the tag filter finds the job');
+    assert.ok(!tagged.includes(`/jobs/${seeded.failed}"`), 'and only it');
   });
 
   test('queues page: counts per status, paused state and the throughput chart', async () => {

@@ -49,6 +49,10 @@ export async function seedDashboard(tm: Tidemark): Promise<Seeded> {
     maxAttempts: 1,
     signals: { [XSS.signal]: 1, [XSS.pendingSignal]: 1 },
     handler: async (_job, ctx) => {
+      // What the job says of itself is hostile too: the job page shows all of it.
+      ctx.progress({ stage: XSS.data });
+      ctx.metadata.set(XSS.pendingSignal, XSS.data);
+      ctx.log.warn(XSS.error, { html: XSS.data });
       await ctx.step(XSS.step, async () => ({ html: XSS.data }));
       await ctx.waitForSignal(XSS.signal, { timeoutSeconds: 30 });
       throw new Error(XSS.error);
@@ -70,7 +74,9 @@ export async function seedDashboard(tm: Tidemark): Promise<Seeded> {
   ).map((r) => r.id);
   const failed = (await tm.addJob({ queue: 'billing', data: { invoice: 7, fail: true } })).id;
   const retrying = (await tm.addJob({ queue: 'billing', data: { invoice: 8, failOnce: true } })).id;
-  const workflow = (await tm.addJob({ queue: XSS.queue, data: { note: XSS.data } })).id;
+  const workflow = (
+    await tm.addJob({ queue: XSS.queue, data: { note: XSS.data }, tags: [XSS.step, 'tagged'] })
+  ).id;
   await tm.signal(workflow, XSS.signal, { note: XSS.data });
   await tm.signal(workflow, XSS.pendingSignal, { note: XSS.data });
   await tm.addJob({ queue: XSS.queue2, data: { note: XSS.data } });

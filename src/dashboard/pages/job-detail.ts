@@ -7,6 +7,7 @@ import { type Html, html, jsonBlock } from '../html.js';
 import { layout, notice } from '../layout.js';
 import { stepTimeline } from '../step-timeline.js';
 import { attemptList, facts } from './job-attempts.js';
+import { notesCard } from './job-notes.js';
 import { checkpointTable, errorCard, heldBy, retention, signalTable } from './job-sections.js';
 import { type SignalFormInput, signalForm, signalOutcome } from './signal-form.js';
 import { workflowTree } from './workflow-tree.js';
@@ -48,6 +49,7 @@ ${signalForm(ctx, job, view, signalInput)}
 <div class="card"><h2>Output</h2>${job.output === null ? html`<p class="muted">none</p>` : jsonBlock(job.output)}</div>
 </div>
 ${job.error ? errorCard(job) : ''}
+${notesCard(job, detail.logs)}
 <div class="card chart"><h2>Step timeline</h2>${stepTimeline(job, checkpoints, extras.attempts)}</div>
 <div class="card"><h2>Checkpoints (${checkpoints.length})</h2>${checkpointTable(checkpoints)}</div>
 <div class="card"><h2>Signals (${signals.length})</h2>${signalTable(signals)}</div>
