@@ -36,11 +36,11 @@ export interface Job<Data = unknown, Output = unknown> {
   /** The key's tier the job was added with, or null. */
   tier: string | null;
   /** The tags the job was added with (`addJob({ tags })`); empty when none. */
-  tags: string[];
+  tags: readonly string[];
   /** What the handler last reported with `ctx.progress`: a number from 0 to 100, a JSON object, or null. */
   progress: number | Record<string, unknown> | null;
   /** What the handler stored with `ctx.metadata.set`, by key; empty when nothing. */
-  metadata: Record<string, unknown>;
+  metadata: Readonly<Record<string, unknown>>;
   /** When retention may delete this job (null: in flight, or kept forever). */
   purgeAfter: Date | null;
 }

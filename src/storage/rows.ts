@@ -8,6 +8,10 @@ import type { StoredCheckpoint, StoredSignal } from './sql/workflow.js';
 
 export type { FrozenRetention, Job, JobError } from '../model/job.js';
 
+// Shared by every job without tags or metadata: most jobs have neither, and a claim makes many.
+const NO_TAGS: readonly string[] = Object.freeze([]);
+const NO_METADATA: Readonly<Record<string, unknown>> = Object.freeze({});
+
 /** A job read from storage, every column as stored. */
 export function toJob(row: JobRow): Job {
   return jobOf(
@@ -66,9 +70,9 @@ function jobOf(
     retention: row.retention ?? {},
     key: row.key ?? null,
     tier: row.tier ?? null,
-    tags: row.tags ?? [],
+    tags: row.tags ?? NO_TAGS,
     progress: row.progress ?? null,
-    metadata: row.metadata ?? {},
+    metadata: row.metadata ?? NO_METADATA,
     status,
     finishedAt,
     lockedBy,
