@@ -303,6 +303,18 @@ const FIGURES: FigureSpec[] = [
     reference: 'tidemark',
   },
   {
+    key: 'progress',
+    title: `progress: drain ${formatNumber(JOBS)} jobs whose handler calls ctx.progress once, concurrency ${CONCURRENCY} (ratio: with progress / plain drain, same process)`,
+    child: 'notes',
+    subjects: ['tidemark'],
+    values: [
+      { name: 'progress', unit: 'jobs/s' },
+      { name: 'logged', unit: 'jobs/s' },
+      { name: 'plain', unit: 'jobs/s' },
+    ],
+    reference: 'tidemark',
+  },
+  {
     key: 'pglite',
     title: 'Tidemark on PGlite (memory://), same work',
     child: '',
@@ -335,6 +347,7 @@ const PAIRED: Record<string, { value: string; base: string; label: string; unit:
   fairness: { value: 'fair', base: 'plain', label: 'plain queue', unit: 'ms' },
   limiter: { value: 'limited', base: 'plain', label: 'plain drain', unit: 'jobs/s' },
   batch: { value: 'batched', base: 'plain', label: 'single jobs', unit: 'jobs/s' },
+  progress: { value: 'progress', base: 'plain', label: 'plain drain', unit: 'jobs/s' },
 };
 
 const { values: flags } = parseArgs({

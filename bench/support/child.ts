@@ -28,6 +28,7 @@ import {
   limitedDrain,
   manyKeysDrain,
   mixedDrain,
+  notesDrain,
 } from './keys-figures.js';
 import { firstOpen, folderDrain } from './pglite-folder-figures.js';
 import {
@@ -101,6 +102,8 @@ async function measure(): Promise<Figures> {
       return limitedDrain();
     case 'batch':
       return batchDrain();
+    case 'notes':
+      return notesDrain();
     case 'pglite-folder':
       return { ...(await firstOpen()), ...(await folderDrain()) };
     default:

@@ -1,5 +1,6 @@
 /**
- * Flow control's cost (issue figures keys-mixed, keys-1000, keys-hot, fairness, limiter, batch): each measured
+ * Flow control's cost (issue figures keys-mixed, keys-1000, keys-hot, fairness, limiter, batch), and
+ * that of what a job says of itself (notes): each measured
  * beside the plain drain in the same process, on fresh schemas, with stock retention.
  */
 import type { AddJobInput, KeysOptions, Tidemark } from '../../dist/index.js';
@@ -15,6 +16,8 @@ interface DrainShape {
   limited?: boolean;
   /** The queue's handler takes batches of this many jobs (see batchDrain). */
   batch?: number;
+  /** The handler reports its progress, or writes a log line, once per job (see notesDrain). */
+  notes?: 'progress' | 'log';
   job(n: number): Omit<AddJobInput, 'queue'>;
   /** Jobs added before the measured ones that the drain leaves alone (another queue's). */
   count?: number;
@@ -33,7 +36,17 @@ async function drainWith(shape: DrainShape, prepare?: (tm: Tidemark) => Promise<
       ...(shape.keys ? { keys: shape.keys } : {}),
       ...(shape.limited ? { limiters: [{ name: 'roomy' }] } : {}),
     };
-    if (shape.batch === undefined) {
+    if (shape.notes !== undefined) {
+      const note = shape.notes;
+      tm.createQueue({
+        ...common,
+        handler: (_job, ctx) => {
+          if (note === 'progress') ctx.progress(100);
+          else ctx.log.info('done', { step: 1 });
+          done++;
+        },
+      });
+    } else if (shape.batch === undefined) {
       tm.createQueue({
         ...common,
         handler: () => {
@@ -115,6 +128,14 @@ export async function limitedDrain(): Promise<Figures> {
   const plain = await drainWith(PLAIN);
   const limited = await drainWith({ ...PLAIN, limited: true });
   return { plain, limited };
+}
+
+/** The plain drain, then the same jobs with one `ctx.progress` call, and with one `ctx.log` line, per job. */
+export async function notesDrain(): Promise<Figures> {
+  const plain = await drainWith(PLAIN);
+  const progress = await drainWith({ ...PLAIN, notes: 'progress' });
+  const logged = await drainWith({ ...PLAIN, notes: 'log' });
+  return { plain, progress, logged };
 }
 
 /** The plain drain, then the same jobs on a queue whose handler takes batches of 100. */

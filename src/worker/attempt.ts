@@ -3,13 +3,11 @@ import type { Job } from '../model/job.js';
 import { toJsonText } from '../options/json.js';
 import type { ResolvedQueue } from '../queues/queue-options.js';
 import type { ClaimedJob } from '../storage/storage.js';
-import type { NoteBook } from '../workflow/note-book.js';
 import { RetryAfter } from '../workflow/retry-after.js';
 import { LostOwnership, Suspension } from '../workflow/suspend.js';
 import { WorkflowContext } from '../workflow/workflow-context.js';
 import { completeWithRetries } from './complete-in-transaction.js';
 import { type FinishBuffer, Unwritten, type WriteResult } from './finish-buffer.js';
-import type { NotesWriter } from './notes-writer.js';
 import { defer, fail, notWritten, reportLost, suspend } from './record-outcome.js';
 import { abortOnTimeout, type Outcome, type Result, runHandler } from './run-handler.js';
 import { Attempt, type AttemptHost } from './running-attempt.js';
@@ -50,8 +48,6 @@ export async function runAttempt(
     // A job whose limiters could not be applied fails without starting: its handler never runs.
     const outcome: Outcome =
       claimed.refusal === undefined ? await started(core, claimed, queue, ctx, attempt) : refused(claimed);
-    // What the handler said of its job is written before its outcome, unless it lost the job.
-    if (ctx.notes !== null) await settleNotes(host.notes, ctx.notes, attempt);
     if ('aborted' in outcome && outcome.aborted !== 'timeout') {
       return reportLost(core, claimed, outcome.aborted, attempt.handlerReturned);
     }
@@ -60,6 +56,9 @@ export async function runAttempt(
     const durationMs = performance.now() - attempt.startedAt;
     const result = finalResult(core, job, ctx, attempt, outcome);
     host.settled(attempt, writesAlone(ctx, result));
+    // What the handler said of its job is written before its outcome (with the notes of every
+    // attempt finishing meanwhile), its slot already free for the next job.
+    if (ctx.notes !== null) await host.notes.settle(ctx.notes);
     if (!result.ok) return await recordFailure(core, claimed, queue, finish, durationMs, result.error);
 
     let outputText: string;
@@ -221,12 +220,6 @@ function started(
 ): Outcome | Promise<Outcome> {
   if (core.events.listenerCount('job:started') > 0) emitStarted(core, claimed);
   return runHandler(queue, claimed.job, ctx, attempt);
-}
-
-function settleNotes(writer: NotesWriter, notes: NoteBook, attempt: Attempt): Promise<void> | undefined {
-  if (attempt.abortedBy !== 'lost') return writer.settle(notes);
-  writer.forget(notes);
-  return undefined;
 }
 
 function refused(claimed: ClaimedJob): Outcome {

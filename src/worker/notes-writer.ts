@@ -16,6 +16,7 @@ export class NotesWriter implements NotesSink {
   private readonly marked = new Set<NoteBook>();
   private timer: NodeJS.Timeout | null = null;
   private soon: Promise<void> | null = null;
+  private writing: Promise<void> | null = null;
 
   constructor(
     private readonly storage: Storage,
@@ -38,11 +39,6 @@ export class NotesWriter implements NotesSink {
     if (this.marked.has(book)) await this.flushSoon();
   }
 
-  /** The attempt lost its job: nothing it says any more may be written. */
-  forget(book: NoteBook): void {
-    this.marked.delete(book);
-  }
-
   /** Write every marked book now (an engine closing). */
   async flush(): Promise<void> {
     if (this.timer !== null) clearTimeout(this.timer);
@@ -50,15 +46,24 @@ export class NotesWriter implements NotesSink {
     while (this.marked.size > 0) await this.flushSoon();
   }
 
-  /** One write, shared by every caller in this turn of the event loop. */
+  /**
+   * The next write, shared by every caller until it starts: it waits for the write in flight,
+   * so books marked meanwhile go together (one statement for many finishing attempts), and
+   * starts in a later turn of the event loop than the first call.
+   */
   private flushSoon(): Promise<void> {
-    this.soon ??= new Promise<void>((resolve) => {
-      setImmediate(() => {
-        this.soon = null;
-        resolve(this.write());
-      });
-    });
+    this.soon ??= this.nextWrite();
     return this.soon;
+  }
+
+  private async nextWrite(): Promise<void> {
+    if (this.writing !== null) await this.writing;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.soon = null;
+    const writing = this.write();
+    this.writing = writing;
+    await writing;
+    if (this.writing === writing) this.writing = null;
   }
 
   private async write(): Promise<void> {

@@ -539,11 +539,11 @@ with note as (
     returning job_id
   ),
   tally as (
-    select c.*, c.lines - c.written + c.refused as dropped
-      from (select o.id, o.progress, o.metadata, o.refused,
-                   (select count(*) from line l where l.job_id = o.id) as lines,
-                   (select count(*) from kept k where k.job_id = o.id) as written
-              from owned o) c
+    select o.id, o.progress, o.metadata, coalesce(k.written, 0) as written,
+           coalesce(l.lines, 0) - coalesce(k.written, 0) + o.refused as dropped
+      from owned o
+      left join (select job_id, count(*) as lines from line group by job_id) l on l.job_id = o.id
+      left join (select job_id, count(*) as written from kept group by job_id) k on k.job_id = o.id
   ),
   noted as (
     update "tidemark".jobs j
