@@ -6,11 +6,11 @@ import type { NoteBook, NotesSink } from '../workflow/note-book.js';
 const CAPS = { max_lines: NOTE_LIMITS.logLines, max_bytes: NOTE_LIMITS.logBytes };
 
 /**
- * Writes what running attempts say of their jobs (progress, metadata, log lines), for every
- * worker of an engine: the books marked within a second go in one statement, and an attempt
- * about to write its outcome has its book written first, in one statement with every other
- * book marked meanwhile. An engine whose handlers never call `ctx.progress`, `ctx.metadata` or
- * `ctx.log` never writes here.
+ * Writes what a worker's running attempts say of their jobs (progress, metadata, log lines):
+ * the books marked within a second go in one statement, and an attempt about to write its
+ * outcome has its book written first, in one statement with every other book marked
+ * meanwhile. A worker whose handlers never call `ctx.progress`, `ctx.metadata` or `ctx.log`
+ * never writes here.
  */
 export class NotesWriter implements NotesSink {
   private readonly marked = new Set<NoteBook>();
@@ -39,11 +39,16 @@ export class NotesWriter implements NotesSink {
     if (this.marked.has(book)) await this.flushSoon();
   }
 
-  /** Write every marked book now (an engine closing). */
+  /**
+   * Write every marked book now, once (the worker stopping): what the database refuses then is
+   * logged and left, as a stopping worker leaves the outcomes it could not write.
+   */
   async flush(): Promise<void> {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
-    while (this.marked.size > 0) await this.flushSoon();
+    if (this.marked.size > 0) await this.flushSoon();
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
   }
 
   /**
