@@ -3,6 +3,7 @@ import type { Logger } from './log/logger.js';
 import type { OnceLogger } from './log/once.js';
 import type { Clock } from './model/clock.js';
 import type { FrozenRetention } from './model/job.js';
+import type { JobTracing } from './model/tracing.js';
 import type { QueueRegistry } from './queues/queue-registry.js';
 import type { ArchiveHook } from './retention/archive.js';
 import type { InsertDefaults, Storage } from './storage/storage.js';
@@ -24,4 +25,6 @@ export interface EngineCore {
   archive?: ArchiveHook;
   /** Where the engine reads the time of day (the database reads the same: see model/clock.ts). */
   clock: Clock;
+  /** OpenTelemetry tracing, when `Tidemark.open({ tracer })` or `{ tracing: true }` turned it on. */
+  tracing: JobTracing | null;
 }

@@ -9,6 +9,7 @@ import { DEFAULT_MAX_ATTEMPTS } from './queues/queue-options.js';
 import { QueueRegistry } from './queues/queue-registry.js';
 import { notePolicy } from './retention/policy-notes.js';
 import { openStorage } from './storage/open-storage.js';
+import { openTracing } from './tracing/otel-tracing.js';
 
 /** What `tidemark/testing` opens an engine with, beyond the public options. */
 export interface EngineInternals {
@@ -28,6 +29,8 @@ export async function openEngine(input: OpenOptions, internals: EngineInternals 
   const once = new OnceLogger(logger);
   if (options.retention !== undefined) notePolicy(once, options.retention.policy, 'engine');
   const events = new TypedEmitter();
+  // Before connecting: a missing @opentelemetry/api is refused with nothing opened.
+  const tracing = await openTracing(options);
   const storage = await openStorage(options.database, {
     schema: options.schema,
     migrate: options.migrate,
@@ -53,5 +56,6 @@ export async function openEngine(input: OpenOptions, internals: EngineInternals 
     events,
     archive: options.archive,
     clock: internals.testClock ?? systemClock,
+    tracing,
   };
 }

@@ -14,8 +14,11 @@ export async function completeRows(core: EngineCore, requests: JobRequest[], on?
   // await per row was a promise per job.
   const byQueue = new Map<string, { maxAttempts?: number; retention?: FrozenRetention }>();
   const tiersByQueue = new Map<string, Record<string, number>>();
+  // The span the add runs in, kept on every job it adds (children too: they run in their parent's).
+  const trace = core.tracing?.inject() ?? null;
   for (let i = 0; i < requests.length; i++) {
     const { row } = requests[i];
+    if (trace !== null) row.trace = trace;
     let queue = byQueue.get(row.queue);
     if (queue === undefined) {
       queue = await core.registry.insertOptions(row.queue, core.engineRetention, on);

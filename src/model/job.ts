@@ -1,4 +1,5 @@
 import { FINISHED_STATUSES, type FinishedStatus, type JobStatus } from '../job-status.js';
+import type { JobTrace } from './tracing.js';
 
 /** Retention windows frozen onto a job when it was added (seconds; absent = kept forever). */
 export type FrozenRetention = { [status in FinishedStatus]?: number } & { consumedSignals?: number };
@@ -41,6 +42,8 @@ export interface Job<Data = unknown, Output = unknown> {
   progress: number | Record<string, unknown> | null;
   /** What the handler stored with `ctx.metadata.set`, by key; empty when nothing. */
   metadata: Readonly<Record<string, unknown>>;
+  /** The trace context the job was added in (tracing on, inside a span), or null. */
+  trace: JobTrace | null;
   /** When retention may delete this job (null: in flight, or kept forever). */
   purgeAfter: Date | null;
 }

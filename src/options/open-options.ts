@@ -1,5 +1,6 @@
 import { InvalidOptionError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
+import type { TracerLike } from '../model/tracing.js';
 import type { ArchiveHook } from '../retention/archive.js';
 import {
   checkSchemaName,
@@ -82,6 +83,31 @@ export const openOptions = new OptionSet('options', {
     docType: '`(batch, tx) => void \\| Promise<void>`',
     description:
       'called with each batch the retention sweep is about to delete, inside the deleting transaction (see [retention.md](retention.md#archive-before-delete))',
+  }),
+  tracer: custom<TracerLike>({
+    expected: 'an OpenTelemetry Tracer (an object with a startSpan function)',
+    docType: '`Tracer` (from `@opentelemetry/api`)',
+    description:
+      'trace each attempt as a span, a child of the span its job was added in (see [jobs.md](jobs.md#tracing)); needs the optional peer `@opentelemetry/api`',
+    check: (value, field) => {
+      if (
+        typeof value !== 'object' ||
+        value === null ||
+        typeof Reflect.get(value, 'startSpan') !== 'function'
+      ) {
+        throw new InvalidOptionError(
+          field,
+          'an OpenTelemetry Tracer (an object with a startSpan function)',
+          value,
+        );
+      }
+      return value as TracerLike;
+    },
+  }),
+  tracing: boolean({
+    default: false,
+    description:
+      "trace with the global tracer provider's `tidemark` tracer, as `tracer` does with the one given",
   }),
   strictDurability: boolean({
     default: false,

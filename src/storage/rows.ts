@@ -73,6 +73,7 @@ function jobOf(
     tags: row.tags ?? NO_TAGS,
     progress: row.progress ?? null,
     metadata: row.metadata ?? NO_METADATA,
+    trace: row.trace ?? null,
     status,
     finishedAt,
     lockedBy,

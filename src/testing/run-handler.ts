@@ -83,6 +83,7 @@ function fakeJob<Data>(data: Data, options: FakeContextOptions<Data>): Job<Data>
     tags: [],
     progress: null,
     metadata: {},
+    trace: null,
     ...options.job,
     data,
   };

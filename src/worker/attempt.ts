@@ -1,5 +1,6 @@
 import type { EngineCore } from '../engine-core.js';
 import type { Job } from '../model/job.js';
+import type { AttemptTracing, JobTracing } from '../model/tracing.js';
 import { toJsonText } from '../options/json.js';
 import type { ResolvedQueue } from '../queues/queue-options.js';
 import type { ClaimedJob } from '../storage/storage.js';
@@ -44,17 +45,23 @@ export async function runAttempt(
       token,
       attempt,
       notes: host.notes,
+      tracing: core.tracing === null ? null : traceAttempt(core.tracing, claimed),
     });
     // A job whose limiters could not be applied fails without starting: its handler never runs.
     const outcome: Outcome =
       claimed.refusal === undefined ? await started(core, claimed, queue, ctx, attempt) : refused(claimed);
     if ('aborted' in outcome && outcome.aborted !== 'timeout') {
+      ctx.tracing?.end('lost');
       return reportLost(core, claimed, outcome.aborted, attempt.handlerReturned);
     }
     const { abortedBy } = attempt;
-    if (abortedBy === 'lost' || abortedBy === 'shutdown') return reportLost(core, claimed, abortedBy);
+    if (abortedBy === 'lost' || abortedBy === 'shutdown') {
+      ctx.tracing?.end('lost');
+      return reportLost(core, claimed, abortedBy);
+    }
     const durationMs = performance.now() - attempt.startedAt;
     const result = finalResult(core, job, ctx, attempt, outcome);
+    if (ctx.tracing !== null) endTrace(ctx.tracing, result);
     host.settled(attempt, writesAlone(ctx, result));
     // What the handler said of its job is written before its outcome (with the notes of every
     // attempt finishing meanwhile), its slot already free for the next job.
@@ -219,7 +226,27 @@ function started(
   attempt: Attempt,
 ): Outcome | Promise<Outcome> {
   if (core.events.listenerCount('job:started') > 0) emitStarted(core, claimed);
+  const { tracing } = ctx;
+  if (tracing !== null) return tracing.run(() => runHandler(queue, claimed.job, ctx, attempt));
   return runHandler(queue, claimed.job, ctx, attempt);
+}
+
+/**
+ * The span of an attempt: a child of the span its job was added in on its first run, a new
+ * trace linked to it on a retry, a recovery after a stall or a workflow's resume.
+ */
+function traceAttempt(tracing: JobTracing, claimed: ClaimedJob): AttemptTracing {
+  const { job } = claimed;
+  const relation = job.attempts > 1 || claimed.wait !== null ? 'link' : 'child';
+  return tracing.startAttempt(job, relation);
+}
+
+function endTrace(tracing: AttemptTracing, result: Result): void {
+  if (result.ok) tracing.end('completed');
+  else if (result.error instanceof Suspension) tracing.end('suspended');
+  else if (result.error instanceof RetryAfter) tracing.end('deferred');
+  else if (result.error instanceof LostOwnership) tracing.end('lost');
+  else tracing.end('failed', result.error);
 }
 
 function refused(claimed: ClaimedJob): Outcome {

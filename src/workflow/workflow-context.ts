@@ -7,6 +7,7 @@ import { isFinished } from '../job-status.js';
 import { isObject } from '../model/guards.js';
 import type { Job } from '../model/job.js';
 import type { JobLog, JobMetadata, Progress } from '../model/notes.js';
+import type { AttemptTracing } from '../model/tracing.js';
 import type { CheckpointRow } from '../model/workflow.js';
 import { checkInteger, checkSeconds } from '../options/check.js';
 import { toJsonText } from '../options/json.js';
@@ -35,6 +36,8 @@ export interface WorkflowContextDeps {
   attempt: { signal(): AbortSignal };
   /** Where what the handler says of its job goes to be written. */
   notes: NotesSink;
+  /** The attempt's span, when tracing is on. */
+  tracing: AttemptTracing | null;
 }
 
 /**
@@ -54,6 +57,8 @@ export class WorkflowContext implements JobContext {
   private namesMade: RunNames | null = null;
   /** What the handler said of its job (progress, metadata, log), when it said anything. */
   notes: NoteBook | null = null;
+  /** The attempt's span, when tracing is on. */
+  readonly tracing: AttemptTracing | null;
   private checkpoints: Promise<Map<string, CheckpointRow>> | null = null;
 
   /**
@@ -65,6 +70,7 @@ export class WorkflowContext implements JobContext {
 
   constructor(private readonly deps: WorkflowContextDeps) {
     this.job = deps.job;
+    this.tracing = deps.tracing;
     this.clockLeadMs = Math.max(0, (deps.job.startedAt?.getTime() ?? 0) - deps.core.clock.now());
   }
   /** Made on the first workflow call: plain jobs never need it. */
@@ -83,9 +89,12 @@ export class WorkflowContext implements JobContext {
     this.names.claim(name);
     if (typeof fn !== 'function') throw new InvalidOptionError('fn', 'a function', fn);
     const stored = (await this.loadCheckpoints()).get(name);
-    if (stored) return stored.output as T;
+    if (stored) {
+      this.tracing?.replayed(name);
+      return stored.output as T;
+    }
     this.throwIfAborted();
-    const value = await fn();
+    const value = this.tracing === null ? await fn() : await this.tracing.step(name, fn);
     const text = toJsonText(value, `step '${name}' result`);
     await this.save(name, 'step', text);
     return JSON.parse(text) as T;
@@ -147,7 +156,11 @@ export class WorkflowContext implements JobContext {
       const placement = { parentId: job.id, rootId: job.rootId ?? job.id, parentStep: key, token };
       // A child on a queue defined here with a schema: its data checked, as at addJob.
       await validateRequests(core, [request]);
-      const id = await addChild(core, request, placement);
+      // Traced as a step of its own: the child's spans are children of the call that added it.
+      const id =
+        this.tracing === null
+          ? await addChild(core, request, placement)
+          : await this.tracing.step(key, () => addChild(core, request, placement));
       child = await core.storage.workflow.findChild(job.id, key);
       if (!id && !child) throw new LostOwnership(job.id);
     }

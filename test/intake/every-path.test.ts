@@ -235,6 +235,8 @@ test('the table names every field of the input row the intake writes', () => {
   const covered = new Set(FIELDS.flatMap((f) => f.columns));
   // Set by the intake itself, never by an option: a child's place in its tree.
   for (const placed of ['parent_id', 'root_id', 'parent_step']) covered.add(placed);
+  // The trace the add ran in, when tracing is on (test/tracing/spans.test.ts).
+  covered.add('trace');
   // The queue is every path's first argument.
   covered.add('queue');
   assert.deepEqual(

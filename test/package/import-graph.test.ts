@@ -14,7 +14,7 @@ const LAYERS: string[][] = [
   ['model'],
   ['storage'],
   ['options', 'engine-core.ts'],
-  ['retention', 'metrics', 'engine-handle.ts'],
+  ['retention', 'metrics', 'tracing', 'engine-handle.ts'],
   ['intake', 'jobs', 'queues', 'schedule', 'events.ts', 'maintenance'],
   ['workflow', 'engine.ts'],
   ['worker'],

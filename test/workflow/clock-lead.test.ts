@@ -26,6 +26,7 @@ function contextWithSleep(dueInMs: number, claimedAt: Date): WorkflowContext {
     token: '00000000-0000-0000-0000-000000000000',
     attempt: { signal: () => new AbortController().signal },
     notes: { mark: () => {} },
+    tracing: null,
   });
 }
 

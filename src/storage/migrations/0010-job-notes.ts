@@ -1,6 +1,6 @@
 /**
- * What a job says of itself, and how it is found again: tags given at add time, and the
- * progress, metadata and log lines its handler writes while it runs.
+ * What a job says of itself, and how it is found again: tags given at add time, the trace it
+ * was added in, and the progress, metadata and log lines its handler writes while it runs.
  *
  * - `tags`: at most 20 short strings; a GIN index (partial: untagged jobs cost nothing at
  *   insert) serves `listJobs({ tags })`, which asks for jobs carrying all of them.
@@ -9,6 +9,8 @@
  * - `job_logs`: one row per line, with the attempt that wrote it. `log_dropped` on the job
  *   counts the lines its caps refused. The lines leave with their job, by the one removal
  *   path (JOB_DEPENDENTS).
+ * - `trace`: the W3C trace context the job was added in, when tracing is on: its attempts'
+ *   spans are children of that span, or linked to it.
  * - `jobs_key_idx`: the job list by concurrency key, every status (the flow-control indexes
  *   cover only unfinished jobs).
  */
@@ -19,6 +21,7 @@ alter table /*schema*/jobs add column tags text[];
 alter table /*schema*/jobs add column progress jsonb;
 alter table /*schema*/jobs add column metadata jsonb;
 alter table /*schema*/jobs add column log_dropped int;
+alter table /*schema*/jobs add column trace jsonb;
 create index jobs_tags_idx on /*schema*/jobs using gin (tags) where tags is not null;
 create index jobs_key_idx on /*schema*/jobs (key, id) where key is not null;
 

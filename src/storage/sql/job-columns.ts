@@ -1,5 +1,6 @@
 import type { JobStatus } from '../../job-status.js';
 import type { FrozenRetention, JobError } from '../../model/job.js';
+import type { JobTrace } from '../../model/tracing.js';
 import type { Timestamp } from './columns.js';
 import { MAX_ATTEMPTS_OF_QUEUE, type QueueDefaultParams, RETENTION_OF_QUEUE } from './stored-queue.js';
 
@@ -12,7 +13,7 @@ import { MAX_ATTEMPTS_OF_QUEUE, type QueueDefaultParams, RETENTION_OF_QUEUE } fr
 
 /** Columns returned as they are stored, by a job read and by a claim alike. */
 export const PLAIN_COLUMNS = `id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
-  root_id, retention, key, tier, tags, progress, metadata`;
+  root_id, retention, key, tier, tags, progress, metadata, trace`;
 
 /** What PLAIN_COLUMNS read; ids are bigint, so strings. */
 export interface PlainJobColumns {
@@ -32,6 +33,7 @@ export interface PlainJobColumns {
   tags: string[] | null;
   progress: number | Record<string, unknown> | null;
   metadata: Record<string, unknown> | null;
+  trace: JobTrace | null;
 }
 
 /** Columns every job read returns; mapped to `Job` by rows.ts. */
@@ -79,6 +81,8 @@ export interface InsertRow {
   /** `debounce:<key>` or `throttle:<key>`: the key the job was added under (migration 9). */
   fold_key?: string;
   tags?: string[];
+  /** The trace context the job was added in (tracing on, inside a span). */
+  trace?: JobTrace;
 }
 
 /**
@@ -100,6 +104,7 @@ export const INPUT_FIELDS = {
   tier: 'text',
   fold_key: 'text',
   tags: 'text[]',
+  trace: 'jsonb',
 } as const satisfies Record<Exclude<keyof InsertRow, 'dataText' | 'retention'>, string>;
 
 /**
@@ -120,14 +125,14 @@ export const DUE_AT = /* sql */ `cross join lateral (
 
 /** The columns an insert writes. */
 export const INSERT_COLUMNS = `queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
-                                parent_id, root_id, parent_step, key, tier, fold_key, tags`;
+                                parent_id, root_id, parent_step, key, tier, fold_key, tags, trace`;
 
 /** The values of INSERT_COLUMNS, from the input row `input` and its run time `due.at`. */
 export const INSERT_VALUES = /* sql */ `input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
            due.at + input.expire_in_seconds * interval '1 second',
            ${MAX_ATTEMPTS_OF_QUEUE('input.max_attempts', 'input.queue')},
            ${RETENTION_OF_QUEUE('@policies::jsonb -> input.policy', 'input.queue')},
-           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key, input.tags`;
+           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key, input.tags, input.trace`;
 
 /** One NOTIFY per queue that received work ready now (from the CTE `inserted`); delivered at commit. */
 export const NUDGE_READY_QUEUES = /* sql */ `nudged as (

@@ -567,12 +567,12 @@ select id::text as id from "tidemark".jobs
 
 -- jobs.ts#getJob
 select id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
-  root_id, retention, key, tier, tags, progress, metadata, status, run_at, expire_at, created_at, started_at, finished_at,
+  root_id, retention, key, tier, tags, progress, metadata, trace, status, run_at, expire_at, created_at, started_at, finished_at,
   parent_step, locked_by, locked_until, unique_key, wait, purge_after, log_dropped from "tidemark".jobs where id = $1::bigint
 
 -- jobs.ts#getJobs
 select id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
-  root_id, retention, key, tier, tags, progress, metadata, status, run_at, expire_at, created_at, started_at, finished_at,
+  root_id, retention, key, tier, tags, progress, metadata, trace, status, run_at, expire_at, created_at, started_at, finished_at,
   parent_step, locked_by, locked_until, unique_key, wait, purge_after, log_dropped from "tidemark".jobs where id = any($1::bigint[])
 
 -- jobs.ts#getStatuses
@@ -581,7 +581,7 @@ select id::text as id, status from "tidemark".jobs where id = any($1::bigint[])
 -- jobs.ts#insertJobWithLock
 with input as (
     select nextval(pg_get_serial_sequence('"tidemark".jobs', 'id')) as id, input.*
-      from jsonb_to_recordset($1::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text, tags text[])
+      from jsonb_to_recordset($1::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text, tags text[], trace jsonb)
   ),
   locked as (
     insert into "tidemark".unique_locks (scope, job_id, expires_at)
@@ -593,14 +593,14 @@ with input as (
   ),
   inserted as (
     insert into "tidemark".jobs (id, queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
-                                parent_id, root_id, parent_step, key, tier, fold_key, tags)
+                                parent_id, root_id, parent_step, key, tier, fold_key, tags, trace)
     select input.id, input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
            due.at + input.expire_in_seconds * interval '1 second',
            coalesce(input.max_attempts,
   (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $4::int),
            coalesce($5::jsonb -> input.policy,
   (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $6::jsonb),
-           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key, input.tags
+           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key, input.tags, input.trace
       from input
       join locked on locked.job_id = input.id
      cross join lateral (
@@ -617,18 +617,18 @@ with input as (
 with input as (
     select nextval(seq.id) as id, input.*
       from (select pg_get_serial_sequence('"tidemark".jobs', 'id')::regclass as id) seq,
-           jsonb_to_recordset($1::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text, tags text[])
+           jsonb_to_recordset($1::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text, tags text[], trace jsonb)
   ),
   inserted as (
     insert into "tidemark".jobs (id, queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
-                                parent_id, root_id, parent_step, key, tier, fold_key, tags)
+                                parent_id, root_id, parent_step, key, tier, fold_key, tags, trace)
     select input.id, input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
            due.at + input.expire_in_seconds * interval '1 second',
            coalesce(input.max_attempts,
   (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $2::int),
            coalesce($3::jsonb -> input.policy,
   (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $4::jsonb),
-           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key, input.tags
+           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key, input.tags, input.trace
       from input
      cross join lateral (
        select coalesce(input.run_at, now() + coalesce(input.delay_seconds, 0) * interval '1 second') as at) due
@@ -648,15 +648,15 @@ with input as (
 -- jobs.ts#insertPlainJobs
 with inserted as (
     insert into "tidemark".jobs (queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
-                                parent_id, root_id, parent_step, key, tier, fold_key, tags)
+                                parent_id, root_id, parent_step, key, tier, fold_key, tags, trace)
     select input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
            due.at + input.expire_in_seconds * interval '1 second',
            coalesce(input.max_attempts,
   (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $1::int),
            coalesce($2::jsonb -> input.policy,
   (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $3::jsonb),
-           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key, input.tags
-      from jsonb_to_recordset($4::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text, tags text[])
+           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key, input.tags, input.trace
+      from jsonb_to_recordset($4::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text, tags text[], trace jsonb)
      cross join lateral (
        select coalesce(input.run_at, now() + coalesce(input.delay_seconds, 0) * interval '1 second') as at) due
      order by input.idx
@@ -672,7 +672,7 @@ with inserted as (
 
 -- jobs.ts#listChildren
 select id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
-  root_id, retention, key, tier, tags, progress, metadata, status, run_at, expire_at, created_at, started_at, finished_at,
+  root_id, retention, key, tier, tags, progress, metadata, trace, status, run_at, expire_at, created_at, started_at, finished_at,
   parent_step, locked_by, locked_until, unique_key, wait, purge_after, log_dropped from "tidemark".jobs where parent_id = $1::bigint order by id
 
 -- keys.ts#clearKeyLimit
@@ -1626,15 +1626,15 @@ with due as (
   ),
   inserted as (
     insert into "tidemark".jobs (id, queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
-                                parent_id, root_id, parent_step, key, tier, fold_key, tags)
+                                parent_id, root_id, parent_step, key, tier, fold_key, tags, trace)
     select fire.job_id, input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
            due.at + input.expire_in_seconds * interval '1 second',
            coalesce(input.max_attempts,
   (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $3::int),
            coalesce($4::jsonb -> input.policy,
   (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $5::jsonb),
-           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key, input.tags
-      from fire cross join jsonb_to_recordset($6::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text, tags text[])
+           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key, input.tags, input.trace
+      from fire cross join jsonb_to_recordset($6::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text, tags text[], trace jsonb)
      cross join lateral (
        select coalesce(input.run_at, now() + coalesce(input.delay_seconds, 0) * interval '1 second') as at) due
     returning id, queue, run_at
@@ -1712,7 +1712,7 @@ with ready_queues as materialized (
 
 -- test-kit.ts#jobsOfQueue
 select id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
-  root_id, retention, key, tier, tags, progress, metadata, status, run_at, expire_at, created_at, started_at, finished_at,
+  root_id, retention, key, tier, tags, progress, metadata, trace, status, run_at, expire_at, created_at, started_at, finished_at,
   parent_step, locked_by, locked_until, unique_key, wait, purge_after, log_dropped from "tidemark".jobs
    where queue = $1 and ($2::text is null or status = $2::text)
    order by id
@@ -1768,7 +1768,7 @@ with ready_queues as materialized (
          (select jsonb_object_agg(id, score) as scores from next where score <> 0) as fair
    where j.id = any(array(select id from next))
   returning id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
-  root_id, retention, key, tier, tags, progress, metadata, j.wait, j.lock_token, j.held_by, date_part('epoch', j.run_at) * 1000 as run_at, date_part('epoch', j.expire_at) * 1000 as expire_at,
+  root_id, retention, key, tier, tags, progress, metadata, trace, j.wait, j.lock_token, j.held_by, date_part('epoch', j.run_at) * 1000 as run_at, date_part('epoch', j.expire_at) * 1000 as expire_at,
             date_part('epoch', j.created_at) * 1000 as created_at, date_part('epoch', j.started_at) * 1000 as started_at,
             coalesce((fair.scores ->> j.id::text)::float8, 0) as score
 
@@ -1999,15 +1999,15 @@ select id::text as id, queue, status, output, error from "tidemark".jobs
 -- workflow.ts#insertChild
 with inserted as (
     insert into "tidemark".jobs (queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
-                                parent_id, root_id, parent_step, key, tier, fold_key, tags)
+                                parent_id, root_id, parent_step, key, tier, fold_key, tags, trace)
     select input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
            due.at + input.expire_in_seconds * interval '1 second',
            coalesce(input.max_attempts,
   (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $1::int),
            coalesce($2::jsonb -> input.policy,
   (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $3::jsonb),
-           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key, input.tags
-      from jsonb_to_recordset($4::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text, tags text[])
+           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key, input.tags, input.trace
+      from jsonb_to_recordset($4::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text, tags text[], trace jsonb)
      cross join lateral (
        select coalesce(input.run_at, now() + coalesce(input.delay_seconds, 0) * interval '1 second') as at) due
      where exists (select 1 from "tidemark".jobs p

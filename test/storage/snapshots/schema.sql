@@ -46,6 +46,7 @@ jobs.tags text[]
 jobs.progress jsonb
 jobs.metadata jsonb
 jobs.log_dropped integer
+jobs.trace jsonb
 key_settings.queue text not null
 key_settings.key text not null
 key_settings.concurrency integer
