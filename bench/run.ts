@@ -315,6 +315,17 @@ const FIGURES: FigureSpec[] = [
     reference: 'tidemark',
   },
   {
+    key: 'tracing',
+    title: `tracing: drain ${formatNumber(JOBS)} no-op jobs with every attempt in a span (batched to an exporter that drops them), concurrency ${CONCURRENCY} (ratio: traced / plain drain, same process)`,
+    child: 'tracing',
+    subjects: ['tidemark'],
+    values: [
+      { name: 'traced', unit: 'jobs/s' },
+      { name: 'plain', unit: 'jobs/s' },
+    ],
+    reference: 'tidemark',
+  },
+  {
     key: 'pglite',
     title: 'Tidemark on PGlite (memory://), same work',
     child: '',
@@ -348,6 +359,7 @@ const PAIRED: Record<string, { value: string; base: string; label: string; unit:
   limiter: { value: 'limited', base: 'plain', label: 'plain drain', unit: 'jobs/s' },
   batch: { value: 'batched', base: 'plain', label: 'single jobs', unit: 'jobs/s' },
   progress: { value: 'progress', base: 'plain', label: 'plain drain', unit: 'jobs/s' },
+  tracing: { value: 'traced', base: 'plain', label: 'plain drain', unit: 'jobs/s' },
 };
 
 const { values: flags } = parseArgs({

@@ -29,6 +29,7 @@ import {
   manyKeysDrain,
   mixedDrain,
   notesDrain,
+  tracedDrain,
 } from './keys-figures.js';
 import { firstOpen, folderDrain } from './pglite-folder-figures.js';
 import {
@@ -104,6 +105,8 @@ async function measure(): Promise<Figures> {
       return batchDrain();
     case 'notes':
       return notesDrain();
+    case 'tracing':
+      return tracedDrain();
     case 'pglite-folder':
       return { ...(await firstOpen()), ...(await folderDrain()) };
     default:

@@ -3,6 +3,7 @@
  * that of what a job says of itself (notes): each measured
  * beside the plain drain in the same process, on fresh schemas, with stock retention.
  */
+import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { AddJobInput, KeysOptions, Tidemark } from '../../dist/index.js';
 import { BULK_BATCH, CONCURRENCY, type Figures, JOBS } from './figures.js';
 import { settle } from './postgres.js';
@@ -18,6 +19,8 @@ interface DrainShape {
   batch?: number;
   /** The handler reports its progress, or writes a log line, once per job (see notesDrain). */
   notes?: 'progress' | 'log';
+  /** The engine traces every attempt, to an exporter that drops the spans (see tracedDrain). */
+  traced?: boolean;
   job(n: number): Omit<AddJobInput, 'queue'>;
   /** Jobs added before the measured ones that the drain leaves alone (another queue's). */
   count?: number;
@@ -27,7 +30,11 @@ const PLAIN: DrainShape = { job: (n) => ({ data: { n } }) };
 
 /** Add the jobs, then drain them with one worker at CONCURRENCY; jobs/s from start to last. */
 async function drainWith(shape: DrainShape, prepare?: (tm: Tidemark) => Promise<void>): Promise<number> {
-  const { tm, dispose } = await openTidemark('pg');
+  const { tm, dispose } = await openTidemark(
+    'pg',
+    undefined,
+    shape.traced ? { tracer: droppingTracer() } : {},
+  );
   try {
     const count = shape.count ?? JOBS;
     let done = 0;
@@ -136,6 +143,24 @@ export async function notesDrain(): Promise<Figures> {
   const progress = await drainWith({ ...PLAIN, notes: 'progress' });
   const logged = await drainWith({ ...PLAIN, notes: 'log' });
   return { plain, progress, logged };
+}
+
+/** A tracer whose spans are batched to an exporter that drops them: tracing's own cost. */
+function droppingTracer() {
+  const exporter: SpanExporter = {
+    // 0 is ExportResultCode.SUCCESS (of @opentelemetry/core, not a dependency of its own here).
+    export: (_spans, done) => done({ code: 0 }),
+    shutdown: async () => {},
+  };
+  const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter)] });
+  return provider.getTracer('bench');
+}
+
+/** The plain drain, then the same jobs with every attempt traced (a span each, exported nowhere). */
+export async function tracedDrain(): Promise<Figures> {
+  const plain = await drainWith(PLAIN);
+  const traced = await drainWith({ ...PLAIN, traced: true });
+  return { plain, traced };
 }
 
 /** The plain drain, then the same jobs on a queue whose handler takes batches of 100. */

@@ -1,4 +1,4 @@
-import { type DatabaseOption, silentLogger, Tidemark } from '../../dist/index.js';
+import { type DatabaseOption, type OpenOptions, silentLogger, Tidemark } from '../../dist/index.js';
 import { BENCH_URL, dropSchema, freshName } from './postgres.js';
 import { rate, until } from './stats.js';
 
@@ -8,9 +8,10 @@ export type TidemarkTarget = 'pg' | 'pglite';
 export async function openTidemark(
   target: TidemarkTarget,
   database: DatabaseOption = target === 'pg' ? BENCH_URL : 'memory://',
+  options: Omit<OpenOptions, 'database' | 'schema' | 'logger'> = {},
 ): Promise<{ tm: Tidemark; dispose(): Promise<void> }> {
   const schema = freshName('bench_tm');
-  const tm = await Tidemark.open({ database, schema, logger: silentLogger });
+  const tm = await Tidemark.open({ ...options, database, schema, logger: silentLogger });
   return {
     tm,
     async dispose() {

@@ -13,6 +13,8 @@ export interface DashboardContext {
   /** The request URL, relative to the mount point. */
   url: URL;
   readOnly: boolean;
+  /** The link template of a trace id (`{traceId}`), when one was given. */
+  traceUrl: string | undefined;
   /** The CSRF token every form of this page posts back. */
   csrf: string;
   /** Whether the viewer logged in with the form (and so can log out). */

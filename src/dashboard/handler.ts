@@ -159,6 +159,7 @@ async function contextFor(
     base: options.basePath,
     url,
     readOnly: options.readOnly,
+    traceUrl: options.traceUrl,
     csrf: auth.csrfFor(principal),
     loggedIn: principal.kind === 'session',
     retention,

@@ -39,6 +39,7 @@ async function startDashboard(tm: DashboardEngine, input: DashboardOptions = {})
     token: options.token,
     readOnly: options.readOnly,
     basePath: options.basePath,
+    traceUrl: options.traceUrl,
   });
   const server = createServer((req, res) => void handler(req, res));
   await new Promise<void>((resolve, reject) => {

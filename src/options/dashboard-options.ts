@@ -35,6 +35,29 @@ const HANDLER_FIELDS = {
     default: false,
     description: 'hide and refuse every action (retry, cancel, delete, pause, purge)',
   }),
+  traceUrl: custom<string>({
+    expected: "an http(s) URL holding '{traceId}', such as 'https://jaeger.example/trace/{traceId}'",
+    docType: '`string`',
+    docDefault: 'none: the trace id is shown as text',
+    description:
+      "a link template for the job page's trace id (tracing on): `{traceId}` is replaced by the id",
+    jsonSchema: { type: 'string', pattern: '^https?://.*\\{traceId\\}' },
+    check: (value, field) => {
+      if (
+        typeof value !== 'string' ||
+        !/^https?:\/\/[^\s]+$/.test(value) ||
+        !value.includes('{traceId}') ||
+        value.length > 2_000
+      ) {
+        throw new InvalidOptionError(
+          field,
+          "an http(s) URL holding '{traceId}', such as 'https://jaeger.example/trace/{traceId}'",
+          value,
+        );
+      }
+      return value;
+    },
+  }),
   basePath: custom<string, string, string>({
     expected: "'' or a path like '/tidemark' (no trailing slash, no '.' or '..' segment)",
     docType: '`string`',

@@ -10,7 +10,7 @@ import {
 } from '../storage/open-storage.js';
 import type { DatabaseOption } from '../storage/storage.js';
 import { checkObject, isStorableText } from './check.js';
-import { boolean, custom, integer, object } from './fields.js';
+import { boolean, custom, either, integer, literal, object } from './fields.js';
 import { OptionSet, type OptionsOf } from './option-set.js';
 import { functionField, retentionField } from './shared-fields.js';
 
@@ -108,6 +108,13 @@ export const openOptions = new OptionSet('options', {
     default: false,
     description:
       "trace with the global tracer provider's `tidemark` tracer, as `tracer` does with the one given",
+  }),
+  traceFirstAttempt: either([literal('child'), literal('link')], {
+    expected: "'child' or 'link'",
+    docType: "`'child' \\| 'link'`",
+    default: 'child' as const,
+    description:
+      "with tracing, how a job's first attempt relates to the span it was added in: its child (one trace from the request to the job), or the first span of a trace of its own, linked to it. Retries, recoveries and resumes are always linked",
   }),
   strictDurability: boolean({
     default: false,

@@ -12,8 +12,15 @@ const MEMORY_ONLY =
 
 /** `createTestTidemark`'s options, declared once: some of `Tidemark.open`'s, and the kit's own. */
 export const testKitOptions = new OptionSet('test-kit', {
-  ...openOptions.pick('test-kit', ['schema', 'retention', 'archive', 'capabilities', 'tracer', 'tracing'])
-    .properties,
+  ...openOptions.pick('test-kit', [
+    'schema',
+    'retention',
+    'archive',
+    'capabilities',
+    'tracer',
+    'tracing',
+    'traceFirstAttempt',
+  ]).properties,
   database: custom<'memory://'>({
     expected: MEMORY_ONLY,
     docType: "`'memory://'`",

@@ -19,6 +19,7 @@ const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 export async function openTracing(options: {
   tracer?: TracerLike;
   tracing?: boolean;
+  traceFirstAttempt?: AttemptRelation;
 }): Promise<JobTracing | null> {
   if (options.tracer === undefined && options.tracing !== true) return null;
   let api: typeof Api;
@@ -33,13 +34,14 @@ export async function openTracing(options: {
     );
   }
   const tracer = (options.tracer as Api.Tracer | undefined) ?? api.trace.getTracer('tidemark');
-  return new OtelTracing(api, tracer);
+  return new OtelTracing(api, tracer, options.traceFirstAttempt ?? 'child');
 }
 
 class OtelTracing implements JobTracing {
   constructor(
     private readonly api: typeof Api,
     private readonly tracer: Api.Tracer,
+    private readonly firstAttempt: AttemptRelation,
   ) {}
 
   inject(): JobTrace | null {
@@ -61,7 +63,7 @@ class OtelTracing implements JobTracing {
   ): AttemptTracing {
     const { api } = this;
     const added = job.trace === null ? null : this.spanContextOf(job.trace);
-    const asChild = relation === 'child' && added !== null;
+    const asChild = relation === 'child' && this.firstAttempt === 'child' && added !== null;
     const span = this.tracer.startSpan(
       `process ${job.queue}`,
       {

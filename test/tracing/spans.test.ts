@@ -174,6 +174,51 @@ describeEachDriver('tracing', ({ openOnClock }) => {
     console.log(`trace of a workflow that sleeps, runs a child and resumes:\n${drawn()}`);
   });
 
+  test("traceFirstAttempt: 'link' starts even the first attempt in a trace of its own, linked to the add", async () => {
+    exporter.reset();
+    const tm = await openOnClock({ tracer, traceFirstAttempt: 'link' } as never);
+    tm.createQueue({ name: 'q', handler: () => {} });
+    const { id, enqueue } = await addInSpan(() => tm.addJob({ queue: 'q', data: {} }));
+    await tm.runUntilIdle();
+    const [first] = attemptsOf(id);
+    assert.equal(parentOf(first), undefined);
+    assert.notEqual(first.spanContext().traceId, enqueue.traceId);
+    assert.deepEqual(linkedTo(first), [enqueue.spanId]);
+  });
+
+  test('the job page shows the trace id, linked through the dashboard’s template; a template that is no http(s) URL is refused', async () => {
+    const tm = await open();
+    tm.createQueue({ name: 'q', handler: () => {} });
+    const { id, enqueue } = await addInSpan(() => tm.addJob({ queue: 'q', data: {} }));
+    const plain = await tm.dashboard({ port: 0 });
+    const linked = await tm.dashboard({
+      port: 0,
+      traceUrl: 'https://traces.example/t/{traceId}?from=tidemark',
+    });
+    try {
+      const page = async (url: string) => (await fetch(`${url}jobs/${id}`)).text();
+      assert.match(
+        await page(plain.url),
+        new RegExp(`<span class="mono" id="trace-id">${enqueue.traceId}</span>`),
+      );
+      assert.ok(
+        (await page(linked.url)).includes(
+          `href="https://traces.example/t/${enqueue.traceId}?from=tidemark" rel="noreferrer">${enqueue.traceId}</a>`,
+        ),
+      );
+    } finally {
+      await plain.close();
+      await linked.close();
+    }
+    for (const traceUrl of ['javascript:alert(1)//{traceId}', 'https://traces.example/no-placeholder']) {
+      await assert.rejects(
+        tm.dashboard({ port: 0, traceUrl }),
+        (error: unknown) => error instanceof InvalidOptionError && error.field === 'traceUrl',
+        traceUrl,
+      );
+    }
+  });
+
   test('without a tracer nothing is traced; a tracer that is not one is refused by name', async () => {
     exporter.reset();
     const tm = await openOnClock();

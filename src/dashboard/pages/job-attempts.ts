@@ -28,8 +28,17 @@ ${
 ${job.expireAt ? html`<dt>expires</dt><dd>${formatTime(job.expireAt)}</dd>` : ''}
 ${job.parentId ? html`<dt>parent</dt><dd><a href="${href(ctx, `/jobs/${job.parentId}`)}">${job.parentId}</a></dd>` : ''}
 ${job.rootId && job.rootId !== job.parentId ? html`<dt>root</dt><dd><a href="${href(ctx, `/jobs/${job.rootId}`)}">${job.rootId}</a></dd>` : ''}
+${job.trace ? html`<dt>trace</dt><dd>${traceLink(ctx, job.trace.traceparent)}</dd>` : ''}
 ${job.lockedBy ? html`<dt>worker</dt><dd class="mono">${job.lockedBy}</dd><dt>lock until</dt><dd>${formatTime(job.lockedUntil)}</dd>` : ''}
 </dl>`;
+}
+
+/** The trace id of the span the job was added in, linked when the dashboard has a template. */
+function traceLink(ctx: DashboardContext, traceparent: string): Html {
+  const traceId = traceparent.split('-')[1] ?? '';
+  if (ctx.traceUrl === undefined) return html`<span class="mono" id="trace-id">${traceId}</span>`;
+  const url = ctx.traceUrl.replaceAll('{traceId}', encodeURIComponent(traceId));
+  return html`<a class="mono" id="trace-id" href="${url}" rel="noreferrer">${traceId}</a>`;
 }
 
 /** Every failed attempt with its error and times, then the current or final one. */
