@@ -93,6 +93,11 @@ describePostgresOnly('retention at scale', ({ open }) => {
       tm,
       `insert into ${s}.schedule_fires (schedule_name, fire_at, job_id) select 's', now() - id * interval '1 s', id from ${s}.jobs where id % 5 = 0`,
     );
+    await rawQuery(
+      tm,
+      `insert into ${s}.job_logs (job_id, attempt, level, message)
+       select id, 1, 'info', 'line ' || g from ${s}.jobs cross join generate_series(1, 3) g where id % 5 = 0`,
+    );
     // Holds on 2,000 jobs that are not due, so that the hold tables are not tiny either.
     await rawQuery(
       tm,
