@@ -7,8 +7,10 @@ import {
   type ListJobsFilter,
   listJobs,
 } from './jobs/list-jobs.js';
+import { type JobUpdate, type SubscribeOptions, subscribeJob, subscribeOptions } from './jobs/subscribe.js';
 import { LimiterCalls } from './limiter-calls.js';
 import type { JobLogs } from './model/notes.js';
+import { checkId } from './options/check.js';
 
 /**
  * The calls that find jobs and read what they said: the job list with its filters and keyset
@@ -35,5 +37,21 @@ export abstract class JobQueryCalls extends LimiterCalls {
    */
   async getJobLogs(id: string, options?: JobLogsOptions): Promise<JobLogs | null> {
     return this.onJob(id, (core, jobId) => getJobLogs(core, jobId, options));
+  }
+
+  /**
+   * The job's states as they change, for `for await`: the current one first, then each change
+   * of its status, attempts, progress or metadata, ending after a finished status. Break out
+   * of the loop to stop. A bad id or option throws InvalidOptionError at once; a job that does
+   * not exist ends the loop with JobNotFoundError.
+   */
+  subscribe(id: string, options?: SubscribeOptions): AsyncGenerator<JobUpdate, void, undefined> {
+    const jobId = checkId(id);
+    subscribeOptions.read(options ?? {}, 'options');
+    // The engine is awaited once iteration begins: an iterator never read rejects nothing.
+    const engine = () => this.whenReady(async (core) => core);
+    return (async function* () {
+      yield* subscribeJob(await engine(), jobId, options);
+    })();
   }
 }

@@ -3,6 +3,7 @@ import { bulkActionOptions, bulkFilterOptions } from './jobs/bulk-filter.js';
 import { jobLogsOptions } from './jobs/job-logs.js';
 import { countJobsOptions, listJobsOptions } from './jobs/list-jobs.js';
 import { resultOptions } from './jobs/result.js';
+import { subscribeOptions } from './jobs/subscribe.js';
 import { sweepNowOptions } from './maintenance/retention-sweep/sweep-now.js';
 import { instrumentOptions } from './metrics/instrument.js';
 import { dashboardOptions } from './options/dashboard-options.js';
@@ -42,6 +43,7 @@ export const OPTION_SETS = {
   'list-jobs': listJobsOptions,
   'count-jobs': countJobsOptions,
   'job-logs': jobLogsOptions,
+  subscribe: subscribeOptions,
   sweep: sweepNowOptions,
   'remove-jobs': removeJobsOptions,
   'hold-jobs': holdOptions,

@@ -45,6 +45,7 @@ export async function loadSchedules(
       data: s.data,
       key: s.key,
       tier: s.tier,
+      tags: s.tags,
       lastFireAt: last,
       // A slot missed while no worker ran is fired once at the next maintenance tick; the
       // slot shown is the next one to come.

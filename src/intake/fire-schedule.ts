@@ -10,6 +10,7 @@ export interface DueFire {
   data: unknown;
   key?: string;
   tier?: string;
+  tags?: string[];
 }
 
 /**
@@ -18,7 +19,7 @@ export interface DueFire {
  * written, when the schedule's queue exists nowhere.
  */
 export async function fireSchedule(core: EngineCore, fire: DueFire): Promise<string | null> {
-  const request = resolveFire(fire.queue, fire.data, fire.key, fire.tier);
+  const request = resolveFire(fire.queue, fire.data, { key: fire.key, tier: fire.tier, tags: fire.tags });
   await completeRows(core, [request]);
   return core.storage.schedules.recordFire(fire.schedule, fire.fireAt, request.row, core.insertDefaults);
 }

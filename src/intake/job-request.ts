@@ -66,8 +66,12 @@ export function resolveChild(queue: unknown, data: unknown, input: unknown): Job
 }
 
 /** A schedule fire's job: its queue, data, key and tier, as the schedule stores them. */
-export function resolveFire(queue: string, data: unknown, key?: string, tier?: string): JobRequest {
-  return resolveJobRequest(jobOptions.read({ queue, data, key, tier }), '');
+export function resolveFire(
+  queue: string,
+  data: unknown,
+  options: { key?: string; tier?: string; tags?: string[] },
+): JobRequest {
+  return resolveJobRequest(jobOptions.read({ queue, data, ...options }), '');
 }
 
 /**

@@ -10,10 +10,13 @@ export interface ScheduleRecord {
   key: string | null;
   /** Each fired job's tier, or null. */
   tier: string | null;
+  /** Each fired job's tags; empty when none. */
+  tags: string[];
 }
 
 /** What a schedule gives each job it fires besides its queue and data. */
 export interface ScheduleJobOptions {
   key?: string;
   tier?: string;
+  tags?: string[];
 }

@@ -23,6 +23,7 @@ export async function fireDueSchedules(core: EngineCore): Promise<number> {
         data: schedule.data,
         key: schedule.key ?? undefined,
         tier: schedule.tier ?? undefined,
+        tags: schedule.tags.length > 0 ? schedule.tags : undefined,
       });
       if (id) created++;
     } catch (error) {

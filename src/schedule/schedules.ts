@@ -34,6 +34,7 @@ export const scheduleOptions = new OptionSet(
     }),
     key: jobOptions.properties.key,
     tier: jobOptions.properties.tier,
+    tags: jobOptions.properties.tags,
   },
   ['name', 'cron', 'queue'],
 );
@@ -51,16 +52,17 @@ export interface CheckedSchedule {
   queue: string;
   /** `data` as JSON text. */
   data: string;
-  /** Each fired job's concurrency key and tier. */
+  /** Each fired job's concurrency key, tier and tags. */
   options: ScheduleJobOptions;
 }
 
 /** Check `tm.schedule`'s options (the cron expression in its time zone too) before anything is read. */
 export function checkSchedule(input: ScheduleOptions): CheckedSchedule {
-  const { name, cron, queue, data, timezone, key, tier } = scheduleOptions.read(input);
+  const { name, cron, queue, data, timezone, key, tier, tags } = scheduleOptions.read(input);
   const options: ScheduleJobOptions = {};
   if (key !== undefined) options.key = key;
   if (tier !== undefined) options.tier = tier;
+  if (tags !== undefined) options.tags = tags;
   return { name, queue, data, options, ...checkCron(cron, timezone) };
 }
 

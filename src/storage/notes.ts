@@ -35,7 +35,9 @@ export type NotesWritten = Map<string, { written: number; dropped: number }>;
  * with another statement that locks several of the same rows (the heartbeat, an outcome batch).
  */
 export async function writeNotes(db: Runner, notes: JobNotes[], caps: LogCaps): Promise<NotesWritten> {
-  const rows = await retryOnDeadlock(() => db.run(writeJobNotes, { ...caps, notes: notesJson(notes) }));
+  const rows = await retryOnDeadlock(() =>
+    db.run(writeJobNotes, { ...caps, channel: db.channel, notes: notesJson(notes) }),
+  );
   return new Map(rows.map((row) => [row.id, { written: row.written, dropped: row.dropped }]));
 }
 

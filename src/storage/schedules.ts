@@ -15,7 +15,7 @@ export interface ScheduleToStore {
   timezone: string;
   queue: string;
   data: string;
-  /** Each fired job's key and tier. */
+  /** Each fired job's key, tier and tags. */
   options: ScheduleJobOptions;
 }
 
@@ -41,6 +41,7 @@ export async function listSchedules(db: Runner): Promise<StoredSchedule[]> {
     lastFireAt: row.last_fire_at ?? null,
     key: row.options?.key ?? null,
     tier: row.options?.tier ?? null,
+    tags: row.options?.tags ?? [],
     now: row.now,
   }));
 }

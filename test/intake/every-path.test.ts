@@ -184,7 +184,7 @@ const PATHS: {
   },
   {
     path: 'a schedule fire',
-    takes: ['key', 'tier'],
+    takes: ['key', 'tier', 'tags'],
     add: async (tm, data, options) => {
       await tm.schedule({ name: 'nightly', cron: '0 3 * * *', queue: QUEUE.name, data, ...options });
       // The fire as the tick makes it, from the schedule as stored.
@@ -197,6 +197,7 @@ const PATHS: {
         data: stored.data,
         key: stored.key ?? undefined,
         tier: stored.tier ?? undefined,
+        tags: stored.tags.length > 0 ? stored.tags : undefined,
       });
       assert.ok(id, 'the fire created its job');
       return id;

@@ -57,6 +57,7 @@ describeEachDriver('schedules', ({ open }) => {
         lastFireAt: undefined,
         key: null,
         tier: null,
+        tags: [],
       },
     );
     await waitFor('a fire', async () => (await tickOnce(tickInputs(engineOf(tm)))).scheduled > 0);

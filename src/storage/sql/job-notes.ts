@@ -23,6 +23,7 @@ export type LogCaps = {
  */
 export const writeJobNotes = defineQuery<
   LogCaps & {
+    channel: string;
     /**
      * JSON array of { id, token, attempt, progress?, metadata?, logs?: [{ n, level, message,
      * attrs?, at }], dropped? } (`dropped`: lines the worker refused before writing).
@@ -91,8 +92,11 @@ export const writeJobNotes = defineQuery<
       from tally t
      where j.id = t.id
        and (t.progress is not null or t.metadata is not null or t.dropped > 0)
-  )
-  select t.id::text as id, t.written::int as written, t.dropped::int as dropped from tally t`,
+  ),
+  -- Subscribers (tm.subscribe) read the job again: the id alone, delivered at commit.
+  told as (select count(pg_notify(@channel, 'n:' || t.id)) as n from tally t)
+  -- Joined so that it runs: a CTE that only reads runs when something reads it.
+  select t.id::text as id, t.written::int as written, t.dropped::int as dropped from tally t, told`,
 );
 
 /** A log line as read back. */

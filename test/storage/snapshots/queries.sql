@@ -554,8 +554,11 @@ with note as (
       from tally t
      where j.id = t.id
        and (t.progress is not null or t.metadata is not null or t.dropped > 0)
-  )
-  select t.id::text as id, t.written::int as written, t.dropped::int as dropped from tally t
+  ),
+  -- Subscribers (tm.subscribe) read the job again: the id alone, delivered at commit.
+  told as (select count(pg_notify($4, 'n:' || t.id)) as n from tally t)
+  -- Joined so that it runs: a CTE that only reads runs when something reads it.
+  select t.id::text as id, t.written::int as written, t.dropped::int as dropped from tally t, told
 
 -- jobs.ts#findLockHolder
 select job_id::text as id from "tidemark".unique_locks where scope = $1 and expires_at > now()
