@@ -12,7 +12,7 @@ import {
 import { toJsonText } from '../options/json.js';
 import type { JobNotes, LogLine } from '../storage/storage.js';
 
-/** Where a note book asks to be written: the engine's notes writer. */
+/** Where a note book asks to be written: its worker's notes writer. */
 export interface NotesSink {
   /** The book has notes to write: write them within a second. */
   mark(book: NoteBook): void;
