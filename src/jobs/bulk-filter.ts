@@ -1,10 +1,9 @@
 import { InvalidOptionError } from '../errors.js';
 import { MAX_KEY_LENGTH } from '../intake/job-options.js';
 import { ALL_STATUSES, FINISHED_STATUSES, IN_FLIGHT_STATUSES, type JobStatus } from '../job-status.js';
-import { checkId } from '../options/check.js';
 import { boolean, custom, either, literal, seconds, text } from '../options/fields.js';
 import { OptionSet, type OptionsOf } from '../options/option-set.js';
-import { batchSizeField, dateField, idsField, tagsField } from '../options/shared-fields.js';
+import { batchSizeField, dateField, idBoundField, idsField, tagsField } from '../options/shared-fields.js';
 import { type JobFilterFields, type JobFilterParams, jobFilterParams } from '../storage/storage.js';
 
 export const DEFAULT_BULK_BATCH_SIZE = 500;
@@ -46,13 +45,10 @@ export type BulkJobFilter = OptionsOf<typeof bulkFilterOptions.properties>;
 export const bulkActionOptions = new OptionSet('options', {
   dryRun: boolean({ default: false, description: 'count the matching jobs; change nothing' }),
   batchSize: batchSizeField('jobs chosen per batch', DEFAULT_BULK_BATCH_SIZE),
-  throughId: custom<string | number, string>({
-    expected: 'a job id',
-    docType: '`string`',
+  throughId: idBoundField({
+    what: 'a job id',
     docDefault: 'the highest id when the call begins',
     description: "only jobs with ids up to this one (a dry run's `throughId`)",
-    jsonSchema: { type: 'string', pattern: '^(0|[1-9][0-9]{0,18})$' },
-    check: (value, field) => (value === '0' || value === 0 ? '0' : checkId(value, field)),
   }),
   maxMatched: custom<number>({
     expected: 'a whole number of jobs, 0 or more',

@@ -1,21 +1,18 @@
 import type { EngineCore } from '../engine-core.js';
 import type { JobLogs } from '../model/notes.js';
-import { checkId } from '../options/check.js';
-import { custom, integer } from '../options/fields.js';
+import { integer } from '../options/fields.js';
 import { OptionSet, type OptionsOf } from '../options/option-set.js';
+import { idBoundField } from '../options/shared-fields.js';
 
 export const DEFAULT_LOG_PAGE = 100;
 export const MAX_LOG_PAGE = 1000;
 
 /** `tm.getJobLogs`'s options, declared once. */
 export const jobLogsOptions = new OptionSet('options', {
-  after: custom<string | number, string>({
-    expected: 'a log line id',
-    docType: '`string`',
+  after: idBoundField({
+    what: 'a log line id',
     docDefault: 'from the first line',
     description: "only lines after this one (a page's `next`)",
-    jsonSchema: { type: 'string', pattern: '^(0|[1-9][0-9]{0,18})$' },
-    check: (value, field) => (value === '0' || value === 0 ? '0' : checkId(value, field, 'a log line id')),
   }),
   limit: integer(1, MAX_LOG_PAGE, { default: DEFAULT_LOG_PAGE, description: 'lines per page' }),
 });

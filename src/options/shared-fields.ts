@@ -122,6 +122,18 @@ export function idsField(max: number, description: string) {
   });
 }
 
+/** An id bound of a walk (a job's, a log line's): an id, or '0' for before the first. */
+export function idBoundField(doc: FieldDoc & { docDefault: string; what: string }) {
+  const { what, ...rest } = doc;
+  return custom<string | number, string>({
+    ...rest,
+    expected: what,
+    docType: '`string`',
+    jsonSchema: { type: 'string', pattern: '^(0|[1-9][0-9]{0,18})$' },
+    check: (value, field) => (value === '0' || value === 0 ? '0' : checkId(value, field, what)),
+  });
+}
+
 /** The most tags a job carries, and the longest tag. */
 export const MAX_TAGS = 20;
 export const MAX_TAG_LENGTH = 100;

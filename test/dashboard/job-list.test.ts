@@ -5,6 +5,7 @@ import { COUNT_CAP } from '../../src/admin/status-count.js';
 import { engineOf } from '../../src/engine-handle.js';
 import type { Tidemark } from '../../src/index.js';
 import { cappedStatusCounts } from '../../src/storage/sql/admin.js';
+import { ANY_JOB } from '../../src/storage/sql/job-filter.js';
 import { listJobsAll, listJobsByQueueStatus } from '../../src/storage/sql/job-list.js';
 import { runnerOf } from '../../src/storage/storage-internals.js';
 import { get } from '../support/dashboard.js';
@@ -242,13 +243,7 @@ describeEachDriver('dashboard job list', ({ open }) => {
     const common = {
       before: '9223372036854775807',
       floor: '1',
-      queue: null,
-      status: null,
-      from: null,
-      to: null,
-      pattern: null,
-      tags: null,
-      key: null,
+      ...ANY_JOB,
       limit: 51,
     };
     const plans = [

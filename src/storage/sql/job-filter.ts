@@ -70,3 +70,26 @@ export function jobFilterParams(filter: JobFilterFields, now = Date.now()): JobF
     key: filter.key ?? null,
   };
 }
+
+/**
+ * The walk of jobs_queue_status_idx both job lists use: one per (queue, status) pair of
+ * @queues and @statuses over the ids @floor ≤ id < `upper`, each stopping after @limit rows,
+ * merged in id order. The status and the id bound are one row comparison, not `status =`
+ * plus `id <`: given the equality the planner, which cannot know how rare a status is, may
+ * prefer walking the primary key and filtering, which reads most of the table for a rare one.
+ */
+export const PAIRS_WALK = (columns: string, order: 'asc' | 'desc', upper: string) => /* sql */ `
+  select page.* from unnest(@queues::text[]) as q(name)
+   cross join unnest(@statuses::text[]) as s(status)
+   cross join lateral (
+     select ${columns}
+       from /*schema*/jobs j
+      where j.queue = q.name
+        and (j.status, j.id) < (s.status, ${upper}::bigint)
+        and (j.status, j.id) >= (s.status, @floor::bigint)
+        and ${JOB_FILTER}
+      order by j.status ${order}, j.id ${order}
+      limit @limit
+   ) page
+   order by page.id::bigint ${order}
+   limit @limit`;

@@ -1,5 +1,5 @@
 import { defineQuery } from './define-query.js';
-import { JOB_FILTER, type JobFilterParams } from './job-filter.js';
+import { JOB_FILTER, type JobFilterParams, PAIRS_WALK } from './job-filter.js';
 
 // The dashboard's job list: keyset pages by id, both ways, with filters; and the probes that
 // turn a time range into an id range.
@@ -54,28 +54,11 @@ export const listJobsAll = defineQuery<ListWindow, JobListRow>('dashListJobsAll'
 /** The same walk upward from @floor, oldest first: the page of newer jobs ("Newer"). */
 export const listJobsAllNewer = defineQuery<ListWindow, JobListRow>('dashListJobsAllNewer', listAll('asc'));
 
-const listByQueueStatus = (walk: Walk) => /* sql */ `
-  select page.* from unnest(@queues::text[]) as q(name)
-   cross join unnest(@statuses::text[]) as s(status)
-   cross join lateral (
-     select ${LIST_COLUMNS}
-       from /*schema*/jobs j
-      where j.queue = q.name
-        and (j.status, j.id) < (s.status, @before::bigint)
-        and (j.status, j.id) >= (s.status, @floor::bigint)
-        and ${JOB_FILTER}
-      order by j.status ${walk}, j.id ${walk}
-      limit @limit
-   ) page
-   order by page.id::bigint ${walk}
-   limit @limit`;
+const listByQueueStatus = (walk: Walk) => PAIRS_WALK(LIST_COLUMNS, walk, '@before');
 
 /**
- * One page of jobs of the given queues and statuses, newest first: one backward walk of
- * jobs_queue_status_idx per (queue, status) pair, each stopping after @limit rows, merged.
- * The status and the cursor are one row comparison, not `status =` plus `id <`: given the
- * equality the planner, which cannot know how rare a status is, may prefer walking the
- * primary key and filtering, which reads most of the table for a rare status.
+ * One page of jobs of the given queues and statuses, newest first: PAIRS_WALK backward from
+ * @before, each pair's walk stopping after @limit rows.
  */
 export const listJobsByQueueStatus = defineQuery<ListByQueueStatus, JobListRow>(
   'dashListJobsByQueueStatus',

@@ -1,6 +1,6 @@
 import { defineQuery } from './define-query.js';
 import { JOB_COLUMNS, type JobRow } from './job-columns.js';
-import { JOB_FILTER, type JobFilterParams } from './job-filter.js';
+import { JOB_FILTER, type JobFilterParams, PAIRS_WALK } from './job-filter.js';
 
 /*
  * `tm.listJobs` and `tm.countJobs`: keyset pages of whole jobs, and bounded counts, each an
@@ -46,30 +46,10 @@ const walkQuery = (path: Exclude<QueryPath, 'pairs'>, order: QueryOrder) => /* s
    order by j.id ${order}
    limit @limit`;
 
-/**
- * One walk of jobs_queue_status_idx per (queue, status) pair, each stopping after @limit rows,
- * merged. The status and the id bound are one row comparison, so the index serves the order.
- */
-const pairsQuery = (order: QueryOrder) => /* sql */ `
-  select page.* from unnest(@queues::text[]) as q(name)
-   cross join unnest(@statuses::text[]) as s(status)
-   cross join lateral (
-     select ${JOB_COLUMNS}
-       from /*schema*/jobs j
-      where j.queue = q.name
-        and (j.status, j.id) >= (s.status, @floor::bigint)
-        and (j.status, j.id) < (s.status, @ceiling::bigint)
-        and ${JOB_FILTER}
-      order by j.status ${order}, j.id ${order}
-      limit @limit
-   ) page
-   order by page.id ${order}
-   limit @limit`;
-
 const pageQuery = (path: QueryPath, order: QueryOrder) =>
   defineQuery<QueryWindow, JobRow>(
     `queryJobs_${path}_${order}`,
-    path === 'pairs' ? pairsQuery(order) : walkQuery(path, order),
+    path === 'pairs' ? PAIRS_WALK(JOB_COLUMNS, order, '@ceiling') : walkQuery(path, order),
   );
 
 /** One page of whole jobs, per walk and order. */
