@@ -261,15 +261,22 @@ describeEachDriver('races', ({ kind, open }) => {
     await Promise.all(
       jobs.map(async ({ id }, i) => {
         // Under load the poll may first see the job after its one-second wait has timed out.
-        await waitFor(`job ${id} to wait`, async () =>
-          ['waiting', 'completed'].includes((await tm.getJob(id))?.status ?? ''),
+        // Forty pollers at the default 20 ms kept an embedded database too busy to run the jobs.
+        await waitFor(
+          `job ${id} to wait`,
+          async () => ['waiting', 'completed'].includes((await tm.getJob(id))?.status ?? ''),
+          { intervalMs: 100, timeoutMs: 30_000 },
         );
         await sleep(500 + Math.random() * 1_000);
         const delivery = await tm.signal(id, 'go', { n: i });
-        const job = await waitFor(`job ${id} to finish`, async () => {
-          const j = await tm.getJob(id);
-          return j?.status === 'completed' ? j : null;
-        });
+        const job = await waitFor(
+          `job ${id} to finish`,
+          async () => {
+            const j = await tm.getJob(id);
+            return j?.status === 'completed' ? j : null;
+          },
+          { intervalMs: 100, timeoutMs: 30_000 },
+        );
         const signals = await rawQuery<{ consumed_at: Date | null; consumed_by: string | null }>(
           tm,
           `select consumed_at, consumed_by from "${tm.schema}".signals where job_id = $1::bigint`,
