@@ -5,6 +5,8 @@ import type { SweepBreakdown } from './retention/sweep-types.js';
 export interface SweepCounts {
   jobs: number;
   signals: number;
+  /** Log lines deleted on their own window (`logsAfterSeconds`); present only when there were some. */
+  logLines?: number;
   uniqueLocks: number;
 }
 

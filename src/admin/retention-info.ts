@@ -29,6 +29,7 @@ export interface SweepRow {
   finishedAt: Date | null;
   jobs: number;
   signals: number;
+  logLines: number;
   uniqueLocks: number;
   byQueue: { queue: string; status: string; count: number }[];
   error: string | null;
@@ -109,6 +110,7 @@ function toSweepRow(sweep: SweepRecord): SweepRow {
     finishedAt: sweep.finishedAt,
     jobs: sweep.jobs,
     signals: sweep.signals,
+    logLines: sweep.logLines ?? 0,
     uniqueLocks: sweep.uniqueLocks,
     byQueue: sweep.byQueue,
     error: sweep.error,

@@ -86,7 +86,7 @@ export async function report(
   result: SweepResult,
 ): Promise<void> {
   const { events, logger } = inputs;
-  const { jobs, signals, uniqueLocks, batches, durationMs, error, paused } = result;
+  const { jobs, signals, logLines, uniqueLocks, batches, durationMs, error, paused } = result;
   try {
     await inputs.retention.recordSweep({
       ...result,
@@ -101,6 +101,7 @@ export async function report(
   const fields = {
     jobs,
     signals,
+    ...(logLines ? { logLines } : {}),
     uniqueLocks,
     ...(result.limiterBuckets ? { limiterBuckets: result.limiterBuckets } : {}),
     batches,

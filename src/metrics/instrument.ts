@@ -114,6 +114,7 @@ function feedFromEvents(core: EngineCore, instruments: Instruments): (() => void
     core.events.on('sweep:finished', (e) => {
       if (e.jobs > 0) deleted.add(e.jobs, { kind: 'jobs' });
       if (e.signals > 0) deleted.add(e.signals, { kind: 'signals' });
+      if (e.logLines) deleted.add(e.logLines, { kind: 'log_lines' });
       if (e.uniqueLocks > 0) deleted.add(e.uniqueLocks, { kind: 'unique_locks' });
     }),
     core.events.on('unique-lock-sweep:finished', (e) => {

@@ -2,10 +2,17 @@ import { FINISHED_STATUSES, type FinishedStatus, type JobStatus } from '../job-s
 import type { JobTrace } from './tracing.js';
 
 /** Retention windows frozen onto a job when it was added (seconds; absent = kept forever). */
-export type FrozenRetention = { [status in FinishedStatus]?: number } & { consumedSignals?: number };
+export type FrozenRetention = { [status in FinishedStatus]?: number } & {
+  consumedSignals?: number;
+  logsAfterSeconds?: number;
+};
 
-/** The windows a frozen policy can hold: one per finished status, and consumed signals'. */
-export const WINDOW_KEYS: readonly (keyof FrozenRetention)[] = [...FINISHED_STATUSES, 'consumedSignals'];
+/** The windows a frozen policy can hold: one per finished status, consumed signals' and log lines'. */
+export const WINDOW_KEYS: readonly (keyof FrozenRetention)[] = [
+  ...FINISHED_STATUSES,
+  'consumedSignals',
+  'logsAfterSeconds',
+];
 
 /** A job as Tidemark returns it. Ids are strings; times are `Date`s, on both drivers. */
 export interface Job<Data = unknown, Output = unknown> {

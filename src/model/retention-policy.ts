@@ -6,7 +6,7 @@ import { type FrozenRetention, WINDOW_KEYS } from './job.js';
 /**
  * How long finished rows are kept, in seconds. Two shapes:
  * - `{ ttlSeconds, statuses? }`: one window for the listed finished statuses (all four when omitted);
- * - per-status windows `{ completed?, failed?, cancelled?, expired?, consumedSignals? }`.
+ * - per-status windows `{ completed?, failed?, cancelled?, expired?, consumedSignals?, logsAfterSeconds? }`.
  * A status left out, or a window of 0, is kept forever. A policy replaces the one below it; it never merges.
  */
 export type RetentionPolicy = TtlRetentionPolicy | WindowRetentionPolicy;
@@ -23,6 +23,11 @@ export interface WindowRetentionPolicy {
   expired?: number;
   /** Seconds after `consumed_at` that a consumed signal is deleted; absent: it lives as long as its job. */
   consumedSignals?: number;
+  /**
+   * Seconds after it was written that a job's log line is deleted, before its job when the
+   * job's own window is longer; absent: a line lives as long as its job.
+   */
+  logsAfterSeconds?: number;
 }
 
 const DAY = 86_400;

@@ -14,6 +14,8 @@ export interface SweepRecord {
   finishedAt: Date;
   jobs: number;
   signals: number;
+  /** Log lines deleted on their own window (`logsAfterSeconds`); present only when there were some. */
+  logLines?: number;
   uniqueLocks: number;
   byQueue: SweepBreakdown[];
   /** Delete statements run for jobs. */

@@ -1,6 +1,6 @@
 import { InvalidOptionError } from '../errors.js';
 import { FINISHED_STATUSES } from '../job-status.js';
-import type { FrozenRetention } from '../model/job.js';
+import { type FrozenRetention, WINDOW_KEYS } from '../model/job.js';
 import { freezeRetention, type RetentionPolicy } from '../model/retention-policy.js';
 import { checkBatchSize, DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE } from './batch-size.js';
 import { checkDate, checkId } from './check.js';
@@ -31,7 +31,7 @@ const RETENTION_SCHEMA = {
     {
       type: 'object',
       additionalProperties: false,
-      properties: Object.fromEntries([...FINISHED_STATUSES, 'consumedSignals'].map((key) => [key, WINDOW])),
+      properties: Object.fromEntries(WINDOW_KEYS.map((key) => [key, WINDOW])),
     },
   ],
 };

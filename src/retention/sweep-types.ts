@@ -8,6 +8,11 @@ export interface SweepOutcome {
   jobs: number;
   /** Consumed signals deleted on their own window. */
   signals: number;
+  /**
+   * Log lines deleted on their own window (`logsAfterSeconds`), before their job; present
+   * only when there were some.
+   */
+  logLines?: number;
   /** Expired unique locks deleted. */
   uniqueLocks: number;
   /** Jobs deleted per queue and status. */
@@ -23,6 +28,8 @@ export interface SweepPreview {
   dryRun: true;
   jobs: number;
   signals: number;
+  /** Log lines past their own window; present only when there are some. */
+  logLines?: number;
   uniqueLocks: number;
   byQueue: SweepBreakdown[];
   /** Set while retention is paused: the counts say what would go once resumed. */

@@ -173,7 +173,10 @@ export function applyBatch(
         { queue, retention: JSON.stringify(retention), after },
         tx,
       );
-      if (row.ids.length > 0) await db.run(apply.applyRetentionSignals, { ids: row.ids }, tx);
+      if (row.ids.length > 0) {
+        await db.run(apply.applyRetentionSignals, { ids: row.ids }, tx);
+        await db.run(apply.applyRetentionLogs, { ids: row.ids }, tx);
+      }
       return { scanned: Number(row.scanned), lastId: row.last_id, changed: Number(row.changed) };
     }),
   );

@@ -40,6 +40,14 @@ export interface LockedBatch {
   ids: string[];
 }
 
+/** What a full pass would delete now, by what it deletes. */
+export interface SweepDue {
+  byQueue: SweepBreakdown[];
+  signals: number;
+  logLines: number;
+  uniqueLocks: number;
+}
+
 /** Which finished jobs a manual purge removes. */
 export interface PurgeFilter {
   queue: string | null;
@@ -69,12 +77,14 @@ export interface RetentionCapability {
   deleteJobs(ids: string[], tx: Queryable): Promise<SweepBreakdown[]>;
   /** Delete up to `batchSize` consumed signals past their window; returns how many. */
   deleteConsumedSignals(batchSize: number, timeoutMs?: number): Promise<number>;
+  /** Delete up to `batchSize` log lines past their own window; returns how many. */
+  deleteDueLogLines(batchSize: number, timeoutMs?: number): Promise<number>;
   /** Delete up to `batchSize` expired unique locks; returns how many. */
   deleteExpiredUniqueLocks(batchSize: number, timeoutMs?: number): Promise<number>;
   /** One batch of full limiter buckets (rows that hold nothing a job waits on). */
   deleteFullBuckets(batchSize: number, timeoutMs?: number): Promise<number>;
   /** What a full pass would delete now. */
-  preview(): Promise<{ byQueue: SweepBreakdown[]; signals: number; uniqueLocks: number }>;
+  preview(): Promise<SweepDue>;
   /** One batch of a manual purge. */
   purgeBatch(
     filter: PurgeFilter,
@@ -131,6 +141,10 @@ export async function deleteConsumedSignals(
   return Number(row.n);
 }
 
+export function deleteDueLogLines(db: Runner, batchSize: number, timeoutMs?: number): Promise<number> {
+  return deleteBehindGate(db, sql.deleteDueLogLines(batchSize), timeoutMs);
+}
+
 export function deleteExpiredUniqueLocks(db: Runner, batchSize: number, timeoutMs?: number): Promise<number> {
   return deleteBehindGate(db, sql.deleteExpiredUniqueLocks(batchSize), timeoutMs);
 }
@@ -149,13 +163,17 @@ async function deleteBehindGate(
   return Number(row.n);
 }
 
-export async function preview(
-  db: Runner,
-): Promise<{ byQueue: SweepBreakdown[]; signals: number; uniqueLocks: number }> {
+export async function preview(db: Runner): Promise<SweepDue> {
   const rows = await db.run(sql.previewDueTrees, {});
   const [signals] = await db.run(sql.countConsumedSignalsDue, {});
+  const [logs] = await db.run(sql.countDueLogLines, {});
   const [locks] = await db.run(sql.countExpiredUniqueLocks, {});
-  return { byQueue: toBreakdown(rows), signals: Number(signals.n), uniqueLocks: Number(locks.n) };
+  return {
+    byQueue: toBreakdown(rows),
+    signals: Number(signals.n),
+    logLines: Number(logs.n),
+    uniqueLocks: Number(locks.n),
+  };
 }
 
 export async function purgeBatch(

@@ -17,6 +17,7 @@ export async function recordSweep(db: Runner, sweep: SweepToRecord): Promise<voi
     unique_locks: sweep.uniqueLocks,
     detail: JSON.stringify({
       byQueue: sweep.byQueue,
+      ...(sweep.logLines ? { logLines: sweep.logLines } : {}),
       batches: sweep.batches,
       durationMs: Math.round(sweep.durationMs),
       ...(sweep.paused ? { paused: true } : {}),
@@ -48,6 +49,7 @@ export async function listSweepRecords(
       finishedAt: r.finished_at,
       jobs: Number(r.jobs),
       signals: Number(r.signals),
+      ...(detail.logLines ? { logLines: Number(detail.logLines) } : {}),
       uniqueLocks: Number(r.unique_locks),
       byQueue: detail.byQueue ?? [],
       batches: Number(detail.batches ?? 0),

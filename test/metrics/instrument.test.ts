@@ -119,8 +119,16 @@ describeEachDriver('metrics (OpenTelemetry)', ({ open }) => {
     tm.createQueue({ name: 'short', retention: { ttlSeconds: 60 } });
     const added = await tm.addJobs([1, 2].map((i) => ({ queue: 'short', data: { i } })));
     for (const job of added) await tm.cancelJob(job.id);
-    await runnerOf(engineOf(tm).storage).driver.query(
+    const db = runnerOf(engineOf(tm).storage).driver;
+    await db.query(
       `update "${tm.schema}".jobs set purge_after = now() - interval '1 minute' where queue = 'short'`,
+    );
+    // A line past its own window (logsAfterSeconds), of a job that stays.
+    const { id } = await tm.addJob({ queue: 'short', data: {} });
+    await db.query(
+      `insert into "${tm.schema}".job_logs (job_id, attempt, level, message, purge_after)
+       values ($1, 1, 'info', 'done', now() - interval '1 minute')`,
+      [id],
     );
     await tm.sweep({ dryRun: true });
     assert.equal(
@@ -129,7 +137,9 @@ describeEachDriver('metrics (OpenTelemetry)', ({ open }) => {
       'a dry run deletes nothing',
     );
     await tm.sweep();
-    assert.equal((await collect()).value('tidemark.sweep.deleted', { kind: 'jobs' }), 2);
+    const counted = await collect();
+    assert.equal(counted.value('tidemark.sweep.deleted', { kind: 'jobs' }), 2);
+    assert.equal(counted.value('tidemark.sweep.deleted', { kind: 'log_lines' }), 1);
   });
 
   test('the returned function detaches; a non-meter is refused', async () => {

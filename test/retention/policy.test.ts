@@ -162,6 +162,8 @@ describeEachDriver('retention policy', ({ kind, open }) => {
     [{ cancelled: Number.NaN }, 'retention.cancelled'],
     [{ expired: '3600' }, 'retention.expired'],
     [{ consumedSignals: -5 }, 'retention.consumedSignals'],
+    [{ logsAfterSeconds: 0.5 }, 'retention.logsAfterSeconds'],
+    [{ ttlSeconds: 10, logsAfterSeconds: 5 }, 'retention'],
     [{ ttlSeconds: -1 }, 'retention.ttlSeconds'],
     [{ ttlSeconds: 10, statuses: ['completed', 'active'] }, 'retention.statuses[1]'],
     [{ ttlSeconds: 10, statuses: ['nope'] }, 'retention.statuses[0]'],

@@ -45,7 +45,9 @@ interface JobSpec {
 }
 
 /** Frozen windows in hours (absent: kept forever). */
-type Windows = Partial<Record<'completed' | 'failed' | 'cancelled' | 'expired' | 'consumedSignals', number>>;
+type Windows = Partial<
+  Record<'completed' | 'failed' | 'cancelled' | 'expired' | 'consumedSignals' | 'logsAfterSeconds', number>
+>;
 
 type Action =
   | { kind: 'sweep'; batchSize: number }
@@ -153,6 +155,7 @@ const action: fc.Arbitrary<Action> = fc.oneof(
           cancelled: fc.integer({ min: 1, max: 72 }),
           expired: fc.integer({ min: 1, max: 72 }),
           consumedSignals: fc.integer({ min: 1, max: 72 }),
+          logsAfterSeconds: fc.integer({ min: 1, max: 72 }),
         },
         { requiredKeys: [] },
       ),
@@ -199,8 +202,11 @@ interface Model {
    * a bucket once they have, never before (a held job's turn is booked in it).
    */
   buckets: Map<string, number>;
-  /** Job id → its log lines (job_logs): every one stays while its job does, and goes with it. */
-  logLines: Map<string, number>;
+  /**
+   * Job id → its log lines (job_logs), when each was written and when its own window ends
+   * (hours; null: none). Each goes with its job, or before it once its own window passed.
+   */
+  logLines: Map<string, { loggedAt: number; purgeAfter: number | null }[]>;
 }
 
 const isFinished = (status: string) => (FINISHED_STATUSES as readonly string[]).includes(status);
@@ -250,10 +256,22 @@ function removeJobsFromModel(model: Model, gone: MJob[]): void {
   for (const id of ids) model.logLines.delete(id);
 }
 
+/** Delete the log lines past their own window, of trees no hold keeps; how many went. */
+function sweepLogLines(model: Model): number {
+  let deleted = 0;
+  for (const [id, lines] of model.logLines) {
+    if (treeHeld(model, (model.jobs.get(id) as MJob).root)) continue;
+    const kept = lines.filter((line) => line.purgeAfter === null || line.purgeAfter > model.now);
+    deleted += lines.length - kept.length;
+    model.logLines.set(id, kept);
+  }
+  return deleted;
+}
+
 function modelSweep(model: Model, dryRun: boolean) {
   const target = dryRun ? cloneModel(model) : model;
   if (target.paused && !dryRun)
-    return { jobs: 0, signals: 0, uniqueLocks: 0, byQueue: new Map<string, number>() };
+    return { jobs: 0, signals: 0, logLines: 0, uniqueLocks: 0, byQueue: new Map<string, number>() };
   const due = (j: MJob) =>
     isFinished(j.status) && j.purgeAfter !== null && j.purgeAfter <= target.now && !pinned(target, j.id);
   const jobs = deleteTrees(target, due);
@@ -266,6 +284,7 @@ function modelSweep(model: Model, dryRun: boolean) {
       signals++;
     }
   }
+  const logLines = sweepLogLines(target);
   let uniqueLocks = 0;
   for (const [scope, l] of target.locks) {
     if (l.expiresAt <= target.now) {
@@ -277,7 +296,7 @@ function modelSweep(model: Model, dryRun: boolean) {
   const byQueue = new Map<string, number>();
   for (const j of jobs)
     byQueue.set(`${j.queue}/${j.status}`, (byQueue.get(`${j.queue}/${j.status}`) ?? 0) + 1);
-  return { jobs: jobs.length, signals, uniqueLocks, byQueue };
+  return { jobs: jobs.length, signals, logLines, uniqueLocks, byQueue };
 }
 
 function cloneModel(model: Model): Model {
@@ -332,6 +351,12 @@ function modelApply(model: Model, queue: string, windows: Windows): number {
         windows.consumedSignals === undefined ? null : signal.consumedAt + windows.consumedSignals;
       model.signals.set(name, { ...signal, purgeAfter });
     }
+    const window = windows.logsAfterSeconds;
+    const lines = model.logLines.get(job.id) ?? [];
+    model.logLines.set(
+      job.id,
+      lines.map((line) => ({ ...line, purgeAfter: window === undefined ? null : line.loggedAt + window })),
+    );
   }
   return changed;
 }
@@ -402,15 +427,27 @@ async function insertBuckets(
     tm,
     `update ${s}.jobs set tags = array['t:' || key], progress = '50', metadata = '{"m": 1}' where key = 'k2'`,
   );
-  const logged = await rawQuery<{ id: string; n: number }>(
+  // One or two lines per job, written hours ago; the second has a window of its own.
+  const logged = await rawQuery<{ id: string; ago: number; window: number | null }>(
     tm,
     `with line as (
-       insert into ${s}.job_logs (job_id, attempt, level, message)
-       select j.id, 1, 'info', 'line ' || g from ${s}.jobs j cross join generate_series(1, 1 + (j.id % 2)::int) g
-       returning job_id)
-     select job_id::text as id, count(*)::int as n from line group by job_id`,
+       insert into ${s}.job_logs (job_id, attempt, level, message, logged_at, purge_after)
+       select j.id, 1, 'info', 'line ' || g, t.at,
+              case when g = 2 then t.at + (1 + j.id % 30) * interval '1 hour' end
+         from ${s}.jobs j cross join generate_series(1, 1 + (j.id % 2)::int) g
+        cross join lateral (select now() - (g + j.id % 7 + 0.5) * interval '1 hour' as at) t
+       returning job_id, logged_at, purge_after)
+     select job_id::text as id,
+            extract(epoch from logged_at - now())::float8 / 3600 as ago,
+            extract(epoch from purge_after - logged_at)::float8 / 3600 as window
+       from line order by job_id, logged_at`,
   );
-  for (const { id, n } of logged) model.logLines.set(id, n);
+  for (const { id, ago, window } of logged) {
+    const loggedAt = model.now + Math.round(ago * 2) / 2;
+    const lines = model.logLines.get(id) ?? [];
+    lines.push({ loggedAt, purgeAfter: window === null ? null : loggedAt + Math.round(window) });
+    model.logLines.set(id, lines);
+  }
   for (const { key, booked } of spec) {
     await rawQuery(
       tm,
@@ -450,15 +487,21 @@ async function assertMatches(tm: Tidemark, model: Model, after: string): Promise
     }),
     `jobs' keys, limiters holding them and debounce keys after ${after}`,
   );
-  const lines = await rawQuery<{ id: string; n: number }>(
+  const lines = await rawQuery<{ id: string; windows: (number | null)[] }>(
     tm,
-    `select j.id::text as id, (select count(*)::int from ${s}.job_logs x where x.job_id = j.id) as n
+    `select j.id::text as id,
+            array(select round(extract(epoch from x.purge_after - x.logged_at) / 3600, 3)::float8
+                    from ${s}.job_logs x where x.job_id = j.id order by x.logged_at) as windows
        from ${s}.jobs j order by j.id`,
   );
   assert.deepEqual(
-    lines.map((r) => r.n),
-    lines.map((r) => model.logLines.get(r.id) ?? 0),
-    `log lines after ${after}: each stays while its job does`,
+    lines.map((r) => r.windows),
+    lines.map((r) =>
+      (model.logLines.get(r.id) ?? [])
+        .toSorted((x, y) => x.loggedAt - y.loggedAt)
+        .map((line) => (line.purgeAfter === null ? null : line.purgeAfter - line.loggedAt)),
+    ),
+    `log lines and their own windows after ${after}: each stays while its job does, until its window passes`,
   );
   const buckets = await rawQuery<{ key: string }>(tm, `select key from ${s}.limiter_buckets order by key`);
   assert.deepEqual(
@@ -570,10 +613,17 @@ async function runAction(
           ? await tm.sweep({ batchSize: act.batchSize })
           : await tm.sweep({ dryRun: true });
       assert.deepEqual(
-        { jobs: got.jobs, signals: got.signals, uniqueLocks: got.uniqueLocks, paused: got.paused === true },
+        {
+          jobs: got.jobs,
+          signals: got.signals,
+          logLines: got.logLines ?? 0,
+          uniqueLocks: got.uniqueLocks,
+          paused: got.paused === true,
+        },
         {
           jobs: expected.jobs,
           signals: expected.signals,
+          logLines: expected.logLines,
           uniqueLocks: expected.uniqueLocks,
           paused: model.paused,
         },

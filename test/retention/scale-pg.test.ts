@@ -95,8 +95,9 @@ describePostgresOnly('retention at scale', ({ open }) => {
     );
     await rawQuery(
       tm,
-      `insert into ${s}.job_logs (job_id, attempt, level, message)
-       select id, 1, 'info', 'line ' || g from ${s}.jobs cross join generate_series(1, 3) g where id % 5 = 0`,
+      `insert into ${s}.job_logs (job_id, attempt, level, message, purge_after)
+       select id, 1, 'info', 'line ' || g, case when id % 15 = 0 then now() - interval '1 hour' end
+         from ${s}.jobs cross join generate_series(1, 3) g where id % 5 = 0`,
     );
     // Holds on 2,000 jobs that are not due, so that the hold tables are not tiny either.
     await rawQuery(
@@ -127,6 +128,7 @@ describePostgresOnly('retention at scale', ({ open }) => {
         }),
       ],
       ['consumed signals', sql.deleteConsumedSignals(1_000).text(tm.schema), []],
+      ['log lines', sql.deleteDueLogLines(1_000).text(tm.schema), []],
       ['expired locks', sql.deleteExpiredUniqueLocks(1_000).text(tm.schema), []],
       [
         'explicit delete',

@@ -171,6 +171,12 @@ export async function passTime(tm: Tidemark, seconds: number): Promise<void> {
   );
   await rawQuery(
     tm,
+    `update ${s}.job_logs set logged_at = logged_at - $1::float8 * interval '1 second',
+                              purge_after = purge_after - $1::float8 * interval '1 second'`,
+    shift,
+  );
+  await rawQuery(
+    tm,
     `update ${s}.unique_locks set expires_at = expires_at - $1::float8 * interval '1 second'`,
     shift,
   );

@@ -8,7 +8,7 @@ import { batchSizeOption } from './batch-size-option.js';
 const USAGE = `Usage: tidemark sweep [--dry-run] [--batch-size N] [--database URL|PATH] [--schema NAME]
 
 Runs one retention pass now: deletes every job tree whose frozen windows have all passed,
-consumed signals past their window, and expired unique locks. With --dry-run, shows what
+consumed signals and log lines past their own windows, and expired unique locks. With --dry-run, shows what
 it would delete and deletes nothing. While retention is paused it deletes nothing.
 
 Options:
@@ -34,7 +34,7 @@ export const sweepCommand: Command = {
         ? await tm.sweep({ dryRun: true })
         : await tm.sweep(batchSize === undefined ? {} : { batchSize });
       io.stdout.write(
-        `${dryRun ? 'Dry run: a sweep now would delete' : 'Deleted'} ${result.jobs} jobs, ${result.signals} consumed signals, ${result.uniqueLocks} expired unique locks.${dryRun ? ' Nothing was deleted.' : ''}\n`,
+        `${dryRun ? 'Dry run: a sweep now would delete' : 'Deleted'} ${result.jobs} jobs, ${result.signals} consumed signals, ${result.logLines ?? 0} log lines, ${result.uniqueLocks} expired unique locks.${dryRun ? ' Nothing was deleted.' : ''}\n`,
       );
       if (result.byQueue.length > 0) {
         io.stdout.write(

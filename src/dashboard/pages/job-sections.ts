@@ -60,6 +60,7 @@ export function retention(job: Job, inTree: boolean): Html {
 <table><thead><tr><th>frozen window</th><th>kept for</th></tr></thead><tbody>
 ${FINISHED_STATUSES.map((s) => html`<tr><td>${s}</td><td>${formatWindow(windows[s])}</td></tr>`)}
 <tr><td>consumed signals</td><td>${windows.consumedSignals ? formatWindow(windows.consumedSignals) : 'as long as the job'}</td></tr>
+<tr><td>log lines</td><td>${windows.logsAfterSeconds ? formatWindow(windows.logsAfterSeconds) : 'as long as the job'}</td></tr>
 </tbody></table>
 <p class="small muted">Windows were frozen onto the job when it was added; changing the queue's policy does not change them.</p>`;
 }

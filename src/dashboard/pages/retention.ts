@@ -40,7 +40,7 @@ ${sweepSchedule(ctx, info)}
 ${
   preview
     ? html`<div id="sweep-preview"><p>A sweep now would delete <strong>${formatCount(preview.jobs)}</strong> jobs,
-<strong>${formatCount(preview.signals)}</strong> consumed signals and <strong>${formatCount(preview.uniqueLocks)}</strong> expired unique locks (dry run: nothing was deleted).</p>
+<strong>${formatCount(preview.signals)}</strong> consumed signals, <strong>${formatCount(preview.logLines ?? 0)}</strong> log lines and <strong>${formatCount(preview.uniqueLocks)}</strong> expired unique locks (dry run: nothing was deleted).</p>
 ${preview.byQueue.length > 0 ? breakdown(preview.byQueue) : ''}</div>`
     : html`<a class="button" href="${href(ctx, '/retention', { preview: '1' })}" id="preview-sweep">Preview the next sweep (dry run)</a>`
 }
@@ -48,12 +48,13 @@ ${preview.byQueue.length > 0 ? breakdown(preview.byQueue) : ''}</div>`
 <div class="card"><h2>Effective policies</h2>
 <p class="small muted">Engine default of this process: ${info.engineDisabled ? 'retention: false (keep everything)' : windowsText(info.engine)}.
 Jobs keep the windows frozen on them when they were added.</p>
-<div class="scroll"><table><thead><tr><th>queue</th><th>from</th>${FINISHED_STATUSES.map((s) => html`<th>${s}</th>`)}<th>consumed signals</th><th>newest jobs carry</th><th></th></tr></thead><tbody>
+<div class="scroll"><table><thead><tr><th>queue</th><th>from</th>${FINISHED_STATUSES.map((s) => html`<th>${s}</th>`)}<th>consumed signals</th><th>log lines</th><th>newest jobs carry</th><th></th></tr></thead><tbody>
 ${info.policies.map(
   (p) =>
     html`<tr><td>${p.queue}</td><td class="small">${p.source}</td>${FINISHED_STATUSES.map(
       (s) => html`<td class="small">${formatWindow(p.windows[s])}</td>`,
     )}<td class="small">${p.windows.consumedSignals ? formatWindow(p.windows.consumedSignals) : 'with the job'}</td>
+<td class="small">${p.windows.logsAfterSeconds ? formatWindow(p.windows.logsAfterSeconds) : 'with the job'}</td>
 <td class="small carried">${carriedCell(p)}</td>
 <td>${actionButton(ctx, '/retention/apply/preview', 'Apply to history…', { queue: p.queue })}</td></tr>`,
 )}
@@ -64,12 +65,12 @@ Apply to history re-freezes the windows of the queue's jobs already in the datab
 ${
   info.sweeps.length === 0
     ? html`<p class="muted">No sweeps recorded yet.</p>`
-    : html`<div class="scroll"><table class="sweeps"><thead><tr><th>started</th><th>kind</th><th class="num">jobs</th><th class="num">signals</th><th class="num">unique locks</th><th>by queue</th><th>error</th></tr></thead><tbody>
+    : html`<div class="scroll"><table class="sweeps"><thead><tr><th>started</th><th>kind</th><th class="num">jobs</th><th class="num">signals</th><th class="num">log lines</th><th class="num">unique locks</th><th>by queue</th><th>error</th></tr></thead><tbody>
 ${info.sweeps.map(
   (
     s,
   ) => html`<tr><td class="small">${formatTime(s.startedAt)}</td><td>${s.kind}</td><td class="num">${formatCount(s.jobs)}</td>
-<td class="num">${formatCount(s.signals)}</td><td class="num">${formatCount(s.uniqueLocks)}</td>
+<td class="num">${formatCount(s.signals)}</td><td class="num">${formatCount(s.logLines)}</td><td class="num">${formatCount(s.uniqueLocks)}</td>
 <td class="small">${s.byQueue.map((b) => `${b.queue}/${b.status}: ${b.count}`).join(', ')}</td><td class="small">${s.error ?? ''}</td></tr>`,
 )}</tbody></table></div>`
 }</div>`;

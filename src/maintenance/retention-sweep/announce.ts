@@ -74,6 +74,8 @@ function windowFields(w: FrozenRetention) {
     cancelledAfterSeconds: w.cancelled ?? null,
     expiredAfterSeconds: w.expired ?? null,
     consumedSignalsAfterSeconds: w.consumedSignals ?? null,
+    // Only when set: lines without a window of their own simply go with their job.
+    ...(w.logsAfterSeconds ? { logsAfterSeconds: w.logsAfterSeconds } : {}),
   };
 }
 
@@ -96,6 +98,7 @@ function queuesWithOwnPolicy(queues: StoredQueue[], engine: FrozenRetention): Re
       cancelled: w.cancelled ?? null,
       expired: w.expired ?? null,
       consumedSignals: w.consumedSignals ?? null,
+      ...(w.logsAfterSeconds ? { logsAfterSeconds: w.logsAfterSeconds } : {}),
     };
   }
   return {

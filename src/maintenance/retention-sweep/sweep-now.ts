@@ -52,6 +52,7 @@ export async function sweepNow(
   return {
     jobs: result.jobs,
     signals: result.signals,
+    ...(result.logLines ? { logLines: result.logLines } : {}),
     uniqueLocks: result.uniqueLocks,
     byQueue: result.byQueue,
     ...(result.paused ? { paused: true } : {}),

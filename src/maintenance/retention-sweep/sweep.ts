@@ -22,7 +22,7 @@ export interface SweepRunOptions extends SweepSettings {
  * One full retention pass: due trees in batches (each its own transaction, paced by
  * BatchPace: smaller batches while they are slow, and after a statement the database
  * cancelled for running too long) until a batch comes back short, then consumed signals
- * past their window, then (optionally) expired unique locks. A failing batch stops the
+ * and log lines past their own windows, then (optionally) expired unique locks. A failing batch stops the
  * pass: what earlier batches deleted stays deleted, the failing batch is kept whole, and
  * the error is reported in the result, the event, the log and the sweep history. While
  * retention is paused cluster-wide the pass deletes nothing and says `paused`; a pause
@@ -36,6 +36,7 @@ export async function sweepRetention(inputs: SweepInputs, options: SweepRunOptio
   const byQueue = new Map<string, SweepBreakdown>();
   let jobs = 0;
   let signals = 0;
+  let logLines = 0;
   let uniqueLocks = 0;
   let batches = 0;
   let limiterBuckets = 0;
@@ -61,6 +62,7 @@ export async function sweepRetention(inputs: SweepInputs, options: SweepRunOptio
       cursor = batch.next;
     }
     signals = await drain((n) => retention.deleteConsumedSignals(n, timeout), options);
+    logLines = await drain((n) => retention.deleteDueLogLines(n, timeout), options);
     if (options.includeUniqueLocks) {
       uniqueLocks = await drain((n) => retention.deleteExpiredUniqueLocks(n, timeout), options);
       limiterBuckets = await drain((n) => retention.deleteFullBuckets(n, timeout), options);
@@ -68,10 +70,11 @@ export async function sweepRetention(inputs: SweepInputs, options: SweepRunOptio
   } catch (caught) {
     stop = stoppedBy(caught);
   }
-  if (jobs + signals + uniqueLocks > 0) await reclaim(retention, inputs.logger);
+  if (jobs + signals + logLines + uniqueLocks > 0) await reclaim(retention, inputs.logger);
   const result: SweepResult = {
     jobs,
     signals,
+    ...(logLines > 0 ? { logLines } : {}),
     uniqueLocks,
     limiterBuckets,
     byQueue: [...byQueue.values()].sort(
@@ -95,6 +98,7 @@ export async function previewSweep(inputs: SweepInputs): Promise<SweepPreview> {
     dryRun: true,
     jobs: preview.byQueue.reduce((sum, r) => sum + r.count, 0),
     signals: preview.signals,
+    ...(preview.logLines > 0 ? { logLines: preview.logLines } : {}),
     uniqueLocks: preview.uniqueLocks,
     byQueue: preview.byQueue,
     ...(control.paused ? { paused: true } : {}),

@@ -8,6 +8,7 @@ import * as m0007 from './0007-flow-control.js';
 import * as m0008 from './0008-rate-limits.js';
 import * as m0009 from './0009-debounce-throttle.js';
 import * as m0010 from './0010-job-notes.js';
+import * as m0011 from './0011-log-window.js';
 
 export interface Migration {
   version: number;
@@ -27,6 +28,7 @@ export const migrations: readonly Migration[] = [
   { version: 8, ...m0008 },
   { version: 9, ...m0009 },
   { version: 10, ...m0010 },
+  { version: 11, ...m0011 },
 ];
 
 export const latestVersion = migrations.length;

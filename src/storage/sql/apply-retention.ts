@@ -1,13 +1,15 @@
 import { ALL_STATUSES } from '../../job-status.js';
 import { defineQuery, defineSizedQuery } from './define-query.js';
+import { LOG_PURGE_TIME } from './job-notes.js';
 
 /**
- * applyRetention, one batch: two statements in one transaction. The first re-freezes the
- * jobs, locked in id order; the second, with a snapshot taken after those locks, gives the
- * consumed signals of the batch's jobs the purge time their job's windows now give. A
- * consumption reads its job's windows under a share lock (consumeSignals), so it either
- * committed before the first statement's locks (and the second statement sees it) or waits
- * for the batch and reads the new windows: no signal keeps a window its job no longer has.
+ * applyRetention, one batch: three statements in one transaction. The first re-freezes the
+ * jobs, locked in id order; the others, with snapshots taken after those locks, give the
+ * consumed signals and the log lines of the batch's jobs the purge times their job's windows
+ * now give. A consumption or a log write reads its job's windows under a share lock
+ * (consumeSignals, writeJobNotes), so it either committed before the first statement's locks
+ * (and the later statements see it) or waits for the batch and reads the new windows: no
+ * signal or line keeps a window its job no longer has.
  */
 
 /**
@@ -67,6 +69,21 @@ export const applyRetentionSignals = defineQuery<{ ids: string[] }, { n: number 
        and s.purge_after is distinct from
            s.consumed_at + nullif((j.retention ->> 'consumedSignals')::float8, 0) * interval '1 second'
     returning s.id
+  )
+  select count(*)::int as n from fixed`,
+);
+
+/** The log lines of jobs @ids, given the purge time their job's frozen `logsAfterSeconds` gives. */
+export const applyRetentionLogs = defineQuery<{ ids: string[] }, { n: number }>(
+  'applyRetentionLogs',
+  /* sql */ `
+  with fixed as (
+    update /*schema*/job_logs x
+       set purge_after = ${LOG_PURGE_TIME('x.logged_at', 'j.retention')}
+      from /*schema*/jobs j
+     where j.id = any(@ids::bigint[]) and x.job_id = j.id
+       and x.purge_after is distinct from ${LOG_PURGE_TIME('x.logged_at', 'j.retention')}
+    returning x.id
   )
   select count(*)::int as n from fixed`,
 );

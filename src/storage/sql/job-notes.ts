@@ -7,6 +7,10 @@ import { STILL_ACTIVE } from './still-active.js';
  * jobs per statement, off the path of the outcome.
  */
 
+/** When a line written at `at` leaves on its own: its job's `logsAfterSeconds` later, or never (null). */
+export const LOG_PURGE_TIME = (at: string, retention: string) =>
+  `${at} + nullif((${retention} ->> 'logsAfterSeconds')::float8, 0) * interval '1 second'`;
+
 /** The caps of a job's log, across all its attempts. */
 export type LogCaps = {
   max_lines: number;
@@ -38,14 +42,18 @@ export const writeJobNotes = defineQuery<
     select * from jsonb_to_recordset(@notes::jsonb)
            as n(id bigint, token uuid, attempt int, progress jsonb, metadata jsonb, logs jsonb, dropped int)
   ),
+  -- Share-locked, in id order, as signals are consumed: applying a policy to history waits
+  -- for this write or is waited for, so no line keeps a window its job no longer has.
   owned as (
-    select j.id, n.attempt, n.progress, n.metadata, n.logs, coalesce(n.dropped, 0) as refused
+    select j.id, j.retention, n.attempt, n.progress, n.metadata, n.logs, coalesce(n.dropped, 0) as refused
       from /*schema*/jobs j
       join note n on n.id = j.id and n.token = j.lock_token
      where j.id = any(array(select id from note)) and ${STILL_ACTIVE('j.')}
+     order by j.id
+       for share of j
   ),
   line as (
-    select o.id as job_id, o.attempt, l.n, l.level, l.message, l.attrs, l.at,
+    select o.id as job_id, o.attempt, l.n, l.level, l.message, l.attrs, l.at, o.retention,
            octet_length(l.message) + coalesce(octet_length(l.attrs::text), 0) as bytes
       from owned o
      cross join lateral jsonb_to_recordset(coalesce(o.logs, '[]'))
@@ -70,8 +78,8 @@ export const writeJobNotes = defineQuery<
        and coalesce(u.bytes, 0) + r.running <= @max_bytes
   ),
   logged as (
-    insert into /*schema*/job_logs (job_id, attempt, level, message, attrs, logged_at)
-    select k.job_id, k.attempt, k.level, k.message, k.attrs, k.at
+    insert into /*schema*/job_logs (job_id, attempt, level, message, attrs, logged_at, purge_after)
+    select k.job_id, k.attempt, k.level, k.message, k.attrs, k.at, ${LOG_PURGE_TIME('k.at', 'k.retention')}
       from kept k
      order by k.job_id, k.n
     returning job_id

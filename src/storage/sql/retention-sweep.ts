@@ -26,8 +26,8 @@ export interface CountRow {
 
 /**
  * The retention sweep's SQL: due trees in batches (the shape in retention-batch.ts), the
- * archive path's lock, read and delete, consumed signals and expired unique locks on their
- * own windows, the dry run's counts, and the space reclaim after deleting.
+ * archive path's lock, read and delete, consumed signals, log lines and expired unique
+ * locks on their own windows, the dry run's counts, and the space reclaim after deleting.
  */
 
 /** Tops whose whole tree is due now (rule R3), without locks or order: for previews. */
@@ -154,6 +154,36 @@ export const countConsumedSignalsDue = defineQuery<NoParams, { n: number }>(
    where ${SIGNAL_DUE('s')} and s.job_id not in (select id from doomed)`,
 );
 
+/** A log line `x` past its own window, of a job in a tree no hold keeps. */
+const LOG_DUE = (x: string) => /* sql */ `${x}.purge_after <= now()
+     and not exists (select 1 from /*schema*/jobs lj
+                      where lj.id = ${x}.job_id and ${TREE_HELD('coalesce(lj.root_id, lj.id)')})`;
+
+/** Log lines past their own window (`logsAfterSeconds`), behind the gate, oldest due first. */
+export const deleteDueLogLines = defineSizedQuery<NoParams, GateRow & { n: number }>(
+  'deleteDueLogLines',
+  /* sql */ `
+  with ${GATE},
+  doomed as (
+    select x.id from /*schema*/job_logs x
+     where ${LOG_DUE('x')} and ${GATE_OPEN}
+     order by x.purge_after
+     limit @batch_size
+       for update of x skip locked
+  ),
+  deleted as (delete from /*schema*/job_logs x where x.id = any(array(select id from doomed)) returning x.id)
+  select (select count(*) from deleted)::int as n, ${GATE_STATE}`,
+);
+
+/** Log lines a full pass would delete on their own window (not with their job). */
+export const countDueLogLines = defineQuery<NoParams, { n: number }>(
+  'countDueLogLines',
+  /* sql */ `
+  with ${DOOMED_JOBS}
+  select count(*)::int as n from /*schema*/job_logs x
+   where ${LOG_DUE('x')} and x.job_id not in (select id from doomed)`,
+);
+
 /** Expired unique locks (R8), behind the gate. A lock that expired is replaceable at enqueue time anyway. */
 export const deleteExpiredUniqueLocks = defineSizedQuery<NoParams, GateRow & { n: number }>(
   'deleteExpiredUniqueLocks',
@@ -188,5 +218,5 @@ export const countExpiredUniqueLocks = defineQuery<NoParams, { n: number }>(
 export const vacuumSweptTables = defineQuery<NoParams, NoRows>(
   'vacuumSweptTables',
   /* sql */ `vacuum (analyze) /*schema*/jobs, /*schema*/checkpoints, /*schema*/signals,
-    /*schema*/unique_locks, /*schema*/schedule_fires`,
+    /*schema*/unique_locks, /*schema*/schedule_fires, /*schema*/job_logs`,
 );

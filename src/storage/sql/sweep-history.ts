@@ -6,6 +6,7 @@ import { defineQuery } from './define-query.js';
 /** What a sweep record keeps besides its counts (its `detail` column). */
 export interface SweepDetail {
   byQueue?: SweepBreakdown[];
+  logLines?: number;
   batches?: number;
   durationMs?: number;
   paused?: boolean;

@@ -143,6 +143,17 @@ with picked as materialized (
          (select count(*) from changed)::int as changed,
          array(select id::text from picked order by id) as ids
 
+-- apply-retention.ts#applyRetentionLogs
+with fixed as (
+    update "tidemark".job_logs x
+       set purge_after = x.logged_at + nullif((j.retention ->> 'logsAfterSeconds')::float8, 0) * interval '1 second'
+      from "tidemark".jobs j
+     where j.id = any($1::bigint[]) and x.job_id = j.id
+       and x.purge_after is distinct from x.logged_at + nullif((j.retention ->> 'logsAfterSeconds')::float8, 0) * interval '1 second'
+    returning x.id
+  )
+  select count(*)::int as n from fixed
+
 -- apply-retention.ts#applyRetentionSignals
 with fixed as (
     update "tidemark".signals s
@@ -500,14 +511,18 @@ with note as (
     select * from jsonb_to_recordset($1::jsonb)
            as n(id bigint, token uuid, attempt int, progress jsonb, metadata jsonb, logs jsonb, dropped int)
   ),
+  -- Share-locked, in id order, as signals are consumed: applying a policy to history waits
+  -- for this write or is waited for, so no line keeps a window its job no longer has.
   owned as (
-    select j.id, n.attempt, n.progress, n.metadata, n.logs, coalesce(n.dropped, 0) as refused
+    select j.id, j.retention, n.attempt, n.progress, n.metadata, n.logs, coalesce(n.dropped, 0) as refused
       from "tidemark".jobs j
       join note n on n.id = j.id and n.token = j.lock_token
      where j.id = any(array(select id from note)) and case when j.status = 'active' then true end
+     order by j.id
+       for share of j
   ),
   line as (
-    select o.id as job_id, o.attempt, l.n, l.level, l.message, l.attrs, l.at,
+    select o.id as job_id, o.attempt, l.n, l.level, l.message, l.attrs, l.at, o.retention,
            octet_length(l.message) + coalesce(octet_length(l.attrs::text), 0) as bytes
       from owned o
      cross join lateral jsonb_to_recordset(coalesce(o.logs, '[]'))
@@ -532,8 +547,8 @@ with note as (
        and coalesce(u.bytes, 0) + r.running <= $3
   ),
   logged as (
-    insert into "tidemark".job_logs (job_id, attempt, level, message, attrs, logged_at)
-    select k.job_id, k.attempt, k.level, k.message, k.attrs, k.at
+    insert into "tidemark".job_logs (job_id, attempt, level, message, attrs, logged_at, purge_after)
+    select k.job_id, k.attempt, k.level, k.message, k.attrs, k.at, k.at + nullif((k.retention ->> 'logsAfterSeconds')::float8, 0) * interval '1 second'
       from kept k
      order by k.job_id, k.n
     returning job_id
@@ -1289,6 +1304,28 @@ with
          where (hm.id = coalesce(sj.root_id, sj.id) or hm.root_id = coalesce(sj.root_id, sj.id))
            and ((select true from "tidemark".retention_holds hq where hq.queue = hm.queue limit 1) is not null))))) and s.job_id not in (select id from doomed)
 
+-- retention-sweep.ts#countDueLogLines
+with 
+  tops as (
+  select r.id from "tidemark".jobs r
+   where r.purge_after <= now() and r.root_id is null and r.status in ('completed', 'failed', 'cancelled', 'expired')
+     and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = r.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = r.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = r.queue limit 1) is not null))
+     and not exists (select 1 from "tidemark".jobs m where m.root_id = r.id and (m.status not in ('completed', 'failed', 'cancelled', 'expired') or m.purge_after is null or m.purge_after > now() or (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = m.id and u.expires_at > now() limit 1) is not null))
+    or (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = m.queue limit 1) is not null))))),
+  doomed as (
+    select id from tops
+    union all
+    select m.id from "tidemark".jobs m where m.root_id in (select id from tops)
+  )
+  select count(*)::int as n from "tidemark".job_logs x
+   where x.purge_after <= now()
+     and not exists (select 1 from "tidemark".jobs lj
+                      where lj.id = x.job_id and ((((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = coalesce(lj.root_id, lj.id) limit 1) is not null))
+  or (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and exists (
+        select 1 from "tidemark".jobs hm
+         where (hm.id = coalesce(lj.root_id, lj.id) or hm.root_id = coalesce(lj.root_id, lj.id))
+           and ((select true from "tidemark".retention_holds hq where hq.queue = hm.queue limit 1) is not null))))) and x.job_id not in (select id from doomed)
+
 -- retention-sweep.ts#countExpiredUniqueLocks
 with 
   tops as (
@@ -1327,6 +1364,33 @@ with gate as materialized (
        for update of s skip locked
   ),
   deleted as (delete from "tidemark".signals s where s.id = any(array(select id from doomed)) returning s.id)
+  select (select count(*) from deleted)::int as n, (select g.paused from gate g) as paused,
+         (select g.fresh from gate g) as fresh,
+         (select g.reason from gate g) as paused_reason,
+         (select g.paused_at from gate g) as paused_at
+
+-- retention-sweep.ts#deleteDueLogLines(1000)
+with gate as materialized (
+    select c.paused, c.reason, c.paused_at,
+           c.version = (select s.version from "tidemark".retention_control s where s.id = 1) as fresh
+      from "tidemark".retention_control c
+     where c.id = 1
+       for share of c
+  ),
+  doomed as (
+    select x.id from "tidemark".job_logs x
+     where x.purge_after <= now()
+     and not exists (select 1 from "tidemark".jobs lj
+                      where lj.id = x.job_id and ((((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = coalesce(lj.root_id, lj.id) limit 1) is not null))
+  or (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and exists (
+        select 1 from "tidemark".jobs hm
+         where (hm.id = coalesce(lj.root_id, lj.id) or hm.root_id = coalesce(lj.root_id, lj.id))
+           and ((select true from "tidemark".retention_holds hq where hq.queue = hm.queue limit 1) is not null))))) and coalesce((select not g.paused and g.fresh from gate g), false)
+     order by x.purge_after
+     limit 1000
+       for update of x skip locked
+  ),
+  deleted as (delete from "tidemark".job_logs x where x.id = any(array(select id from doomed)) returning x.id)
   select (select count(*) from deleted)::int as n, (select g.paused from gate g) as paused,
          (select g.fresh from gate g) as fresh,
          (select g.reason from gate g) as paused_reason,
@@ -1594,7 +1658,7 @@ select id::text as id, job_id::text as job_id, name, payload, created_at, consum
 
 -- retention-sweep.ts#vacuumSweptTables
 vacuum (analyze) "tidemark".jobs, "tidemark".checkpoints, "tidemark".signals,
-    "tidemark".unique_locks, "tidemark".schedule_fires
+    "tidemark".unique_locks, "tidemark".schedule_fires, "tidemark".job_logs
 
 -- schedules.ts#deleteSchedule
 delete from "tidemark".schedules where name = $1 returning name

@@ -11,6 +11,7 @@ job_logs.level text not null
 job_logs.message text not null
 job_logs.attrs jsonb
 job_logs.logged_at timestamp with time zone not null default now()
+job_logs.purge_after timestamp with time zone
 jobs.id bigint not null
 jobs.queue text not null
 jobs.status text not null default 'pending'::text
@@ -136,6 +137,7 @@ workers.instance text not null default ''::text
 CREATE UNIQUE INDEX checkpoints_pkey ON checkpoints USING btree (job_id, name)
 CREATE INDEX job_logs_job_idx ON job_logs USING btree (job_id, id)
 CREATE UNIQUE INDEX job_logs_pkey ON job_logs USING btree (id)
+CREATE INDEX job_logs_purge_idx ON job_logs USING btree (purge_after) WHERE (purge_after IS NOT NULL)
 CREATE INDEX jobs_cancel_held_idx ON jobs USING btree (queue) WHERE ((status = 'cancelled'::text) AND (lock_token IS NOT NULL))
 CREATE INDEX jobs_claim_idx ON jobs USING btree (queue, priority DESC, run_at, id) WHERE ((status = ANY (ARRAY['pending'::text, 'retry'::text, 'waiting'::text])) AND (key IS NULL))
 CREATE INDEX jobs_expire_idx ON jobs USING btree (expire_at) WHERE ((status = 'pending'::text) AND (expire_at IS NOT NULL))
