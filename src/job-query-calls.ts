@@ -8,9 +8,9 @@ import {
   listJobs,
 } from './jobs/list-jobs.js';
 import { type JobUpdate, type SubscribeOptions, subscribeJob, subscribeOptions } from './jobs/subscribe.js';
+import { type QueueTarget, subscribeQueue, subscribeTarget } from './jobs/subscribe-queue.js';
 import { LimiterCalls } from './limiter-calls.js';
 import type { JobLogs } from './model/notes.js';
-import { checkId } from './options/check.js';
 
 /**
  * The calls that find jobs and read what they said: the job list with its filters and keyset
@@ -40,18 +40,25 @@ export abstract class JobQueryCalls extends LimiterCalls {
   }
 
   /**
-   * The job's states as they change, for `for await`: the current one first, then each change
-   * of its status, attempts, progress or metadata, ending after a finished status. Break out
-   * of the loop to stop. A bad id or option throws InvalidOptionError at once; a job that does
-   * not exist ends the loop with JobNotFoundError.
+   * For `for await`, one of two streams. Given a job id: the job's states as they change, the
+   * current one first, then each change of its status, attempts, progress or metadata, ending
+   * after a finished status (a job that does not exist ends the loop with JobNotFoundError).
+   * Given `{ queue }`: the queue's running jobs, then each job of the queue that is added,
+   * starts, says something, leaves running or finishes, without end. Break out of the loop to
+   * stop. A bad id, queue or option throws InvalidOptionError at once.
    */
-  subscribe(id: string, options?: SubscribeOptions): AsyncGenerator<JobUpdate, void, undefined> {
-    const jobId = checkId(id);
+  subscribe(
+    target: string | QueueTarget,
+    options?: SubscribeOptions,
+  ): AsyncGenerator<JobUpdate, void, undefined> {
+    const read = subscribeTarget(target);
     subscribeOptions.read(options ?? {}, 'options');
     // The engine is awaited once iteration begins: an iterator never read rejects nothing.
     const engine = () => this.whenReady(async (core) => core);
     return (async function* () {
-      yield* subscribeJob(await engine(), jobId, options);
+      const core = await engine();
+      if ('queue' in read) yield* subscribeQueue(core, read.queue, options);
+      else yield* subscribeJob(core, read.id, options);
     })();
   }
 }

@@ -1,19 +1,40 @@
 import type { EngineCore } from '../engine-core.js';
-import { JobNotFoundError } from '../errors.js';
+import { InvalidOptionError, JobNotFoundError } from '../errors.js';
 import { isFinished, type JobStatus } from '../job-status.js';
+import type { Job } from '../model/job.js';
 import type { Progress } from '../model/notes.js';
-import { seconds } from '../options/fields.js';
+import { custom, seconds } from '../options/fields.js';
 import { OptionSet, type OptionsOf } from '../options/option-set.js';
+import { notifications, Wake, wakeOnAbort } from './change-signals.js';
 
 /** One state of a job, as `tm.subscribe` gives it. */
 export interface JobUpdate {
   id: string;
+  queue: string;
   status: JobStatus;
   attempts: number;
   progress: Progress | null;
   metadata: Readonly<Record<string, unknown>>;
   /** The job's output once completed, else null. */
   output: unknown;
+}
+
+/** A job as a subscriber sees it. */
+export function toUpdate(job: Job): JobUpdate {
+  return {
+    id: job.id,
+    queue: job.queue,
+    status: job.status,
+    attempts: job.attempts,
+    progress: job.progress,
+    metadata: job.metadata,
+    output: job.status === 'completed' ? job.output : null,
+  };
+}
+
+/** What a subscriber compares to tell a change: the same signature is the same state. */
+export function updateSignature(update: JobUpdate): string {
+  return JSON.stringify([update.status, update.attempts, update.progress, update.metadata]);
 }
 
 /** `tm.subscribe`'s options, declared once. */
@@ -23,9 +44,19 @@ export const subscribeOptions = new OptionSet('options', {
     {
       default: 1,
       description:
-        'the longest wait between reads of the job: what no notification announces (a change made by a worker in another process, a lost notification) shows within it',
+        'the longest wait between reads: what no notification announces (a change made by a worker in another process, a lost notification) shows within it',
     },
   ),
+  signal: custom<AbortSignal>({
+    expected: 'an AbortSignal',
+    docType: '`AbortSignal`',
+    description:
+      'ends the stream when it aborts, even while nothing changes (breaking out of the loop needs an update to break on)',
+    check: (value, field) => {
+      if (!(value instanceof AbortSignal)) throw new InvalidOptionError(field, 'an AbortSignal', value);
+      return value;
+    },
+  }),
 });
 
 /** Options of `tm.subscribe`. */
@@ -44,33 +75,27 @@ export async function* subscribeJob(
   jobId: string,
   input: SubscribeOptions | undefined,
 ): AsyncGenerator<JobUpdate, void, undefined> {
-  const { pollSeconds } = subscribeOptions.read(input ?? {}, 'options');
+  const { pollSeconds, signal } = subscribeOptions.read(input ?? {}, 'options');
   const wake = new Wake();
   const mine = (event: { id: string }) => event.id === jobId && wake.fire();
   const offs = [
+    wakeOnAbort(wake, signal),
     core.events.on('job:started', mine),
     core.events.on('job:completed', mine),
     core.events.on('job:failed', mine),
     core.events.on('job:lost', mine),
-    await notifications(core).on(jobId, () => wake.fire()),
+    await notifications(core).on(`job:${jobId}`, () => wake.fire()),
   ];
   try {
     let last: string | null = null;
-    for (;;) {
+    while (!signal?.aborted) {
       const job = await core.storage.jobs.getJob(jobId);
       if (job === null) {
         if (last === null) throw new JobNotFoundError(jobId);
         return;
       }
-      const update: JobUpdate = {
-        id: job.id,
-        status: job.status,
-        attempts: job.attempts,
-        progress: job.progress,
-        metadata: job.metadata,
-        output: job.status === 'completed' ? job.output : null,
-      };
-      const seen = JSON.stringify([update.status, update.attempts, update.progress, update.metadata]);
+      const update = toUpdate(job);
+      const seen = updateSignature(update);
       if (seen !== last) {
         last = seen;
         yield update;
@@ -81,88 +106,4 @@ export async function* subscribeJob(
   } finally {
     for (const off of offs) off();
   }
-}
-
-/** A wait that ends at a timeout or when fired; a fire with nobody waiting ends the next wait at once. */
-class Wake {
-  private fired = false;
-  private resolve: (() => void) | null = null;
-
-  fire(): void {
-    if (this.resolve === null) this.fired = true;
-    else this.resolve();
-  }
-
-  wait(ms: number): Promise<void> {
-    if (this.fired) {
-      this.fired = false;
-      return Promise.resolve();
-    }
-    return new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.resolve = null;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.resolve = done;
-    });
-  }
-}
-
-/**
- * One LISTEN per engine for its subscribers, opened with the first and closed with the last:
- * an engine nobody subscribes through holds no connection for it.
- */
-class Notifications {
-  private readonly byJob = new Map<string, Set<() => void>>();
-  private subscription: Promise<{ close(): Promise<void> }> | null = null;
-
-  constructor(private readonly core: EngineCore) {}
-
-  async on(jobId: string, listener: () => void): Promise<() => void> {
-    let listeners = this.byJob.get(jobId);
-    if (listeners === undefined) {
-      listeners = new Set();
-      this.byJob.set(jobId, listeners);
-    }
-    listeners.add(listener);
-    this.subscription ??= this.core.storage.listen((payload) => this.deliver(payload));
-    try {
-      await this.subscription;
-    } catch (error) {
-      // Without notifications the subscriber still reads the job every pollSeconds.
-      this.subscription = null;
-      this.core.logger.warn('tm.subscribe could not listen for notifications; reading by polling', {
-        error: String(error),
-      });
-    }
-    return () => this.off(jobId, listener);
-  }
-
-  private deliver(payload: string): void {
-    if (!payload.startsWith('n:')) return;
-    for (const listener of this.byJob.get(payload.slice(2)) ?? []) listener();
-  }
-
-  private off(jobId: string, listener: () => void): void {
-    const listeners = this.byJob.get(jobId);
-    listeners?.delete(listener);
-    if (listeners?.size === 0) this.byJob.delete(jobId);
-    if (this.byJob.size > 0 || this.subscription === null) return;
-    const closing = this.subscription;
-    this.subscription = null;
-    void closing.then((subscription) => subscription.close()).catch(() => {});
-  }
-}
-
-const hubs = new WeakMap<EngineCore, Notifications>();
-
-function notifications(core: EngineCore): Notifications {
-  let hub = hubs.get(core);
-  if (hub === undefined) {
-    hub = new Notifications(core);
-    hubs.set(core, hub);
-  }
-  return hub;
 }

@@ -6,6 +6,8 @@ import type { Runner } from './runner.js';
 import type { FoldedJobRow } from './sql/folds.js';
 import * as folds from './sql/folds.js';
 import * as jobs from './sql/jobs.js';
+import type { QueueChangeCursor } from './sql/queue-changes.js';
+import * as changes from './sql/queue-changes.js';
 
 /** Insert a batch; returns, in input order, each row's id and whether it was inserted. */
 export async function insertJobs(
@@ -94,4 +96,27 @@ export async function refoldJob(
   on?: Queryable,
 ): Promise<void> {
   await db.run(folds.refoldJob, { id, data: dataText, delay_seconds: delaySeconds }, on);
+}
+
+/** Where a reader of the queue's changes starts: past everything there is now. */
+export async function queueChangesStart(db: Runner, queue: string): Promise<QueueChangeCursor> {
+  const [row] = await db.run(changes.queueChangesStart, { queue });
+  return row;
+}
+
+/** The queue's jobs that may have changed since `cursor`, with `known` ids read again. */
+export async function readQueueChanges(
+  db: Runner,
+  queue: string,
+  cursor: QueueChangeCursor,
+  known: string[],
+  limit: number,
+): Promise<{ job: Job; added: boolean; finishedWalk: boolean; finishedKey: string | null }[]> {
+  const rows = await db.run(changes.queueChanges, { ...cursor, queue, known, limit });
+  return rows.map((row) => ({
+    job: toJob(row),
+    added: row.added,
+    finishedWalk: row.finished_walk,
+    finishedKey: row.finished_key,
+  }));
 }

@@ -60,6 +60,7 @@ export {
 export { toDate } from './rows.js';
 export type { ScheduleToStore, StoredSchedule } from './schedules.js';
 export { ANY_JOB, type JobFilterFields, type JobFilterParams, jobFilterParams } from './sql/job-filter.js';
+export type { QueueChangeCursor } from './sql/queue-changes.js';
 export type { WorkerHolder, WorkerRegistration } from './workers.js';
 export type { CheckpointRow, ChildOutcome, SignalRefusal, SignalRow } from './workflow-storage.js';
 

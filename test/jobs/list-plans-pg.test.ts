@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { silentLogger } from '../../src/index.js';
 import { ANY_JOB } from '../../src/storage/sql/job-filter.js';
 import { QUERY_COUNTS, QUERY_PAGES, type QueryWindow } from '../../src/storage/sql/job-query.js';
+import { queueChanges } from '../../src/storage/sql/queue-changes.js';
 import { rawQuery } from '../support/databases.js';
 import { describePostgresOnly } from '../support/each-driver.js';
 
@@ -71,6 +72,22 @@ describePostgresOnly('tm.listJobs plans at a million jobs', ({ open }) => {
         assert.doesNotMatch(plan, /Seq Scan on jobs/, `${what} (${kind}) scans no table:\n${plan}`);
       }
     }
+    // A queue's stream (tm.subscribe({ queue })): its four walks and the read by id.
+    const rows = await rawQuery<{ 'QUERY PLAN': string }>(
+      tm,
+      `explain ${queueChanges.text(tm.schema)}`,
+      queueChanges.values({
+        queue: 'q3',
+        after_id: '999000',
+        finished_after: '2026-01-01T00:00:00.000000Z',
+        finished_after_id: '0',
+        known: ['5', '6'],
+        limit: 500,
+      }),
+    );
+    const plan = rows.map((row) => row['QUERY PLAN']).join('\n');
+    plans.push(`-- subscribe({ queue })\n${plan}`);
+    assert.doesNotMatch(plan, /Seq Scan on jobs/, `a queue's changes scan no table:\n${plan}`);
     console.log(`listJobs plans at 1,000,000 jobs:\n${plans.join('\n')}`);
   });
 });

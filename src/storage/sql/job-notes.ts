@@ -45,7 +45,7 @@ export const writeJobNotes = defineQuery<
   -- Share-locked, in id order, as signals are consumed: applying a policy to history waits
   -- for this write or is waited for, so no line keeps a window its job no longer has.
   owned as (
-    select j.id, j.retention, n.attempt, n.progress, n.metadata, n.logs, coalesce(n.dropped, 0) as refused
+    select j.id, j.queue, j.retention, n.attempt, n.progress, n.metadata, n.logs, coalesce(n.dropped, 0) as refused
       from /*schema*/jobs j
       join note n on n.id = j.id and n.token = j.lock_token
      where j.id = any(array(select id from note)) and ${STILL_ACTIVE('j.')}
@@ -85,7 +85,7 @@ export const writeJobNotes = defineQuery<
     returning job_id
   ),
   tally as (
-    select o.id, o.progress, o.metadata, coalesce(k.written, 0) as written,
+    select o.id, o.queue, o.progress, o.metadata, coalesce(k.written, 0) as written,
            coalesce(l.lines, 0) - coalesce(k.written, 0) + o.refused as dropped
       from owned o
       left join (select job_id, count(*) as lines from line group by job_id) l on l.job_id = o.id
@@ -101,8 +101,8 @@ export const writeJobNotes = defineQuery<
      where j.id = t.id
        and (t.progress is not null or t.metadata is not null or t.dropped > 0)
   ),
-  -- Subscribers (tm.subscribe) read the job again: the id alone, delivered at commit.
-  told as (select count(pg_notify(@channel, 'n:' || t.id)) as n from tally t)
+  -- Subscribers (tm.subscribe) read the job again: its id and queue, delivered at commit.
+  told as (select count(pg_notify(@channel, 'n:' || t.id || ':' || t.queue)) as n from tally t)
   -- Joined so that it runs: a CTE that only reads runs when something reads it.
   select t.id::text as id, t.written::int as written, t.dropped::int as dropped from tally t, told`,
 );

@@ -514,7 +514,7 @@ with note as (
   -- Share-locked, in id order, as signals are consumed: applying a policy to history waits
   -- for this write or is waited for, so no line keeps a window its job no longer has.
   owned as (
-    select j.id, j.retention, n.attempt, n.progress, n.metadata, n.logs, coalesce(n.dropped, 0) as refused
+    select j.id, j.queue, j.retention, n.attempt, n.progress, n.metadata, n.logs, coalesce(n.dropped, 0) as refused
       from "tidemark".jobs j
       join note n on n.id = j.id and n.token = j.lock_token
      where j.id = any(array(select id from note)) and case when j.status = 'active' then true end
@@ -554,7 +554,7 @@ with note as (
     returning job_id
   ),
   tally as (
-    select o.id, o.progress, o.metadata, coalesce(k.written, 0) as written,
+    select o.id, o.queue, o.progress, o.metadata, coalesce(k.written, 0) as written,
            coalesce(l.lines, 0) - coalesce(k.written, 0) + o.refused as dropped
       from owned o
       left join (select job_id, count(*) as lines from line group by job_id) l on l.job_id = o.id
@@ -570,8 +570,8 @@ with note as (
      where j.id = t.id
        and (t.progress is not null or t.metadata is not null or t.dropped > 0)
   ),
-  -- Subscribers (tm.subscribe) read the job again: the id alone, delivered at commit.
-  told as (select count(pg_notify($4, 'n:' || t.id)) as n from tally t)
+  -- Subscribers (tm.subscribe) read the job again: its id and queue, delivered at commit.
+  told as (select count(pg_notify($4, 'n:' || t.id || ':' || t.queue)) as n from tally t)
   -- Joined so that it runs: a CTE that only reads runs when something reads it.
   select t.id::text as id, t.written::int as written, t.dropped::int as dropped from tally t, told
 
@@ -934,6 +934,79 @@ select q.name as queue,
            where j.queue = q.name and j.status in ('pending', 'retry')) as depth
     from "tidemark".queues q
    order by q.name
+
+-- queue-changes.ts#queueChanges
+with added as (
+    select id from (
+      (select id from "tidemark".jobs
+                       where queue = $1 and status = 'pending' and id > $2::bigint
+                       order by id limit $3)
+      union all
+      (select id from "tidemark".jobs
+                       where queue = $1 and status = 'active' and id > $2::bigint
+                       order by id limit $3)
+      union all
+      (select id from "tidemark".jobs
+                       where queue = $1 and status = 'retry' and id > $2::bigint
+                       order by id limit $3)
+      union all
+      (select id from "tidemark".jobs
+                       where queue = $1 and status = 'waiting' and id > $2::bigint
+                       order by id limit $3)
+      union all
+      (select id from "tidemark".jobs
+                       where queue = $1 and status = 'paused' and id > $2::bigint
+                       order by id limit $3)
+      union all
+      (select id from "tidemark".jobs
+                       where queue = $1 and status = 'completed' and id > $2::bigint
+                       order by id limit $3)
+      union all
+      (select id from "tidemark".jobs
+                       where queue = $1 and status = 'failed' and id > $2::bigint
+                       order by id limit $3)
+      union all
+      (select id from "tidemark".jobs
+                       where queue = $1 and status = 'cancelled' and id > $2::bigint
+                       order by id limit $3)
+      union all
+      (select id from "tidemark".jobs
+                       where queue = $1 and status = 'expired' and id > $2::bigint
+                       order by id limit $3)
+    ) statuses
+    order by id limit $3
+  ),
+  running as (
+    select id from "tidemark".jobs where queue = $1 and status = 'active' order by id limit $3
+  ),
+  finished as (
+    select id from "tidemark".jobs
+     where queue = $1 and finished_at >= $4::timestamptz
+       and (finished_at, id) > ($4::timestamptz, $5::bigint)
+     order by finished_at, id limit $3
+  ),
+  found as (
+    select id from added union select id from running union select id from finished
+    union select unnest($6::bigint[])
+  )
+  select id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
+  root_id, retention, key, tier, tags, progress, metadata, trace, status, run_at, expire_at, created_at, started_at, finished_at,
+  parent_step, locked_by, locked_until, unique_key, wait, purge_after, log_dropped,
+         id in (select id from added) as added,
+         id in (select id from finished) as finished_walk,
+         to_char(finished_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as finished_key
+    from "tidemark".jobs
+   where id in (select id from found)
+   order by id
+
+-- queue-changes.ts#queueChangesStart
+with newest as (select coalesce(max(id), 0) as id from "tidemark".jobs)
+  select newest.id::text as after_id,
+         to_char(coalesce((select max(finished_at) from "tidemark".jobs
+                                  where queue = $1 and finished_at is not null), 'epoch'::timestamptz) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
+           as finished_after,
+         newest.id::text as finished_after_id
+    from newest
 
 -- queue-charts.ts#queueChartBuckets
 select greatest(floor(extract(epoch from (now() - r.finished_at)) / $1::float8), 0)::int as bucket_ago,
