@@ -1,6 +1,7 @@
 import type { EngineHandle } from '../engine-handle.js';
 import type { BulkActionOptions, BulkJobFilter, BulkOutcome } from '../jobs/bulk-actions.js';
 import type { JobDetail } from '../jobs/job-detail.js';
+import type { JobUpdate, SubscribeOptions } from '../jobs/subscribe.js';
 import type { Job } from '../model/job.js';
 import type { KeyInfo, KeyLimit } from '../model/keys.js';
 import type { LimiterInfo } from '../model/limiter.js';
@@ -26,6 +27,7 @@ export interface DashboardEngine extends EngineHandle {
   resumeQueue(name: string): Promise<void>;
   getJob(id: string): Promise<Job | null>;
   getJobDetail(id: string): Promise<JobDetail | null>;
+  subscribe(id: string, options?: SubscribeOptions): AsyncGenerator<JobUpdate, void, undefined>;
   retryJob(id: string): Promise<Job>;
   cancelJob(id: string): Promise<Job>;
   pauseJob(id: string): Promise<Job>;

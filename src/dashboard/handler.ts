@@ -13,13 +13,15 @@ import { redirect, send, sendHtml } from '../http/respond.js';
 import type { DashboardHandlerOptions } from '../options/dashboard-options.js';
 import type { DashboardContext } from './context.js';
 import type { DashboardEngine } from './engine-port.js';
+import { LiveStreams, serveJobEvents } from './job-events.js';
 import { barePage, notice } from './layout.js';
+import { LIVE_SCRIPT } from './live-script.js';
 import { type ResolvedHandlerOptions, resolveHandlerOptions } from './options.js';
 import { errorPage } from './pages/error.js';
 import { REFRESH_SCRIPT } from './refresh-script.js';
 import { refusalTitle } from './refusal.js';
 import { loginLocation } from './return-to.js';
-import { actions, findRoute, type PageResult, pages } from './routes.js';
+import { actions, findRoute, isJobEvents, jobEventsId, type PageResult, pages } from './routes.js';
 import { login, logout } from './sessions.js';
 import { STYLE } from './style.js';
 
@@ -33,6 +35,7 @@ interface HandlerState {
   auth: TokenAuth;
   throttle: LoginThrottle;
   now: () => number;
+  streams: LiveStreams;
 }
 
 /**
@@ -61,6 +64,7 @@ export function dashboardHandler(
     auth: new TokenAuth(options.token),
     throttle: new LoginThrottle(now),
     now,
+    streams: new LiveStreams(),
   };
   return async (req, res) => {
     try {
@@ -103,7 +107,10 @@ async function serve(state: HandlerState, req: IncomingMessage, res: ServerRespo
   const ctx = await contextFor(state, url, principal, res, method);
   if (ctx === null) return;
   if (path === '/logout' && method === 'POST') return logout(ctx, auth, principal, req, res);
-  if (method !== 'POST') return servePage(res, ctx, path, method);
+  if (method !== 'POST') {
+    if (method === 'GET' && isJobEvents(path)) return serveLive(req, res, ctx, path, state.streams);
+    return servePage(res, ctx, path, method);
+  }
   return serveAction(state, req, res, ctx, path, principal);
 }
 
@@ -116,12 +123,14 @@ function locate(req: IncomingMessage, base: string): { full: URL; path: string; 
   return { full, path, url };
 }
 
-/** The style sheet, the refresh script and the (empty) icon, served to anyone; false for any other path. */
+/** The style sheet, the two scripts and the (empty) icon, served to anyone; false for any other path. */
 function serveAsset(res: ServerResponse, path: string, method: string): boolean {
   if (path === '/assets/style.css') {
     send(res, 200, 'text/css; charset=utf-8', STYLE, method);
   } else if (path === '/assets/refresh.js') {
     send(res, 200, 'text/javascript; charset=utf-8', REFRESH_SCRIPT, method);
+  } else if (path === '/assets/live.js') {
+    send(res, 200, 'text/javascript; charset=utf-8', LIVE_SCRIPT, method);
   } else if (path === '/favicon.ico') {
     res.statusCode = 204;
     res.end();
@@ -164,6 +173,25 @@ async function contextFor(
     loggedIn: principal.kind === 'session',
     retention,
   };
+}
+
+/** A job page's event stream; an id past the largest bigint is refused as a page would be. */
+function serveLive(
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: DashboardContext,
+  path: string,
+  streams: LiveStreams,
+): Promise<void> {
+  let id: string;
+  try {
+    id = jobEventsId(path);
+  } catch (error) {
+    if (!(error instanceof TidemarkError)) throw error;
+    refuse(res, ctx, error);
+    return Promise.resolve();
+  }
+  return serveJobEvents(req, res, ctx, id, streams);
 }
 
 /** A GET or HEAD: the page its route renders, or 404. */

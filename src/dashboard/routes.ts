@@ -54,6 +54,18 @@ function named<T extends string>(names: readonly T[], captured: string): T {
   return captured;
 }
 
+const JOB_EVENTS = new RegExp(`^/jobs/${ID}/events$`);
+
+/** Whether a path asks for a job page's event stream. */
+export function isJobEvents(path: string): boolean {
+  return JOB_EVENTS.test(path);
+}
+
+/** The job whose event stream `path` (for which isJobEvents holds) asks for; InvalidOptionError past bigint. */
+export function jobEventsId(path: string): string {
+  return jobId(path.match(JOB_EVENTS) as RegExpMatchArray);
+}
+
 /** What a page renders: the page (200), a page with another status, or null for "not found". */
 export type PageResult = Html | { status: number; page: Html } | null;
 

@@ -13,7 +13,7 @@ export function facts(ctx: DashboardContext, job: Job, view: WorkflowView | null
     job.status === 'active' && job.lockedUntil !== null && job.lockedUntil.getTime() < Date.now();
   const runAt = finiteTime(job.runAt);
   return html`<dl class="facts">
-<dt>status</dt><dd>${statusBadge(job.status)}${stalled ? html` <strong>stalled</strong> (lock lapsed)` : ''}</dd>
+<dt>status</dt><dd><span id="live-status">${statusBadge(job.status)}</span>${stalled ? html` <strong>stalled</strong> (lock lapsed)` : ''}</dd>
 <dt>queue</dt><dd><a href="${href(ctx, '/jobs', { queue: job.queue })}">${job.queue}</a></dd>
 <dt>attempts</dt><dd>${job.attempts} of ${job.maxAttempts}</dd>
 <dt>priority</dt><dd>${job.priority}</dd>

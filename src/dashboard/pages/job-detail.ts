@@ -36,6 +36,8 @@ export async function jobDetailPage(
   const tree = job.rootId ? await loadTree(ctx.core, job.rootId) : extras.tree;
   const hasChildren = extras.tree.length > 1;
   const done = DONE_MESSAGES[ctx.url.searchParams.get('done') ?? ''];
+  // A job in flight streams its changes to the page; a finished one has nothing more to say.
+  const live = isFinished(job.status) ? null : href(ctx, `/jobs/${job.id}/events`);
   const body = html`
 ${done ? notice('ok', done) : ''}${signalOutcome(ctx)}
 <div class="actions">${jobActions(ctx, job, hasChildren)}</div>
@@ -49,12 +51,13 @@ ${signalForm(ctx, job, view, signalInput)}
 <div class="card"><h2>Output</h2>${job.output === null ? html`<p class="muted">none</p>` : jsonBlock(job.output)}</div>
 </div>
 ${job.error ? errorCard(job) : ''}
-${notesCard(job, detail.logs)}
+${notesCard(job, detail.logs, live)}
 <div class="card chart"><h2>Step timeline</h2>${stepTimeline(job, checkpoints, extras.attempts)}</div>
 <div class="card"><h2>Checkpoints (${checkpoints.length})</h2>${checkpointTable(checkpoints)}</div>
 <div class="card"><h2>Signals (${signals.length})</h2>${signalTable(signals)}</div>
 <div class="card"><h2>Workflow tree</h2>${workflowTree(ctx, tree, job.id)}</div>
-<div class="card"><h2>Retention</h2>${heldBy(ctx, holds)}${retention(job, hasChildren)}</div>`;
+<div class="card"><h2>Retention</h2>${heldBy(ctx, holds)}${retention(job, hasChildren)}</div>
+${live === null ? '' : html`<script src="${href(ctx, '/assets/live.js')}" defer></script>`}`;
   return layout(ctx, `Job ${job.id}`, '/jobs', body);
 }
 

@@ -5,11 +5,16 @@ import { type Html, html, jsonBlock } from '../html.js';
 
 // The card of a job page that shows what the job says of itself: tags, progress, metadata, log.
 
-export function notesCard(job: Job, logs: JobLogs): Html {
+/**
+ * `events`, for a job still in flight: where the page's script (assets/live.js) reads its live
+ * updates; the status, progress and metadata shown here then follow the job as it runs.
+ */
+export function notesCard(job: Job, logs: JobLogs, events: string | null): Html {
   return html`<div class="card" id="job-notes"><h2>Progress, metadata and log</h2>
+${events === null ? '' : html`<p id="live" class="small muted" data-events="${events}" hidden>Live: status, progress and metadata follow the job as it runs.</p>`}
 <p>${tags(job)}</p>
-<p>Progress: ${progress(job.progress)}</p>
-${Object.keys(job.metadata).length === 0 ? html`<p class="muted">No metadata.</p>` : html`<h3>Metadata</h3>${jsonBlock(job.metadata)}`}
+<p>Progress: <span id="live-progress">${progress(job.progress)}</span></p>
+<div id="live-metadata">${Object.keys(job.metadata).length === 0 ? html`<p class="muted">No metadata.</p>` : html`<h3>Metadata</h3>${jsonBlock(job.metadata)}`}</div>
 <h3>Log</h3>${logTable(logs)}</div>`;
 }
 
