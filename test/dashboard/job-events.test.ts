@@ -81,7 +81,7 @@ describeEachDriver('dashboard: a job page follows its job live', ({ open }) => {
     await stream.done;
     await worker.stop();
     assert.deepEqual(stream.events.at(-1), { event: 'finished', data: {} });
-    assert.equal((stream.events.at(-2)?.data as { status: string }).status, 'completed');
+    assert.equal((stream.events.at(-2)?.data as { status: string } | undefined)?.status, 'completed');
 
     const finished = await get(`${dashboard.url}jobs/${id}`);
     assert.doesNotMatch(finished.body, /<script/, 'a finished job streams nothing');
