@@ -12,11 +12,19 @@ export interface SweepCounts {
 
 /** The typed events a Tidemark instance emits. Logs, metrics and tests all read these. */
 export interface TidemarkEvents {
-  'job:added': { queue: string; count: number };
+  /** Jobs added to one queue by one call (deduplicated adds are not counted), with their ids in add order. */
+  'job:added': { queue: string; count: number; ids: string[] };
   'job:started': { id: string; queue: string; attempt: number; pickupLatencyMs: number };
   'job:completed': { id: string; queue: string; durationMs: number };
   /** A failed attempt; `willRetry` says whether the job goes to `retry`. */
-  'job:failed': { id: string; queue: string; error: unknown; willRetry: boolean; durationMs: number };
+  'job:failed': {
+    id: string;
+    queue: string;
+    /** What the handler threw; a value that is not an Error arrives wrapped in one (as its `cause`). */
+    error: Error;
+    willRetry: boolean;
+    durationMs: number;
+  };
   'job:suspended': { id: string; queue: string; reason: 'sleep' | 'signal' | 'child' };
   /** A handler threw `ctx.retryAfter(seconds)`: the job is pending again, due in `seconds`. */
   'job:deferred': { id: string; queue: string; seconds: number; reason: string | null };

@@ -64,6 +64,7 @@ export type { JobLogsOptions } from './jobs/job-logs.js';
 export type { CountJobsFilter, JobCount, JobPage, ListJobsFilter } from './jobs/list-jobs.js';
 export type { JobUpdate, SubscribeOptions } from './jobs/subscribe.js';
 export type { QueueTarget } from './jobs/subscribe-queue.js';
+export { fromPino, fromWinston, type PinoLike, type WinstonLike } from './log/adapters.js';
 export { consoleLogger, defaultLogger, type Logger, type LogLevel, silentLogger } from './log/logger.js';
 export { messages } from './log/messages.js';
 export type { InstrumentOptions } from './metrics/instrument.js';

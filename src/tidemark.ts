@@ -5,13 +5,9 @@ import { addInChunks, addsInChunks } from './intake/add-in-chunks.js';
 import { type AddJobsOptions, addCheckedJobs, checkAddRequest } from './intake/add-jobs.js';
 import type { AddJobInput, AddJobResult } from './intake/job-request.js';
 import { validateRequests } from './intake/validate-data.js';
-import { JobQueryCalls } from './job-query-calls.js';
-import * as bulk from './jobs/bulk-actions.js';
-import { deleteJob, deleteWorkflowSubtree } from './jobs/delete-jobs.js';
-import { cancelJob, pauseJob, resumeJob } from './jobs/job-actions.js';
+import { JobActionCalls } from './job-action-calls.js';
 import { getJobDetail, type JobDetail } from './jobs/job-detail.js';
 import { checkResultRequest, waitForResult } from './jobs/result.js';
-import { retryJob } from './jobs/retry-job.js';
 import { type InstrumentOptions, instrumentEngine } from './metrics/instrument.js';
 import type { MeterLike } from './metrics/meter.js';
 import type { Job } from './model/job.js';
@@ -48,7 +44,7 @@ import { resolveWorkerOptions, type WorkerOptions } from './worker/worker-option
 import { checkSignalRequest, type SignalDelivery } from './workflow/signal.js';
 
 /** The Tidemark engine: queues, jobs, workflows, schedules and retention on one database. */
-export class Tidemark extends JobQueryCalls {
+export class Tidemark extends JobActionCalls {
   private readonly workers = new Set<Worker>();
   private readonly dashboards = new Set<RunningDashboard>();
 
@@ -186,45 +182,6 @@ export class Tidemark extends JobQueryCalls {
   async result<Output = unknown>(id: string, options: { timeoutSeconds?: number } = {}): Promise<Output> {
     const request = checkResultRequest(id, options);
     return this.whenReady((core) => waitForResult<Output>(core, request));
-  }
-
-  /** Cancel a job and its in-flight descendants. A running handler's AbortSignal fires. */
-  async cancelJob(id: string): Promise<Job> {
-    return this.onJob(id, cancelJob);
-  }
-
-  /** Run a finished or retry-waiting job again now (UniqueKeyConflictError if its key is taken). */
-  async retryJob(id: string): Promise<Job> {
-    return this.onJob(id, retryJob);
-  }
-
-  /** Retry every job matching a filter, in bounded batches; refusals are counted, `dryRun` only counts. */
-  async retryJobs(filter: bulk.BulkJobFilter, options?: bulk.BulkActionOptions): Promise<bulk.BulkOutcome> {
-    return this.whenReady((core) => bulk.bulkAction(core, 'retry', filter, options));
-  }
-
-  /** Cancel every job matching a filter (with in-flight descendants), as `retryJobs` retries. */
-  async cancelJobs(filter: bulk.BulkJobFilter, options?: bulk.BulkActionOptions): Promise<bulk.BulkOutcome> {
-    return this.whenReady((core) => bulk.bulkAction(core, 'cancel', filter, options));
-  }
-
-  /** Hold a pending, retry-waiting or waiting job until resumed. */
-  async pauseJob(id: string): Promise<Job> {
-    return this.onJob(id, pauseJob);
-  }
-
-  async resumeJob(id: string): Promise<Job> {
-    return this.onJob(id, resumeJob);
-  }
-
-  /** Delete a finished job now (not one in flight, with children, held or inside a workflow tree). */
-  async deleteJob(id: string): Promise<void> {
-    return this.onJob(id, deleteJob);
-  }
-
-  /** Delete a finished job and all its descendants, on the same conditions as deleteJob. */
-  async deleteWorkflowSubtree(id: string): Promise<number> {
-    return this.onJob(id, deleteWorkflowSubtree);
   }
 
   /** Store a signal for a job's wait; refused (nothing stored) with a reason when it cannot be used. */

@@ -3,7 +3,7 @@ import { type CliIo, processIo, UsageError } from './cli-io.js';
 import type { Command } from './command.js';
 import { dashboardCommand } from './commands/dashboard.js';
 import { demoCommand } from './commands/demo.js';
-import { cancelCommand, retryCommand } from './commands/job-action.js';
+import { cancelCommand, retryCommand, runNowCommand } from './commands/job-action.js';
 import { keysCommand } from './commands/keys.js';
 import { limitersCommand } from './commands/limiters.js';
 import { migrateCommand } from './commands/migrate.js';
@@ -30,6 +30,7 @@ export const commands: Command[] = [
   retentionCommand,
   retryCommand,
   cancelCommand,
+  runNowCommand,
   schedulesCommand,
   unscheduleCommand,
 ];

@@ -7,7 +7,7 @@ import { type PurgeRequest, purgeConfirmPage, purgeDonePage, purgeFormPage } fro
 /** What an action answers: a redirect back to where the result shows, or a page. */
 export type ActionResult = { redirect: string } | { status: number; page: Html };
 
-type JobAction = 'retry' | 'cancel' | 'pause' | 'resume' | 'delete' | 'delete-subtree';
+type JobAction = 'retry' | 'cancel' | 'run-now' | 'pause' | 'resume' | 'delete' | 'delete-subtree';
 
 /**
  * Job actions, each one call of the public API, so the engine's rules apply unchanged (a
@@ -25,6 +25,9 @@ export async function runJobAction(
       break;
     case 'cancel':
       await tm.cancelJob(id);
+      break;
+    case 'run-now':
+      await tm.runNow(id);
       break;
     case 'pause':
       await tm.pauseJob(id);

@@ -1,7 +1,7 @@
 import { parseFilter } from '../admin/job-list.js';
 import { BulkSetGrewError } from '../errors.js';
 import { isJobStatus } from '../job-status.js';
-import type { BulkActionName, BulkJobFilter } from '../jobs/bulk-actions.js';
+import type { BulkActionName, BulkActionOptions, BulkJobFilter, BulkOutcome } from '../jobs/bulk-actions.js';
 import { isOneOf } from '../model/guards.js';
 import type { ActionResult } from './actions.js';
 import type { DashboardContext } from './context.js';
@@ -11,8 +11,8 @@ import { type BulkRequest, bulkConfirmPage, bulkDonePage } from './pages/bulk.js
 /**
  * Retry or cancel jobs in bulk, in two posts from the job list: `preview` counts with a dry
  * run and shows a confirmation form carrying the filter, the count and the highest id
- * counted; `confirm` (which must carry confirm=yes and both) acts through tm.retryJobs /
- * tm.cancelJobs on those jobs only, and is refused with a fresh count when more match now.
+ * counted; `confirm` (which must carry confirm=yes and both) acts through tm.retryJobs,
+ * tm.cancelJobs or tm.runJobsNow on those jobs only, and is refused with a fresh count when more match now.
  */
 export async function runBulk(
   ctx: DashboardContext,
@@ -21,7 +21,7 @@ export async function runBulk(
 ): Promise<ActionResult> {
   const request = parseBulk(form);
   if (typeof request === 'string') return refused(ctx, request);
-  const act = request.action === 'retry' ? ctx.tm.retryJobs.bind(ctx.tm) : ctx.tm.cancelJobs.bind(ctx.tm);
+  const act = BULK_CALLS[request.action](ctx);
   const preview = async (status: number, warning?: string) => {
     const counted = await act(request.filter, { dryRun: true });
     return { status, page: bulkConfirmPage(ctx, request, counted, warning) };
@@ -54,13 +54,23 @@ function parseConfirmed(form: URLSearchParams): { maxMatched: number; throughId:
   return { maxMatched: Number(matched), throughId: through };
 }
 
-const BULK_ACTIONS: readonly BulkActionName[] = ['retry', 'cancel'];
+const BULK_ACTIONS: readonly BulkActionName[] = ['retry', 'cancel', 'run-now'];
+
+/** The engine's call behind each bulk action. */
+const BULK_CALLS: Record<
+  BulkActionName,
+  (ctx: DashboardContext) => (filter: BulkJobFilter, options: BulkActionOptions) => Promise<BulkOutcome>
+> = {
+  retry: (ctx) => ctx.tm.retryJobs.bind(ctx.tm),
+  cancel: (ctx) => ctx.tm.cancelJobs.bind(ctx.tm),
+  'run-now': (ctx) => ctx.tm.runJobsNow.bind(ctx.tm),
+};
 
 function parseBulk(form: URLSearchParams, now = Date.now()): BulkRequest | string {
-  const match = (form.get('do') ?? '').match(/^(retry|cancel)-(matching|selected)$/);
+  const match = (form.get('do') ?? '').match(/^(retry|cancel|run-now)-(matching|selected)$/);
   const action = match?.[1];
   if (!match || !isOneOf(BULK_ACTIONS, action)) {
-    return 'Choose retry or cancel, for the matching or the selected jobs.';
+    return 'Choose retry, cancel or run now, for the matching or the selected jobs.';
   }
   if (match[2] === 'selected') {
     const ids = form.getAll('id').filter(Boolean);

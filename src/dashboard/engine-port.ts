@@ -45,6 +45,8 @@ export interface DashboardEngine extends EngineHandle {
   applyRetention(options: ApplyRetentionOptions): Promise<ApplyRetentionResult>;
   retryJobs(filter: BulkJobFilter, options?: BulkActionOptions): Promise<BulkOutcome>;
   cancelJobs(filter: BulkJobFilter, options?: BulkActionOptions): Promise<BulkOutcome>;
+  runJobsNow(filter: BulkJobFilter, options?: BulkActionOptions): Promise<BulkOutcome>;
+  runNow(id: string): Promise<Job>;
   unschedule(name: string): Promise<void>;
   listKeys(queue: string, options?: ListKeysOptions): Promise<KeyInfo[]>;
   setKeyLimit(queue: string, key: string, limit: KeyLimit | null): Promise<void>;

@@ -30,7 +30,7 @@ function jobId(match: RegExpMatchArray): string {
   return match[1];
 }
 
-const JOB_ACTIONS = ['retry', 'cancel', 'pause', 'resume', 'delete', 'delete-subtree'] as const;
+const JOB_ACTIONS = ['retry', 'cancel', 'run-now', 'pause', 'resume', 'delete', 'delete-subtree'] as const;
 const SWITCH = ['pause', 'resume'] as const;
 /** A two-step action: a dry run to confirm, then the change. */
 const STEPS = ['preview', 'confirm'] as const;

@@ -54,12 +54,15 @@ export async function addCheckedJobs(
   return results;
 }
 
-/** Say `job:added` once per queue, for the jobs that were not deduplicated. */
+/** Say `job:added` once per queue, with the ids of the jobs that were not deduplicated. */
 export function announceAdded(core: EngineCore, requests: JobRequest[], results: AddJobResult[]): void {
-  const perQueue = new Map<string, number>();
+  const perQueue = new Map<string, string[]>();
   for (let i = 0; i < results.length; i++) {
+    if (results[i].deduplicated) continue;
     const { queue } = requests[i].row;
-    if (!results[i].deduplicated) perQueue.set(queue, (perQueue.get(queue) ?? 0) + 1);
+    const ids = perQueue.get(queue);
+    if (ids === undefined) perQueue.set(queue, [results[i].id]);
+    else ids.push(results[i].id);
   }
-  for (const [queue, count] of perQueue) core.events.emit('job:added', { queue, count });
+  for (const [queue, ids] of perQueue) core.events.emit('job:added', { queue, count: ids.length, ids });
 }

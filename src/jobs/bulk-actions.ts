@@ -22,6 +22,7 @@ export type BulkRefusalReason =
   | 'not-retryable'
   | 'unique-key-conflict'
   | 'not-in-flight'
+  | 'not-waiting'
   | 'not-found';
 
 /** One job a bulk action left as it was, with the engine's message. */
@@ -31,13 +32,13 @@ export interface BulkRefusal {
   message: string;
 }
 
-/** What `tm.retryJobs` / `tm.cancelJobs` did (or, on a dry run, would act on). */
+/** What `tm.retryJobs`, `tm.cancelJobs` or `tm.runJobsNow` did (or, on a dry run, would act on). */
 export interface BulkOutcome {
   action: BulkActionName;
   dryRun: boolean;
   /** Jobs the filter matched (jobs added after the call began are never matched). */
   matched: number;
-  /** Jobs retried or cancelled; 0 on a dry run. */
+  /** Jobs retried, cancelled or run now; 0 on a dry run. */
   done: number;
   /** Matching jobs left as they were, counted by reason. */
   refused: Partial<Record<BulkRefusalReason, number>>;
@@ -144,10 +145,7 @@ async function applyToBatch(
       continue;
     }
     try {
-      const changed =
-        action === 'retry'
-          ? await core.storage.actions.retrySubtree(id, request.match)
-          : await core.storage.actions.cancelSubtree(id, request.match);
+      const changed = await actOn(core, action, id, request);
       if (!changed.includes(id)) {
         const [reason, message] = await whyLeft(core, action, request, id);
         refuse(outcome, id, reason, message);
@@ -164,6 +162,18 @@ async function applyToBatch(
   }
 }
 
+/** One job's action, only while it still matches the filter: the ids it changed (its tree's, for retry and cancel). */
+async function actOn(
+  core: EngineCore,
+  action: BulkActionName,
+  id: string,
+  request: CheckedBulkRequest,
+): Promise<string[]> {
+  if (action === 'retry') return core.storage.actions.retrySubtree(id, request.match);
+  if (action === 'cancel') return core.storage.actions.cancelSubtree(id, request.match);
+  return (await core.storage.actions.runJobNow(id, request.match)) ? [id] : [];
+}
+
 /** Why the statement left a chosen job alone: gone, no longer matching, or in a state the action refuses. */
 async function whyLeft(
   core: EngineCore,
@@ -174,9 +184,14 @@ async function whyLeft(
   const job = await core.storage.jobs.getJob(id);
   if (!job) return ['not-found', `job ${id} was deleted meanwhile`];
   if (request.status === null && !ACTIONABLE[action].includes(job.status)) {
-    return action === 'cancel'
-      ? ['not-in-flight', `job ${id} had already finished`]
-      : ['not-retryable', `job ${id} is ${job.status}; only finished or retry-waiting jobs can be retried`];
+    if (action === 'cancel') return ['not-in-flight', `job ${id} had already finished`];
+    if (action === 'run-now') {
+      return ['not-waiting', `job ${id} is ${job.status}; only pending or retry-waiting jobs can be run now`];
+    }
+    return [
+      'not-retryable',
+      `job ${id} is ${job.status}; only finished or retry-waiting jobs can be retried`,
+    ];
   }
   return [
     'changed',

@@ -65,10 +65,10 @@ export const bulkActionOptions = new OptionSet('options', {
   }),
 });
 
-/** Options of `tm.retryJobs` / `tm.cancelJobs`. */
+/** Options of `tm.retryJobs`, `tm.cancelJobs` and `tm.runJobsNow`. */
 export type BulkActionOptions = OptionsOf<typeof bulkActionOptions.properties>;
 
-export type BulkActionName = 'retry' | 'cancel';
+export type BulkActionName = 'retry' | 'cancel' | 'run-now';
 
 /** A filter after its checks: what the selection statements are given. */
 export interface CheckedBulkRequest {
@@ -88,6 +88,7 @@ export interface CheckedBulkRequest {
 export const ACTIONABLE: Record<BulkActionName, readonly JobStatus[]> = {
   retry: [...FINISHED_STATUSES, 'retry'],
   cancel: IN_FLIGHT_STATUSES,
+  'run-now': ['pending', 'retry'],
 };
 
 /** Check a bulk request; InvalidOptionError names the bad field, before anything is read. */

@@ -23,6 +23,18 @@ export async function cancelJobTree(
   return { job: await existingJob(core, jobId), cancelled };
 }
 
+/**
+ * Run a scheduled or retry-waiting job now rather than at its time; one already due is left
+ * as it is. Any other state is refused with InvalidJobStateError, and nothing is written.
+ */
+export async function runNow(core: EngineCore, jobId: string): Promise<Job> {
+  if (!(await core.storage.actions.runJobNow(jobId))) {
+    const job = await existingJob(core, jobId);
+    throw new InvalidJobStateError(jobId, job.status, 'only pending or retry-waiting jobs can be run now');
+  }
+  return existingJob(core, jobId);
+}
+
 /** Hold a pending, retry-waiting or waiting job; a job already paused stays so. */
 export async function pauseJob(core: EngineCore, jobId: string): Promise<Job> {
   if (!(await core.storage.actions.pauseJob(jobId))) {

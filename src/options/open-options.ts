@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../errors.js';
+import { fromPino, isPino } from '../log/adapters.js';
 import type { Logger } from '../log/logger.js';
 import type { TracerLike } from '../model/tracing.js';
 import type { ArchiveHook } from '../retention/archive.js';
@@ -18,6 +19,8 @@ const LOGGER_METHODS = ['debug', 'info', 'warn', 'error'] as const;
 
 export function checkLogger(value: unknown, field: string): Logger {
   const logger = checkObject(value, field);
+  // pino takes (fields, message): called as Tidemark calls loggers, it would drop every field.
+  if (isPino(logger) && isLogger(logger)) return fromPino(logger);
   if (!isLogger(logger)) {
     throw new InvalidOptionError(
       field,
@@ -75,7 +78,7 @@ export const openOptions = new OptionSet('options', {
     docType: '`Logger`',
     docDefault: "warnings and errors on stderr, plus each worker's retention line",
     description:
-      'any `{ debug, info, warn, error, child? }` object; `consoleLogger(level)` and `silentLogger` are exported',
+      'any `{ debug, info, warn, error, child? }` object called as `(message, fields)`, such as winston; a pino logger is recognised and called as pino expects, `(fields, message)` (see `fromPino` and `fromWinston`); `consoleLogger(level)` and `silentLogger` are exported',
     check: checkLogger,
   }),
   archive: functionField<ArchiveHook>({

@@ -18,6 +18,12 @@ export async function cancelSubtree(
   return rows.map((r) => String(r.id));
 }
 
+/** Make the job due now (see runJobNow); false when it was left as it was. */
+export async function runJobNow(db: Runner, id: string, match: JobFilterParams = ANY_JOB): Promise<boolean> {
+  const rows = await db.run(actions.runJobNow, { ...match, id, channel: db.channel });
+  return rows.length > 0;
+}
+
 /** SQLSTATE unique_violation, and the index that keeps one in-flight job per `unique` key. */
 const UNIQUE_VIOLATION = '23505';
 const UNIQUE_KEY_INDEX = 'jobs_unique_key_idx';

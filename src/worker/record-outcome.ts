@@ -98,7 +98,7 @@ export async function fail(
   core.events.emit('job:failed', {
     id: job.id,
     queue: job.queue,
-    error,
+    error: error instanceof Error ? error : new Error(String(error), { cause: error }),
     willRetry: status === 'retry',
     durationMs,
   });

@@ -182,6 +182,41 @@ for (const kind of TEST_DRIVERS) {
       assert.match(missing.io.err(), /job 987654321 not found/);
     });
 
+    test('run-now makes a scheduled job due, by id or by filter; a finished one exits 1', async () => {
+      const [later, other] = await withEngine(db.open, async (tm) => {
+        tm.createQueue({ name: 'now.q' });
+        const added = await tm.addJobs([
+          { queue: 'now.q', data: {}, delaySeconds: 3_600 },
+          { queue: 'now.q', data: {}, delaySeconds: 3_600 },
+        ]);
+        return added.map((job) => job.id);
+      });
+      const one = await runCli(['run-now', later, ...db.args]);
+      assert.equal(one.code, 0, one.io.err());
+      assert.equal(one.io.out(), `Job ${later} (now.q): pending → pending\n`);
+      const dry = await runCli([
+        'run-now',
+        '--queue',
+        'now.q',
+        '--status',
+        'pending',
+        '--dry-run',
+        ...db.args,
+      ]);
+      assert.equal(dry.code, 0, dry.io.err());
+      assert.match(dry.io.out(), /^Dry run: 2 pending jobs of queue now\.q match\. Nothing was run now\./);
+      const all = await runCli(['run-now', '--queue', 'now.q', '--status', 'pending', ...db.args]);
+      assert.match(all.io.out(), /^Made due now 2 of 2 matching pending jobs of queue now\.q\./);
+      await withEngine(db.open, async (tm) => {
+        const job = await tm.getJob(other);
+        assert.ok(job && job.runAt.getTime() <= Date.now() + 1_000, 'due now');
+        await tm.cancelJob(other);
+      });
+      const refused = await runCli(['run-now', other, ...db.args]);
+      assert.equal(refused.code, 1);
+      assert.match(refused.io.err(), /only pending or retry-waiting jobs can be run now/);
+    });
+
     test('TIDEMARK_DATABASE_URL and TIDEMARK_SCHEMA stand in for the flags', async () => {
       const [, database, , schema] = db.args;
       const io = captureIo({ TIDEMARK_DATABASE_URL: database, TIDEMARK_SCHEMA: schema });

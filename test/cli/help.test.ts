@@ -17,6 +17,7 @@ describe('tidemark CLI: help and bad input', () => {
       'sweep',
       'retry',
       'cancel',
+      'run-now',
     ]) {
       assert.match(io.out(), new RegExp(`^  ${name} `, 'm'), `${name} listed`);
     }

@@ -20,7 +20,14 @@ const LAYERS: string[][] = [
   ['worker'],
   ['admin', 'http'],
   ['dashboard'],
-  ['tidemark.ts', 'job-query-calls.ts', 'key-calls.ts', 'limiter-calls.ts', 'retention-calls.ts'],
+  [
+    'tidemark.ts',
+    'job-action-calls.ts',
+    'job-query-calls.ts',
+    'key-calls.ts',
+    'limiter-calls.ts',
+    'retention-calls.ts',
+  ],
   ['cli', 'testing', 'index.ts', 'require.cts', 'option-sets.ts'],
 ];
 

@@ -5,7 +5,7 @@ import { type CliIo, UsageError } from '../cli-io.js';
 import { DATABASE_OPTIONS, openForCommand } from '../open-database.js';
 import { batchSizeOption } from './batch-size-option.js';
 
-/** The options of `tidemark retry` / `cancel` that choose jobs by filter instead of by id. */
+/** The options of `tidemark retry` / `cancel` / `run-now` that choose jobs by filter instead of by id. */
 export const BULK_OPTIONS = {
   ...DATABASE_OPTIONS,
   queue: { type: 'string' },
@@ -61,15 +61,22 @@ export function isBulk(values: BulkValues): boolean {
   return FILTER_OPTIONS.some((name) => values[name] !== undefined);
 }
 
-/** Retry or cancel every job matching the options, through tm.retryJobs / tm.cancelJobs. */
+/** The words of each action's report: what it did, and its first word. */
+const VERBS: Record<BulkActionName, { past: string; first: string }> = {
+  retry: { past: 'retried', first: 'Retried' },
+  cancel: { past: 'cancelled', first: 'Cancelled' },
+  'run-now': { past: 'run now', first: 'Made due now' },
+};
+
+/** Retry, cancel or run now every job matching the options, through tm.retryJobs / cancelJobs / runJobsNow. */
 export async function runBulkCommand(name: BulkActionName, values: BulkValues, io: CliIo): Promise<number> {
   const filter = filterOf(name, values);
   const batchSize = batchSizeOption(values['batch-size']);
   const options = { dryRun: values['dry-run'] === true, ...(batchSize !== undefined ? { batchSize } : {}) };
   const tm = await openForCommand(values, io);
   try {
-    const outcome =
-      name === 'retry' ? await tm.retryJobs(filter, options) : await tm.cancelJobs(filter, options);
+    const act = { retry: tm.retryJobs, cancel: tm.cancelJobs, 'run-now': tm.runJobsNow }[name];
+    const outcome = await act.call(tm, filter, options);
     io.stdout.write(
       values.json ? `${JSON.stringify(outcome, null, 2)}\n` : report(outcome, describe(filter)),
     );
@@ -105,11 +112,9 @@ function describe(filter: BulkJobFilter): string {
 }
 
 function report(outcome: BulkOutcome, what: string): string {
-  const verb = outcome.action === 'retry' ? 'retried' : 'cancelled';
-  if (outcome.dryRun) return `Dry run: ${outcome.matched} ${what} match. Nothing was ${verb}.\n`;
-  const lines = [
-    `${outcome.action === 'retry' ? 'Retried' : 'Cancelled'} ${outcome.done} of ${outcome.matched} matching ${what}.`,
-  ];
+  const verb = VERBS[outcome.action];
+  if (outcome.dryRun) return `Dry run: ${outcome.matched} ${what} match. Nothing was ${verb.past}.\n`;
+  const lines = [`${verb.first} ${outcome.done} of ${outcome.matched} matching ${what}.`];
   for (const [reason, n] of Object.entries(outcome.refused)) lines.push(`  refused: ${n} ${reason}`);
   for (const refusal of outcome.refusals) lines.push(`    job ${refusal.id}: ${refusal.message}`);
   return `${lines.join('\n')}\n`;

@@ -1,12 +1,13 @@
 import { parseArgs } from 'node:util';
 import { InvalidJobStateError } from '../../errors.js';
 import { isFinished } from '../../job-status.js';
+import type { BulkActionName } from '../../jobs/bulk-actions.js';
 import { type CliIo, UsageError } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { DATABASE_HELP, jobIdArgument, openForCommand } from '../open-database.js';
 import { BULK_OPTIONS, bulkHelp, isBulk, runBulkCommand } from './bulk-action.js';
 
-function jobCommand(name: 'retry' | 'cancel', summary: string, description: string): Command {
+function jobCommand(name: BulkActionName, summary: string, description: string): Command {
   const usage = `Usage: tidemark ${name} ID [--database URL|PATH] [--schema NAME]
        tidemark ${name} --status S [--queue Q] [--since SECONDS | --from DATE --to DATE]
                  [--text TEXT] [--dry-run] [--batch-size N] [--json] [--database URL|PATH] [--schema NAME]
@@ -44,7 +45,8 @@ ${DATABASE_HELP}`;
           // tm.cancelJob is idempotent for code; a person typing cancel expects to be told.
           throw new InvalidJobStateError(id, before, 'only a job that has not finished can be cancelled');
         }
-        const job = name === 'retry' ? await tm.retryJob(id) : await tm.cancelJob(id);
+        const act = { retry: tm.retryJob, cancel: tm.cancelJob, 'run-now': tm.runNow }[name];
+        const job = await act.call(tm, id);
         io.stdout.write(`Job ${job.id} (${job.queue}): ${before ?? '?'} → ${job.status}\n`);
         return 0;
       } finally {
@@ -64,4 +66,10 @@ export const cancelCommand = jobCommand(
   'cancel',
   'cancel a job and its in-flight descendants (or all matching --status)',
   "Cancels a job that has not finished, and its in-flight descendants. A running handler's\nAbortSignal fires.",
+);
+
+export const runNowCommand = jobCommand(
+  'run-now',
+  'run a scheduled or retry-waiting job now (or all matching --status)',
+  'Makes a pending job due later, or a retry-waiting one, due now; its attempts are kept, and\nit waits for a free slot like any due job.',
 );

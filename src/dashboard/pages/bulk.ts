@@ -22,6 +22,7 @@ export interface BulkRequest {
 const VERB: Record<BulkActionName, { label: string; past: string }> = {
   retry: { label: 'Retry', past: 'Retried' },
   cancel: { label: 'Cancel', past: 'Cancelled' },
+  'run-now': { label: 'Run now', past: 'Made due now' },
 };
 
 const REASONS: Record<BulkRefusalReason, string> = {
@@ -29,6 +30,7 @@ const REASONS: Record<BulkRefusalReason, string> = {
   'not-retryable': 'not in a state that can be retried',
   'unique-key-conflict': 'its unique key is held by another job in flight',
   'not-in-flight': 'had already finished',
+  'not-waiting': 'not pending or retry-waiting any more',
   'not-found': 'deleted meanwhile',
 };
 
@@ -48,9 +50,10 @@ export function bulkControls(ctx: DashboardContext, filter: JobFilter, hasRows: 
   const params = ctx.url.searchParams;
   return html`${csrfField(ctx)}${['queue', 'status', 'since', 'from', 'to', 'q', 'tag'].map((name) =>
     params.get(name) ? html`<input type="hidden" name="${name}" value="${params.get(name)}">` : '',
-  )}<div class="actions bulk">${matching('retry')}${matching('cancel')}
+  )}<div class="actions bulk">${matching('retry')}${matching('cancel')}${matching('run-now')}
 <button type="submit" name="do" value="retry-selected">Retry selected…</button>
 <button type="submit" name="do" value="cancel-selected">Cancel selected…</button>
+<button type="submit" name="do" value="run-now-selected">Run selected now…</button>
 ${status === undefined ? html`<span class="small muted">Filter by a status to act on every matching job.</span>` : ''}</div>`;
 }
 

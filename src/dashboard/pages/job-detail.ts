@@ -15,6 +15,7 @@ import { workflowTree } from './workflow-tree.js';
 const DONE_MESSAGES: Record<string, string> = {
   retry: 'Job retried: it runs again.',
   cancel: 'Job cancelled (with its in-flight descendants).',
+  'run-now': 'Job due now: it runs as soon as a worker has a free slot.',
   pause: 'Job paused.',
   resume: 'Job resumed.',
 };
@@ -66,7 +67,10 @@ function jobActions(ctx: DashboardContext, job: Job, hasChildren: boolean): Html
     return html`<span class="small muted">Read-only dashboard: actions are turned off.</span>`;
   const path = (action: string) => `/jobs/${job.id}/${action}`;
   const finished = isFinished(job.status);
+  // Run now: a pending job due later, or a retry-waiting one whose backoff has not passed.
+  const waitsForItsTime = ['pending', 'retry'].includes(job.status) && job.runAt.getTime() > Date.now();
   return html`${finished || job.status === 'retry' ? actionButton(ctx, path('retry'), 'Retry') : ''}
+${waitsForItsTime ? actionButton(ctx, path('run-now'), 'Run now') : ''}
 ${!finished ? html`<a class="button danger" href="${href(ctx, path('confirm'), { action: 'cancel' })}" data-action="cancel">Cancel…</a>` : ''}
 ${['pending', 'retry', 'waiting'].includes(job.status) ? actionButton(ctx, path('pause'), 'Pause') : ''}
 ${job.status === 'paused' ? actionButton(ctx, path('resume'), 'Resume') : ''}

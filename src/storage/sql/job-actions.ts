@@ -79,6 +79,24 @@ export const retrySubtree = defineQuery<JobFilterParams & { id: string; channel:
   select reopened.id::text as id from reopened cross join nudged`,
 );
 
+/**
+ * Make a scheduled or retry-waiting job due now, when it still matches the filter (ANY_JOB
+ * for a single run-now); one already due keeps its time. Its status, attempts and place in
+ * its key's order stay as they are: it waits for a slot like any due job.
+ */
+export const runJobNow = defineQuery<JobFilterParams & { id: string; channel: string }, IdRow>(
+  'runJobNow',
+  /* sql */ `
+  with ${TARGET},
+  promoted as (
+    update /*schema*/jobs j set run_at = least(j.run_at, now())
+     where j.id = (select id from target) and j.status in ('pending', 'retry')
+    returning j.id, j.queue
+  ),
+  nudged as (select count(pg_notify(@channel, 'j:' || queue)) as n from promoted)
+  select promoted.id::text as id from promoted cross join nudged`,
+);
+
 export const pauseJob = defineQuery<{ id: string }, IdRow>(
   'pauseJob',
   /* sql */ `

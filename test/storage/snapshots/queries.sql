@@ -378,6 +378,30 @@ with recursive subtree as (
   nudged as (select count(pg_notify($9, 'j:' || queue)) as n from (select distinct queue from reopened) q)
   select reopened.id::text as id from reopened cross join nudged
 
+-- job-actions.ts#runJobNow
+with 
+  target as (
+    select j.id from "tidemark".jobs j
+     where j.id = $1::bigint and ($2::text is null or j.queue = $2::text)
+     and ($3::text is null or j.status = $3::text)
+     and ($4::timestamptz is null or j.created_at >= $4::timestamptz)
+     and ($5::timestamptz is null or j.created_at < $5::timestamptz)
+     and ($6::text[] is null or j.tags @> $6::text[])
+     and ($7::text is null or j.key = $7::text)
+     and ($8::text is null
+          or j.data::text ilike $8::text
+          or j.error ->> 'message' ilike $8::text
+          or j.error ->> 'name' ilike $8::text)
+     for update
+  ),
+  promoted as (
+    update "tidemark".jobs j set run_at = least(j.run_at, now())
+     where j.id = (select id from target) and j.status in ('pending', 'retry')
+    returning j.id, j.queue
+  ),
+  nudged as (select count(pg_notify($9, 'j:' || queue)) as n from promoted)
+  select promoted.id::text as id from promoted cross join nudged
+
 -- job-actions.ts#uniqueKeyConflict
 with recursive subtree as (
     select id, 0 as depth from "tidemark".jobs where id = $1::bigint
