@@ -36,6 +36,7 @@ import {
   type SignalDeclaration,
   type SignalDeclarations,
 } from './queues/typed-queue.js';
+import { triggerSchedule } from './schedule/fire-schedules.js';
 import * as schedules from './schedule/schedules.js';
 import { checkTransactionCallback, type DriverKind, type Queryable } from './storage/storage.js';
 import { type StopOnSignalsOptions, stopOnSignals } from './worker/stop-on-signals.js';
@@ -209,6 +210,24 @@ export class Tidemark extends JobActionCalls {
 
   async listSchedules(): Promise<schedules.ScheduleRecord[]> {
     return this.whenReady(schedules.readSchedules);
+  }
+
+  /** Stop a schedule firing until resumed (ScheduleNotFoundError if there is none of that name). */
+  async pauseSchedule(name: string): Promise<void> {
+    return this.whenReady((core) => schedules.setSchedulePaused(core, name, true));
+  }
+
+  /** Let a paused schedule fire again, from its next slot: the slots it missed are not fired. */
+  async resumeSchedule(name: string): Promise<void> {
+    return this.whenReady((core) => schedules.setSchedulePaused(core, name, false));
+  }
+
+  /**
+   * Fire a schedule once now, paused or not, recorded as a fire: the job's id, or null when its
+   * jobs are `unique` and one is still in flight.
+   */
+  async triggerSchedule(name: string): Promise<string | null> {
+    return this.whenReady((core) => triggerSchedule(core, name));
   }
 
   /** Workers registered in the database, live and gone (no beat for three intervals). */

@@ -1,6 +1,5 @@
 import type { EngineCore } from '../engine-core.js';
-import { nextFire } from '../schedule/cron.js';
-import type { ScheduleRecord } from '../schedule/schedules.js';
+import { type ScheduleRecord, scheduleRecord } from '../schedule/schedules.js';
 
 /** One fire of a schedule: when, the job it created, and that job's status (null once deleted). */
 export interface ScheduleFire {
@@ -11,8 +10,6 @@ export interface ScheduleFire {
 
 /** A schedule as the dashboard and `tidemark schedules` show it. */
 export interface ScheduleView extends ScheduleRecord {
-  /** The next fire time by the database's clock; null when the expression never fires again. */
-  nextFireAt: Date | null;
   /** The latest fires, newest first. */
   fires: ScheduleFire[];
 }
@@ -34,23 +31,5 @@ export async function loadSchedules(
     list.push({ fireAt: new Date(fire.fireAt), jobId: fire.jobId, status: fire.status });
     byName.set(fire.scheduleName, list);
   }
-  return schedules.map((s) => {
-    const now = new Date(s.now);
-    const last = s.lastFireAt === null ? null : new Date(s.lastFireAt);
-    return {
-      name: s.name,
-      cron: s.cron,
-      timezone: s.timezone,
-      queue: s.queue,
-      data: s.data,
-      key: s.key,
-      tier: s.tier,
-      tags: s.tags,
-      lastFireAt: last,
-      // A slot missed while no worker ran is fired once at the next maintenance tick; the
-      // slot shown is the next one to come.
-      nextFireAt: nextFire(s.cron, s.timezone, last && last > now ? last : now),
-      fires: byName.get(s.name) ?? [],
-    };
-  });
+  return schedules.map((s) => ({ ...scheduleRecord(s), fires: byName.get(s.name) ?? [] }));
 }

@@ -9,6 +9,7 @@ import { limitersCommand } from './commands/limiters.js';
 import { migrateCommand } from './commands/migrate.js';
 import { purgeCommand } from './commands/purge.js';
 import { retentionCommand } from './commands/retention.js';
+import { scheduleCommand } from './commands/schedule-controls.js';
 import { schedulesCommand, unscheduleCommand } from './commands/schedules.js';
 import { statsCommand } from './commands/stats.js';
 import { sweepCommand } from './commands/sweep.js';
@@ -32,6 +33,7 @@ export const commands: Command[] = [
   cancelCommand,
   runNowCommand,
   schedulesCommand,
+  scheduleCommand,
   unscheduleCommand,
 ];
 

@@ -48,6 +48,9 @@ export interface DashboardEngine extends EngineHandle {
   runJobsNow(filter: BulkJobFilter, options?: BulkActionOptions): Promise<BulkOutcome>;
   runNow(id: string): Promise<Job>;
   unschedule(name: string): Promise<void>;
+  pauseSchedule(name: string): Promise<void>;
+  resumeSchedule(name: string): Promise<void>;
+  triggerSchedule(name: string): Promise<string | null>;
   listKeys(queue: string, options?: ListKeysOptions): Promise<KeyInfo[]>;
   setKeyLimit(queue: string, key: string, limit: KeyLimit | null): Promise<void>;
   pauseKey(queue: string, key: string): Promise<void>;

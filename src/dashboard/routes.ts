@@ -19,7 +19,7 @@ import { confirmUnschedulePage, schedulesPage } from './pages/schedules.js';
 import { storagePage } from './pages/storage.js';
 import { workersPage } from './pages/workers.js';
 import { runApplyRetention, runPlaceHold, runReleaseHold, runRetentionSwitch } from './retention-actions.js';
-import { runUnschedule } from './schedule-actions.js';
+import { runScheduleSwitch, runTriggerSchedule, runUnschedule } from './schedule-actions.js';
 import { runSendSignal } from './signal-action.js';
 
 const ID = `(${ID_DIGITS})`;
@@ -141,6 +141,11 @@ export const actions: ActionRoute[] = [
     run: (ctx, m, form) => runApplyRetention(ctx, form, named(STEPS, m[1])),
   },
   { pattern: /^\/schedules\/unschedule$/, run: (ctx, _m, form) => runUnschedule(ctx, form) },
+  {
+    pattern: new RegExp(`^/schedules/${oneOf(SWITCH)}$`),
+    run: (ctx, m, form) => runScheduleSwitch(ctx, form, named(SWITCH, m[1])),
+  },
+  { pattern: /^\/schedules\/trigger$/, run: (ctx, _m, form) => runTriggerSchedule(ctx, form) },
   {
     pattern: new RegExp(`^/queues/([^/]+)/keys/${oneOf(SWITCH)}$`),
     run: (ctx, m, form) => runKeySwitch(ctx, queueSegment(m[1]), form, named(SWITCH, m[2])),

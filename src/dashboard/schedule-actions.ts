@@ -7,3 +7,27 @@ export async function runUnschedule(ctx: DashboardContext, form: URLSearchParams
   await ctx.tm.unschedule(name);
   return { redirect: href(ctx, '/schedules', { unscheduled: name }) };
 }
+
+const SWITCH_DONE = { pause: 'paused', resume: 'resumed' } as const;
+
+/** Pause or resume a schedule, then back to the list saying so. */
+export async function runScheduleSwitch(
+  ctx: DashboardContext,
+  form: URLSearchParams,
+  action: 'pause' | 'resume',
+): Promise<ActionResult> {
+  const name = form.get('name') ?? '';
+  if (action === 'pause') await ctx.tm.pauseSchedule(name);
+  else await ctx.tm.resumeSchedule(name);
+  return { redirect: href(ctx, '/schedules', { done: SWITCH_DONE[action], name }) };
+}
+
+/** Fire a schedule once now, then back to the list saying whether it fired. */
+export async function runTriggerSchedule(
+  ctx: DashboardContext,
+  form: URLSearchParams,
+): Promise<ActionResult> {
+  const name = form.get('name') ?? '';
+  const fired = await ctx.tm.triggerSchedule(name);
+  return { redirect: href(ctx, '/schedules', { done: fired === null ? 'waiting' : 'triggered', name }) };
+}

@@ -1,4 +1,5 @@
 import type { EngineCore } from '../engine-core.js';
+import type { ScheduleJobOptions } from '../model/schedule.js';
 import { completeRows } from './insert-jobs.js';
 import { resolveFire } from './job-request.js';
 
@@ -8,9 +9,10 @@ export interface DueFire {
   fireAt: Date;
   queue: string;
   data: unknown;
-  key?: string;
-  tier?: string;
-  tags?: string[];
+  /** The options each of its jobs gets, as stored with the schedule. */
+  options: ScheduleJobOptions;
+  /** Fired by `triggerSchedule`: a paused schedule fires too. */
+  manual: boolean;
 }
 
 /**
@@ -19,7 +21,13 @@ export interface DueFire {
  * written, when the schedule's queue exists nowhere.
  */
 export async function fireSchedule(core: EngineCore, fire: DueFire): Promise<string | null> {
-  const request = resolveFire(fire.queue, fire.data, { key: fire.key, tier: fire.tier, tags: fire.tags });
+  const request = resolveFire(fire.queue, fire.data, fire.options);
   await completeRows(core, [request]);
-  return core.storage.schedules.recordFire(fire.schedule, fire.fireAt, request.row, core.insertDefaults);
+  return core.storage.schedules.recordFire(
+    fire.schedule,
+    fire.fireAt,
+    request.row,
+    core.insertDefaults,
+    fire.manual,
+  );
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { InvalidOptionError } from '../errors.js';
 import { isObject } from '../model/guards.js';
 import type { RetentionPolicy } from '../model/retention-policy.js';
+import type { ScheduleJobOptions } from '../model/schedule.js';
 import type { OptionsOf } from '../options/option-set.js';
 import type { InsertRow } from '../storage/storage.js';
 import { childOptions, jobOptions, type ReadJobOptions } from './job-options.js';
@@ -66,11 +67,7 @@ export function resolveChild(queue: unknown, data: unknown, input: unknown): Job
 }
 
 /** A schedule fire's job: its queue, data, key and tier, as the schedule stores them. */
-export function resolveFire(
-  queue: string,
-  data: unknown,
-  options: { key?: string; tier?: string; tags?: string[] },
-): JobRequest {
+export function resolveFire(queue: string, data: unknown, options: ScheduleJobOptions): JobRequest {
   return resolveJobRequest(jobOptions.read({ queue, data, ...options }), '');
 }
 

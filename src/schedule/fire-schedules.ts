@@ -1,38 +1,60 @@
 import type { EngineCore } from '../engine-core.js';
-import { QueueNotFoundError } from '../errors.js';
+import { QueueNotFoundError, ScheduleNotFoundError } from '../errors.js';
 import { fireSchedule } from '../intake/fire-schedule.js';
+import { checkString } from '../options/check.js';
+import type { StoredSchedule } from '../storage/storage.js';
 import { latestDueFire } from './cron.js';
 
 /**
- * Enqueue every due schedule fire. Each fire is a `schedule_fires` row unique by
- * (schedule, fire time), so several nodes ticking at once create one job per fire.
- * Returns the number of jobs created here.
+ * Enqueue every due fire of the schedules that are not paused. Each fire is a
+ * `schedule_fires` row unique by (schedule, fire time), so several nodes ticking at once
+ * create one job per fire. Returns the number of jobs created here.
  */
 export async function fireDueSchedules(core: EngineCore): Promise<number> {
   const schedules = await core.storage.schedules.listSchedules();
   let created = 0;
   for (const schedule of schedules) {
-    const { name, now } = schedule;
-    const fireAt = latestDueFire(schedule.cron, schedule.timezone, schedule.lastFireAt ?? now, now);
+    if (schedule.paused) continue;
+    const { now } = schedule;
+    const fireAt = latestDueFire(schedule.cron, schedule.timezone, schedule.countedTo ?? now, now);
     if (!fireAt) continue;
     try {
-      const id = await fireSchedule(core, {
-        schedule: name,
-        fireAt,
-        queue: schedule.queue,
-        data: schedule.data,
-        key: schedule.key ?? undefined,
-        tier: schedule.tier ?? undefined,
-        tags: schedule.tags.length > 0 ? schedule.tags : undefined,
-      });
-      if (id) created++;
+      if (await fire(core, schedule, fireAt, false)) created++;
     } catch (error) {
       if (!(error instanceof QueueNotFoundError)) throw error;
       core.logger.warn('schedule names a queue that does not exist; fire skipped', {
-        schedule: name,
+        schedule: schedule.name,
         queue: error.queue,
       });
     }
   }
   return created;
+}
+
+/**
+ * Fire a schedule once now, paused or not, recorded as a fire like any other: the job's id,
+ * or null when it did not fire (its jobs are `unique` and one is still in flight).
+ * ScheduleNotFoundError when there is no such schedule.
+ */
+export async function triggerSchedule(core: EngineCore, name: string): Promise<string | null> {
+  checkString(name, 'name');
+  const schedule = (await core.storage.schedules.listSchedules()).find((s) => s.name === name);
+  if (schedule === undefined) throw new ScheduleNotFoundError(name);
+  return fire(core, schedule, schedule.now, true);
+}
+
+function fire(
+  core: EngineCore,
+  schedule: StoredSchedule,
+  fireAt: Date,
+  manual: boolean,
+): Promise<string | null> {
+  return fireSchedule(core, {
+    schedule: schedule.name,
+    fireAt,
+    queue: schedule.queue,
+    data: schedule.data,
+    options: schedule.options,
+    manual,
+  });
 }

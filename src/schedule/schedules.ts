@@ -7,7 +7,8 @@ import { checkString } from '../options/check.js';
 import { custom, text } from '../options/fields.js';
 import { OptionSet, type OptionsOf } from '../options/option-set.js';
 import { jsonDataField } from '../options/shared-fields.js';
-import { checkCron } from './cron.js';
+import type { StoredSchedule } from '../storage/storage.js';
+import { checkCron, nextFire } from './cron.js';
 
 /** `tm.schedule`'s options, declared once. */
 export const scheduleOptions = new OptionSet(
@@ -35,6 +36,11 @@ export const scheduleOptions = new OptionSet(
     key: jobOptions.properties.key,
     tier: jobOptions.properties.tier,
     tags: jobOptions.properties.tags,
+    priority: jobOptions.properties.priority,
+    maxAttempts: jobOptions.properties.maxAttempts,
+    expireInSeconds: jobOptions.properties.expireInSeconds,
+    retention: jobOptions.properties.retention,
+    unique: jobOptions.properties.unique,
   },
   ['name', 'cron', 'queue'],
 );
@@ -52,17 +58,20 @@ export interface CheckedSchedule {
   queue: string;
   /** `data` as JSON text. */
   data: string;
-  /** Each fired job's concurrency key, tier and tags. */
+  /** Each fired job's options: concurrency key, tier, tags, priority, attempts, expiry, retention, unique. */
   options: ScheduleJobOptions;
 }
 
 /** Check `tm.schedule`'s options (the cron expression in its time zone too) before anything is read. */
 export function checkSchedule(input: ScheduleOptions): CheckedSchedule {
-  const { name, cron, queue, data, timezone, key, tier, tags } = scheduleOptions.read(input);
+  const { name, cron, queue, data, timezone, retention, ...given } = scheduleOptions.read(input);
   const options: ScheduleJobOptions = {};
-  if (key !== undefined) options.key = key;
-  if (tier !== undefined) options.tier = tier;
-  if (tags !== undefined) options.tags = tags;
+  // Only what was given: a default (priority 0) stays the queue's and addJob's to decide.
+  for (const [option, value] of Object.entries(given)) {
+    if (value !== undefined && Object.hasOwn(input, option)) Reflect.set(options, option, value);
+  }
+  // Stored as given, and resolved at each fire as addJob resolves it.
+  if (retention !== undefined) options.retention = retention.policy;
   return { name, queue, data, options, ...checkCron(cron, timezone) };
 }
 
@@ -77,6 +86,12 @@ export async function saveSchedule(core: EngineCore, schedule: CheckedSchedule):
   await core.storage.schedules.upsertSchedule(data === schedule.data ? schedule : { ...schedule, data });
 }
 
+/** Pause or resume a schedule; ScheduleNotFoundError when there is none of that name. */
+export async function setSchedulePaused(core: EngineCore, name: string, paused: boolean): Promise<void> {
+  checkString(name, 'name');
+  if (!(await core.storage.schedules.setSchedulePaused(name, paused))) throw new ScheduleNotFoundError(name);
+}
+
 /** Delete a schedule; ScheduleNotFoundError when there is none of that name. */
 export async function removeSchedule(core: EngineCore, name: string): Promise<void> {
   checkString(name, 'name');
@@ -85,6 +100,16 @@ export async function removeSchedule(core: EngineCore, name: string): Promise<vo
 
 /** Every schedule, by name. */
 export async function readSchedules(core: EngineCore): Promise<ScheduleRecord[]> {
-  const rows = await core.storage.schedules.listSchedules();
-  return rows.map(({ now: _now, ...schedule }) => schedule);
+  return (await core.storage.schedules.listSchedules()).map(scheduleRecord);
+}
+
+/**
+ * A stored schedule as `listSchedules` gives it, with its next fire by the database's clock:
+ * the next slot after now (a slot missed while no worker ran fires once at the next tick), or
+ * null while it is paused.
+ */
+export function scheduleRecord(stored: StoredSchedule): ScheduleRecord {
+  const { now, countedTo, options: _options, ...schedule } = stored;
+  const from = countedTo !== null && countedTo > now ? countedTo : now;
+  return { ...schedule, nextFireAt: stored.paused ? null : nextFire(stored.cron, stored.timezone, from) };
 }

@@ -4,8 +4,12 @@ import type { Runner } from './runner.js';
 import * as sql from './sql/schedules.js';
 
 /** A stored schedule, with the database's clock (`now`) to compute due fires against. */
-export interface StoredSchedule extends ScheduleRecord {
+export interface StoredSchedule extends Omit<ScheduleRecord, 'nextFireAt'> {
   now: Date;
+  /** The slot it has counted up to: fires are due after it. */
+  countedTo: Date | null;
+  /** Every option its jobs get, as stored. */
+  options: ScheduleJobOptions;
 }
 
 /** A schedule to store: its data as JSON text, checked already. */
@@ -24,6 +28,17 @@ export async function upsertSchedule(db: Runner, schedule: ScheduleToStore): Pro
   await db.run(sql.upsertSchedule, { ...schedule, options: JSON.stringify(schedule.options) });
 }
 
+/** The job options a schedule gives its jobs besides key, tier and tags. */
+function jobOptionsOf(options: ScheduleJobOptions): ScheduleRecord['jobOptions'] {
+  const { key: _key, tier: _tier, tags: _tags, ...rest } = options;
+  return rest;
+}
+
+/** Pause or resume a schedule; false when there is none of that name. */
+export async function setSchedulePaused(db: Runner, name: string, paused: boolean): Promise<boolean> {
+  return (await db.run(sql.setSchedulePaused, { name, paused })).length > 0;
+}
+
 /** Delete a schedule; false when there was none of that name. */
 export async function deleteSchedule(db: Runner, name: string): Promise<boolean> {
   return (await db.run(sql.deleteSchedule, { name })).length > 0;
@@ -38,10 +53,14 @@ export async function listSchedules(db: Runner): Promise<StoredSchedule[]> {
     timezone: row.timezone,
     queue: row.queue,
     data: row.data,
-    lastFireAt: row.last_fire_at ?? null,
+    lastFireAt: row.fired_at ?? null,
+    countedTo: row.last_fire_at ?? null,
+    paused: row.paused,
     key: row.options?.key ?? null,
     tier: row.options?.tier ?? null,
     tags: row.options?.tags ?? [],
+    jobOptions: jobOptionsOf(row.options ?? {}),
+    options: row.options ?? {},
     now: row.now,
   }));
 }
@@ -70,11 +89,13 @@ export async function recordFire(
   fireAt: Date,
   row: InsertRow,
   defaults: InsertDefaults,
+  manual = false,
 ): Promise<string | null> {
   const [fired] = await db.run(sql.recordScheduleFire, {
     ...insertParams([row], defaults, db.channel),
     name,
     fire_at: fireAt,
+    manual,
   });
   return fired?.id ? String(fired.id) : null;
 }

@@ -55,6 +55,35 @@ for (const kind of TEST_DRIVERS) {
       assert.match((await runCli(['schedules', ...db.args])).io.out(), /^No schedules in schema/);
     });
 
+    test('schedule pause, resume and trigger act through the API; a bad call exits 2, an unknown name 1', async () => {
+      await withEngine(db.open, async (tm) => {
+        tm.createQueue({ name: 'digest.q' });
+        await tm.schedule({ name: 'digest', cron: '0 * * * *', queue: 'digest.q' });
+      });
+      const paused = await runCli(['schedule', 'pause', 'digest', ...db.args]);
+      assert.equal(paused.code, 0, paused.io.err());
+      assert.equal(paused.io.out(), 'Paused schedule digest.\n');
+      assert.match(
+        (await runCli(['schedules', ...db.args])).io.out(),
+        /^digest\s+.*\s+paused\s+not fired yet$/m,
+      );
+      const fired = await runCli(['schedule', 'trigger', 'digest', ...db.args]);
+      assert.match(fired.io.out(), /^Fired schedule digest: job \d+\.\n$/);
+      const resumed = await runCli(['schedule', 'resume', 'digest', ...db.args]);
+      assert.match(resumed.io.out(), /^Resumed schedule digest/);
+      await withEngine(db.open, async (tm) => {
+        const [digest] = (await tm.listSchedules()).filter((s) => s.name === 'digest');
+        assert.equal(digest.paused, false);
+        assert.ok(digest.lastFireAt, 'the trigger counts as a fire');
+        await tm.unschedule('digest');
+      });
+      assert.equal((await runCli(['schedule', 'stop', 'digest', ...db.args])).code, 2);
+      assert.equal((await runCli(['schedule', 'pause', ...db.args])).code, 2);
+      const unknown = await runCli(['schedule', 'pause', 'nope', ...db.args]);
+      assert.equal(unknown.code, 1);
+      assert.match(unknown.io.err(), /nope/);
+    });
+
     test('retry --status failed --dry-run counts; without it retries them all in batches', async () => {
       const ids = await withEngine(db.open, async (tm) => {
         tm.createQueue({ name: 'bulk.q' });

@@ -24,6 +24,31 @@ async function firedSchedule(tm: Tidemark): Promise<string> {
 }
 
 describeEachDriver('dashboard schedules', ({ open }) => {
+  test('Pause, Resume and Fire now act through the API and say what they did', async () => {
+    const tm = await open({ logger: silentLogger });
+    tm.createQueue({ name: 'mail' });
+    await tm.schedule({ name: 'digest', cron: '0 * * * *', queue: 'mail' });
+    const { url } = await tm.dashboard({ port: 0 });
+    const page = (await get(`${url}schedules`)).body;
+    const csrf = csrfIn(page);
+    assert.match(page, /action="\/schedules\/pause"/);
+    const paused = await post(`${url}schedules/pause`, { csrf, name: 'digest' });
+    assert.equal(paused.status, 303, paused.body);
+    assert.equal((await tm.listSchedules())[0].paused, true);
+    const shown = (await get(new URL(paused.res.headers.get('location') ?? '', url).href)).body;
+    assert.match(shown, /is paused: it fires nothing until resumed/);
+    assert.match(shown, /<strong>paused<\/strong>/);
+    assert.match(shown, /action="\/schedules\/resume"/);
+    const fired = await post(`${url}schedules/trigger`, { csrf, name: 'digest' });
+    assert.equal(fired.status, 303);
+    assert.match(fired.res.headers.get('location') ?? '', /done=triggered/);
+    assert.equal((await tm.listJobs({ queue: 'mail' })).jobs.length, 1);
+    await post(`${url}schedules/resume`, { csrf, name: 'digest' });
+    assert.equal((await tm.listSchedules())[0].paused, false);
+    const missing = await post(`${url}schedules/pause`, { csrf, name: 'nope' });
+    assert.equal(missing.status, 404);
+  });
+
   test('the Schedules page lists each schedule with its next fire and its fires linked to their jobs', async () => {
     const tm = await open({ logger: silentLogger });
     const jobId = await firedSchedule(tm);

@@ -195,9 +195,13 @@ const PATHS: {
         fireAt,
         queue: stored.queue,
         data: stored.data,
-        key: stored.key ?? undefined,
-        tier: stored.tier ?? undefined,
-        tags: stored.tags.length > 0 ? stored.tags : undefined,
+        options: {
+          ...stored.jobOptions,
+          ...(stored.key !== null ? { key: stored.key } : {}),
+          ...(stored.tier !== null ? { tier: stored.tier } : {}),
+          ...(stored.tags.length > 0 ? { tags: stored.tags } : {}),
+        },
+        manual: false,
       });
       assert.ok(id, 'the fire created its job');
       return id;

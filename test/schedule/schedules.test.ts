@@ -47,18 +47,26 @@ describeEachDriver('schedules', ({ open }) => {
     await tm.schedule({ name: 'nightly', cron: EVERY_SECOND, queue: 'reports', data: { kind: 'sales' } });
     const [listed] = await tm.listSchedules();
     assert.deepEqual(
-      { ...listed, lastFireAt: undefined },
+      { ...listed, nextFireAt: undefined },
       {
         name: 'nightly',
         cron: EVERY_SECOND,
         timezone: 'UTC',
         queue: 'reports',
         data: { kind: 'sales' },
-        lastFireAt: undefined,
+        lastFireAt: null,
+        nextFireAt: undefined,
+        paused: false,
+        jobOptions: {},
         key: null,
         tier: null,
         tags: [],
       },
+    );
+    const untilNext = (listed.nextFireAt?.getTime() ?? 0) - Date.now();
+    assert.ok(
+      untilNext > -1_000 && untilNext <= 1_000,
+      `every second: the next fire within one (${untilNext} ms)`,
     );
     await waitFor('a fire', async () => (await tickOnce(tickInputs(engineOf(tm)))).scheduled > 0);
     const [fire] = await fires(tm);

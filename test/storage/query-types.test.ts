@@ -74,6 +74,7 @@ describeEachDriver('query row types match what the drivers return', ({ open }) =
     const [fire] = await runnerOf(storage).run(recordScheduleFire, {
       name: 'no such schedule',
       fire_at: new Date(),
+      manual: false,
       jobs: '[{"idx":0,"queue":"q","priority":0,"data":null,"policy":null}]',
       policies: '[]',
       channel: runnerOf(storage).channel,

@@ -54,6 +54,7 @@ export const schedulesCommand: Command = {
 };
 
 function nextText(s: ScheduleView): string {
+  if (s.paused) return 'paused';
   return s.nextFireAt ? formatTime(s.nextFireAt).replace(' UTC', '') : 'never';
 }
 

@@ -9,6 +9,7 @@ import * as m0008 from './0008-rate-limits.js';
 import * as m0009 from './0009-debounce-throttle.js';
 import * as m0010 from './0010-job-notes.js';
 import * as m0011 from './0011-log-window.js';
+import * as m0012 from './0012-schedule-controls.js';
 
 export interface Migration {
   version: number;
@@ -29,6 +30,7 @@ export const migrations: readonly Migration[] = [
   { version: 9, ...m0009 },
   { version: 10, ...m0010 },
   { version: 11, ...m0011 },
+  { version: 12, ...m0012 },
 ];
 
 export const latestVersion = migrations.length;

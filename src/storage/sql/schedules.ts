@@ -8,6 +8,7 @@ import {
   type InsertParams,
   NUDGE_READY_QUEUES,
 } from './job-columns.js';
+import { IN_FLIGHT } from './statuses.js';
 
 /** A schedule as stored, with the database's clock (`now`) to compute due fires against. */
 export interface ScheduleRow {
@@ -18,6 +19,8 @@ export interface ScheduleRow {
   data: unknown;
   options: ScheduleJobOptions;
   last_fire_at: Date | null;
+  fired_at: Date | null;
+  paused: boolean;
   now: Date;
 }
 
@@ -47,6 +50,20 @@ export const upsertSchedule = defineQuery<
   returning name`,
 );
 
+/**
+ * Pause or resume a schedule; the name when it exists. A resume counts from now: the slots a
+ * paused schedule missed are not fired.
+ */
+export const setSchedulePaused = defineQuery<{ name: string; paused: boolean }, { name: string }>(
+  'setSchedulePaused',
+  /* sql */ `
+  update /*schema*/schedules
+     set paused = @paused::boolean, updated_at = now(),
+         last_fire_at = case when paused and not @paused::boolean then now() else last_fire_at end
+   where name = @name
+  returning name`,
+);
+
 export const deleteSchedule = defineQuery<{ name: string }, { name: string }>(
   'deleteSchedule',
   /* sql */ `delete from /*schema*/schedules where name = @name returning name`,
@@ -54,7 +71,7 @@ export const deleteSchedule = defineQuery<{ name: string }, { name: string }>(
 
 export const listSchedules = defineQuery<NoParams, ScheduleRow>(
   'listSchedules',
-  /* sql */ `select name, cron, timezone, queue, data, options, last_fire_at, now() as now
+  /* sql */ `select name, cron, timezone, queue, data, options, last_fire_at, fired_at, paused, now() as now
     from /*schema*/schedules order by name`,
 );
 
@@ -88,7 +105,7 @@ export const recentScheduleFires = defineQuery<
  * missed-fire policy keeps only the latest slot), and a schedule deleted meanwhile fires nothing.
  */
 export const recordScheduleFire = defineQuery<
-  InsertParams & { name: string; fire_at: Date },
+  InsertParams & { name: string; fire_at: Date; manual: boolean },
   /** `id`: the job created, null when another node fired it. The counts are bigint, so text. */
   { id: string | null; advanced: string; n: string }
 >(
@@ -97,6 +114,12 @@ export const recordScheduleFire = defineQuery<
   with due as (
     select name from /*schema*/schedules
      where name = @name and (last_fire_at is null or last_fire_at < @fire_at::timestamptz)
+       and (@manual::boolean or not paused)
+       -- A schedule whose jobs are unique waits while its job is still in flight: the slot fires once
+       -- that job has finished (only the latest slot, as after downtime).
+       and not exists (select 1 from ${INPUT_ROWS}
+                         join /*schema*/jobs k on k.queue = input.queue and k.unique_key = input.unique_key
+                        where k.status in ${IN_FLIGHT})
      for update
   ),
   fire as (
@@ -113,7 +136,7 @@ export const recordScheduleFire = defineQuery<
     returning id, queue, run_at
   ),
   advanced as (
-    update /*schema*/schedules s set last_fire_at = @fire_at::timestamptz
+    update /*schema*/schedules s set last_fire_at = @fire_at::timestamptz, fired_at = @fire_at::timestamptz
       from due where s.name = due.name
     returning s.name
   ),

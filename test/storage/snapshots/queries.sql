@@ -1761,7 +1761,7 @@ vacuum (analyze) "tidemark".jobs, "tidemark".checkpoints, "tidemark".signals,
 delete from "tidemark".schedules where name = $1 returning name
 
 -- schedules.ts#listSchedules
-select name, cron, timezone, queue, data, options, last_fire_at, now() as now
+select name, cron, timezone, queue, data, options, last_fire_at, fired_at, paused, now() as now
     from "tidemark".schedules order by name
 
 -- schedules.ts#recentScheduleFires
@@ -1780,6 +1780,12 @@ select s.name as schedule_name, f.fire_at, f.job_id::text as job_id, j.status
 with due as (
     select name from "tidemark".schedules
      where name = $1 and (last_fire_at is null or last_fire_at < $2::timestamptz)
+       and ($3::boolean or not paused)
+       -- A schedule whose jobs are unique waits while its job is still in flight: the slot fires once
+       -- that job has finished (only the latest slot, as after downtime).
+       and not exists (select 1 from jsonb_to_recordset($4::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text, tags text[], trace jsonb)
+                         join "tidemark".jobs k on k.queue = input.queue and k.unique_key = input.unique_key
+                        where k.status in ('pending', 'active', 'retry', 'waiting', 'paused'))
      for update
   ),
   fire as (
@@ -1794,26 +1800,33 @@ with due as (
     select fire.job_id, input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
            due.at + input.expire_in_seconds * interval '1 second',
            coalesce(input.max_attempts,
-  (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $3::int),
-           coalesce($4::jsonb -> input.policy,
-  (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $5::jsonb),
+  (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $5::int),
+           coalesce($6::jsonb -> input.policy,
+  (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $7::jsonb),
            input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key, input.tags, input.trace
-      from fire cross join jsonb_to_recordset($6::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text, tags text[], trace jsonb)
+      from fire cross join jsonb_to_recordset($4::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text, tags text[], trace jsonb)
      cross join lateral (
        select coalesce(input.run_at, now() + coalesce(input.delay_seconds, 0) * interval '1 second') as at) due
     returning id, queue, run_at
   ),
   advanced as (
-    update "tidemark".schedules s set last_fire_at = $2::timestamptz
+    update "tidemark".schedules s set last_fire_at = $2::timestamptz, fired_at = $2::timestamptz
       from due where s.name = due.name
     returning s.name
   ),
   nudged as (
-    select count(pg_notify($7, 'j:' || queue)) as n
+    select count(pg_notify($8, 'j:' || queue)) as n
       from (select distinct queue from inserted where run_at <= now()) ready
   )
   select (select id::text from inserted) as id, (select count(*) from advanced) as advanced,
          (select n from nudged) as n
+
+-- schedules.ts#setSchedulePaused
+update "tidemark".schedules
+     set paused = $1::boolean, updated_at = now(),
+         last_fire_at = case when paused and not $1::boolean then now() else last_fire_at end
+   where name = $2
+  returning name
 
 -- schedules.ts#upsertSchedule
 insert into "tidemark".schedules (name, cron, timezone, queue, data, options, last_fire_at)

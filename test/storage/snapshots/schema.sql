@@ -98,6 +98,8 @@ schedules.options jsonb not null default '{}'::jsonb
 schedules.last_fire_at timestamp with time zone
 schedules.created_at timestamp with time zone not null default now()
 schedules.updated_at timestamp with time zone not null default now()
+schedules.paused boolean not null default false
+schedules.fired_at timestamp with time zone
 signals.id bigint not null
 signals.job_id bigint not null
 signals.name text not null

@@ -1,0 +1,55 @@
+import { parseArgs } from 'node:util';
+import { isOneOf } from '../../model/guards.js';
+import { type CliIo, UsageError } from '../cli-io.js';
+import type { Command } from '../command.js';
+import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand } from '../open-database.js';
+
+const ACTIONS = ['pause', 'resume', 'trigger'] as const;
+
+const USAGE = `Usage: tidemark schedule pause|resume|trigger NAME [--database URL|PATH] [--schema NAME]
+
+  pause     the schedule fires nothing until resumed
+  resume    it fires again from its next slot; the slots it missed while paused are not fired
+  trigger   fire it once now, paused or not, recorded as a fire (a schedule of unique jobs
+            does not fire while its job is still in flight)
+
+Options:
+${DATABASE_HELP}`;
+
+export const scheduleCommand: Command = {
+  name: 'schedule',
+  summary: 'pause, resume or fire a cron schedule now',
+  usage: USAGE,
+  async run(args: string[], io: CliIo): Promise<number> {
+    const { values, positionals } = parseArgs({
+      args,
+      options: DATABASE_OPTIONS,
+      allowPositionals: true,
+      strict: true,
+    });
+    const [action, name, ...rest] = positionals;
+    if (!isOneOf(ACTIONS, action) || name === undefined || rest.length > 0) {
+      throw new UsageError(`expected pause, resume or trigger and one schedule name\n\n${USAGE}`);
+    }
+    const tm = await openForCommand(values, io);
+    try {
+      if (action === 'pause') {
+        await tm.pauseSchedule(name);
+        io.stdout.write(`Paused schedule ${name}.\n`);
+      } else if (action === 'resume') {
+        await tm.resumeSchedule(name);
+        io.stdout.write(`Resumed schedule ${name}: it fires from its next slot.\n`);
+      } else {
+        const jobId = await tm.triggerSchedule(name);
+        io.stdout.write(
+          jobId === null
+            ? `Schedule ${name} did not fire: its jobs are unique and one is still in flight.\n`
+            : `Fired schedule ${name}: job ${jobId}.\n`,
+        );
+      }
+      return 0;
+    } finally {
+      await tm.close();
+    }
+  },
+};
