@@ -1,16 +1,20 @@
 import { codeOf, TidemarkError } from '../errors.js';
 import { type CliIo, processIo, UsageError } from './cli-io.js';
 import type { Command } from './command.js';
+import { addCommand } from './commands/add.js';
 import { dashboardCommand } from './commands/dashboard.js';
 import { demoCommand } from './commands/demo.js';
+import { jobCommand } from './commands/job.js';
 import { cancelCommand, retryCommand, runNowCommand } from './commands/job-action.js';
 import { keysCommand } from './commands/keys.js';
 import { limitersCommand } from './commands/limiters.js';
 import { migrateCommand } from './commands/migrate.js';
 import { purgeCommand } from './commands/purge.js';
+import { queueCommand } from './commands/queue.js';
 import { retentionCommand } from './commands/retention.js';
 import { scheduleCommand } from './commands/schedule-controls.js';
 import { schedulesCommand, unscheduleCommand } from './commands/schedules.js';
+import { signalCommand } from './commands/signal.js';
 import { statsCommand } from './commands/stats.js';
 import { sweepCommand } from './commands/sweep.js';
 import { workersCommand } from './commands/workers.js';
@@ -24,6 +28,10 @@ export const commands: Command[] = [
   migrateCommand,
   statsCommand,
   workersCommand,
+  jobCommand,
+  addCommand,
+  signalCommand,
+  queueCommand,
   keysCommand,
   limitersCommand,
   purgeCommand,

@@ -45,7 +45,12 @@ for (const kind of TEST_DRIVERS) {
         .split('\n')
         .find((line) => line.startsWith('stats.mail'));
       assert.ok(mail, io.out());
-      assert.match(io.out(), /queue\s+pending\s+cancelled\s+paused/);
+      assert.match(io.out(), /queue\s+pending\s+cancelled\s+queue paused/);
+      assert.doesNotMatch(
+        io.out(),
+        /\spaused\s+queue paused/,
+        'the queue flag is not a second paused column',
+      );
       assert.match(mail, /^stats\.mail\s+3\s+1\s*$/);
       assert.match(io.out(), /^stats\.idle\s+0\s+0\s+yes$/m);
       assert.match(io.out(), /^jobs\s+\d/m);
@@ -180,6 +185,54 @@ for (const kind of TEST_DRIVERS) {
       const missing = await runCli(['cancel', '987654321', ...db.args]);
       assert.equal(missing.code, 1);
       assert.match(missing.io.err(), /job 987654321 not found/);
+    });
+
+    test('add, job, signal and queue pause|resume act through the API; a repeated option exits 2', async () => {
+      await withEngine(db.open, async (tm) => {
+        tm.createQueue({ name: 'ops.q' });
+        await tm.listQueues();
+      });
+      const added = await runCli([
+        'add',
+        'ops.q',
+        '--data',
+        '{"to":"a@b.c"}',
+        '--options',
+        '{"delaySeconds":60,"tags":["ops"]}',
+        ...db.args,
+      ]);
+      assert.equal(added.code, 0, added.io.err());
+      const id = added.io.out().match(/^Added: job (\d+) \(ops\.q\)\.$/m)?.[1];
+      assert.ok(id, added.io.out());
+      const shown = await runCli(['job', id, ...db.args]);
+      assert.equal(shown.code, 0, shown.io.err());
+      assert.match(shown.io.out(), new RegExp(`^Job ${id} \\(ops\\.q\\): pending, attempt 0 of \\d+$`, 'm'));
+      assert.match(shown.io.out(), /^ {2}data {5}\{"to":"a@b\.c"\}$/m);
+      assert.match(shown.io.out(), /^ {2}tags {5}ops$/m);
+      const json = await runCli(['job', id, '--json', ...db.args]);
+      assert.equal(JSON.parse(json.io.out()).job.id, id);
+      assert.equal((await runCli(['job', '987654321', ...db.args])).code, 1);
+
+      const bad = await runCli(['add', 'ops.q', '--options', '{"priority":"high"}', ...db.args]);
+      assert.equal(bad.code, 1);
+      assert.match(bad.io.err(), /invalid option 'priority'/);
+      assert.equal((await runCli(['add', 'ops.q', '--data', '{oops', ...db.args])).code, 2);
+
+      const signalled = await runCli(['signal', id, 'approved', '--payload', '{"by":"ops"}', ...db.args]);
+      assert.equal(signalled.code, 0, signalled.io.err());
+      assert.equal(typeof JSON.parse(signalled.io.out()), 'object');
+
+      assert.equal((await runCli(['queue', 'pause', 'ops.q', ...db.args])).io.out(), 'Paused queue ops.q.\n');
+      await withEngine(db.open, async (tm) => {
+        assert.equal((await tm.listQueues()).find((q) => q.name === 'ops.q')?.paused, true);
+      });
+      assert.equal((await runCli(['queue', 'resume', 'ops.q', ...db.args])).code, 0);
+      assert.equal((await runCli(['queue', 'pause', 'no.such.q', ...db.args])).code, 1);
+      assert.equal((await runCli(['queue', 'stop', 'ops.q', ...db.args])).code, 2);
+
+      const twice = await runCli(['stats', '--schema', 'a', '--schema', 'b']);
+      assert.equal(twice.code, 2);
+      assert.match(twice.io.err(), /--schema was given more than once/);
     });
 
     test('run-now makes a scheduled job due, by id or by filter; a finished one exits 1', async () => {

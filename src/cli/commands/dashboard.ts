@@ -1,7 +1,7 @@
-import { parseArgs } from 'node:util';
 import { type CliIo, UsageError } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand } from '../open-database.js';
+import { parseCommandArgs } from '../parse-args.js';
 
 const USAGE = `Usage: tidemark dashboard [--port N] [--host ADDR] [--token T] [--read-only]
                          [--database URL|PATH] [--schema NAME]
@@ -24,7 +24,7 @@ export const dashboardCommand: Command = {
   summary: 'serve the web dashboard',
   usage: USAGE,
   async run(args: string[], io: CliIo): Promise<number> {
-    const { values } = parseArgs({
+    const { values } = parseCommandArgs({
       args,
       options: {
         ...DATABASE_OPTIONS,

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { countJobsExactly } from '../../admin/exact-counts.js';
 import { engineOf } from '../../engine-handle.js';
 import { isFinished } from '../../job-status.js';
@@ -8,6 +7,7 @@ import type { CliIo } from '../cli-io.js';
 import { UsageError } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { databaseFrom } from '../database-option.js';
+import { parseCommandArgs } from '../parse-args.js';
 import { renderTable } from '../table.js';
 
 const USAGE = `Usage: tidemark demo [--database URL|PATH] [--schema NAME] [--jobs N] [--serve [--port N]]
@@ -35,7 +35,7 @@ export const demoCommand: Command = {
   summary: 'run the demo: queues, retries, delays, priorities and a workflow',
   usage: USAGE,
   async run(args: string[], io: CliIo): Promise<number> {
-    const { values } = parseArgs({
+    const { values } = parseCommandArgs({
       args,
       options: {
         database: { type: 'string' },

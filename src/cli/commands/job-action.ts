@@ -1,10 +1,10 @@
-import { parseArgs } from 'node:util';
 import { InvalidJobStateError } from '../../errors.js';
 import { isFinished } from '../../job-status.js';
 import type { BulkActionName } from '../../jobs/bulk-actions.js';
 import { type CliIo, UsageError } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { DATABASE_HELP, jobIdArgument, openForCommand } from '../open-database.js';
+import { parseCommandArgs } from '../parse-args.js';
 import { BULK_OPTIONS, bulkHelp, isBulk, runBulkCommand } from './bulk-action.js';
 
 function jobCommand(name: BulkActionName, summary: string, description: string): Command {
@@ -26,7 +26,7 @@ ${DATABASE_HELP}`;
     summary,
     usage,
     async run(args: string[], io: CliIo): Promise<number> {
-      const { values, positionals } = parseArgs({
+      const { values, positionals } = parseCommandArgs({
         args,
         options: BULK_OPTIONS,
         allowPositionals: true,

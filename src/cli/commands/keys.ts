@@ -1,10 +1,10 @@
-import { parseArgs } from 'node:util';
 import { formatCount, formatTime } from '../../admin/format.js';
 import type { KeyInfo } from '../../model/keys.js';
 import { LIST_KEYS_DEFAULT_LIMIT } from '../../queues/key-settings.js';
 import { type CliIo, UsageError } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand } from '../open-database.js';
+import { parseCommandArgs } from '../parse-args.js';
 import { renderTable } from '../table.js';
 
 const USAGE = `Usage: tidemark keys <queue> [--blocked] [--limit N] [--after KEY] [--json]
@@ -32,7 +32,7 @@ export const keysCommand: Command = {
   summary: "a queue's concurrency keys: running, pending, limits; pause, resume, set limits",
   usage: USAGE,
   async run(args: string[], io: CliIo): Promise<number> {
-    const { values, positionals } = parseArgs({
+    const { values, positionals } = parseCommandArgs({
       args,
       options: {
         ...DATABASE_OPTIONS,

@@ -1,9 +1,9 @@
-import { parseArgs } from 'node:util';
 import { formatCount, formatTime } from '../../admin/format.js';
 import type { LimiterInfo, LimiterStatus } from '../../model/limiter.js';
 import type { CliIo } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand } from '../open-database.js';
+import { parseCommandArgs } from '../parse-args.js';
 import { renderTable } from '../table.js';
 
 const USAGE = `Usage: tidemark limiters [--json]
@@ -24,7 +24,7 @@ export const limitersCommand: Command = {
   summary: 'rate limiters: limits, buckets in use, jobs held back; one bucket now',
   usage: USAGE,
   async run(args: string[], io: CliIo): Promise<number> {
-    const { values, positionals } = parseArgs({
+    const { values, positionals } = parseCommandArgs({
       args,
       options: { ...DATABASE_OPTIONS, key: { type: 'string' }, json: { type: 'boolean' } },
       allowPositionals: true,

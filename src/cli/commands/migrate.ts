@@ -1,8 +1,8 @@
-import { parseArgs } from 'node:util';
 import { checkSchemaName, migrateDatabase } from '../../storage/open-storage.js';
 import type { CliIo } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { commandTarget, DATABASE_HELP, DATABASE_OPTIONS } from '../open-database.js';
+import { parseCommandArgs } from '../parse-args.js';
 
 const USAGE = `Usage: tidemark migrate [--database URL|PATH] [--schema NAME]
 
@@ -18,7 +18,7 @@ export const migrateCommand: Command = {
   summary: "create or upgrade Tidemark's schema",
   usage: USAGE,
   async run(args: string[], io: CliIo): Promise<number> {
-    const { values } = parseArgs({ args, options: DATABASE_OPTIONS, strict: true });
+    const { values } = parseCommandArgs({ args, options: DATABASE_OPTIONS, strict: true });
     const target = commandTarget(values, io, false);
     const schema = checkSchemaName(target.schema ?? 'tidemark');
     // The one command that writes DDL: it runs the migrations on a connection, not on an engine.

@@ -1,9 +1,9 @@
-import { parseArgs } from 'node:util';
 import { FINISHED_STATUSES, isFinished } from '../../job-status.js';
 import { type CliIo, UsageError } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { warnIfUnknownQueue } from '../known-queue.js';
 import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand } from '../open-database.js';
+import { parseCommandArgs } from '../parse-args.js';
 import { batchSizeOption } from './batch-size-option.js';
 
 const USAGE = `Usage: tidemark purge --older-than SECONDS [--queue Q] [--status S]... [--dry-run]
@@ -29,7 +29,7 @@ export const purgeCommand: Command = {
   summary: 'delete finished jobs older than a cutoff (--dry-run to count)',
   usage: USAGE,
   async run(args: string[], io: CliIo): Promise<number> {
-    const { values } = parseArgs({
+    const { values } = parseCommandArgs({
       args,
       options: {
         ...DATABASE_OPTIONS,

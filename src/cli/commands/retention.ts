@@ -1,9 +1,9 @@
-import { parseArgs } from 'node:util';
 import type { RetentionPolicy } from '../../model/retention-policy.js';
 import type { Tidemark } from '../../tidemark.js';
 import { type CliIo, UsageError } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand } from '../open-database.js';
+import { parseCommandArgs } from '../parse-args.js';
 import { renderTable } from '../table.js';
 import { batchSizeOption } from './batch-size-option.js';
 
@@ -38,7 +38,9 @@ const OPTIONS = {
   'batch-size': { type: 'string' },
 } as const;
 
-type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+type Values = ReturnType<
+  typeof parseCommandArgs<{ options: typeof OPTIONS; allowPositionals: true }>
+>['values'];
 
 /** What an action does once the database is open. */
 type Run = (tm: Tidemark, io: CliIo) => Promise<number>;
@@ -139,7 +141,7 @@ export const retentionCommand: Command = {
   summary: 'pause or resume all deletion, hold jobs, apply a policy to history',
   usage: USAGE,
   async run(args: string[], io: CliIo): Promise<number> {
-    const { values, positionals } = parseArgs({
+    const { values, positionals } = parseCommandArgs({
       args,
       options: OPTIONS,
       allowPositionals: true,

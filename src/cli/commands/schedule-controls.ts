@@ -1,8 +1,8 @@
-import { parseArgs } from 'node:util';
 import { isOneOf } from '../../model/guards.js';
 import { type CliIo, UsageError } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand } from '../open-database.js';
+import { parseCommandArgs } from '../parse-args.js';
 
 const ACTIONS = ['pause', 'resume', 'trigger'] as const;
 
@@ -21,7 +21,7 @@ export const scheduleCommand: Command = {
   summary: 'pause, resume or fire a cron schedule now',
   usage: USAGE,
   async run(args: string[], io: CliIo): Promise<number> {
-    const { values, positionals } = parseArgs({
+    const { values, positionals } = parseCommandArgs({
       args,
       options: DATABASE_OPTIONS,
       allowPositionals: true,

@@ -1,10 +1,10 @@
-import { parseArgs } from 'node:util';
 import { formatTime } from '../../admin/format.js';
 import { loadSchedules, type ScheduleView } from '../../admin/schedules.js';
 import { engineOf } from '../../engine-handle.js';
 import { type CliIo, UsageError } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand } from '../open-database.js';
+import { parseCommandArgs } from '../parse-args.js';
 import { renderTable } from '../table.js';
 
 const LIST_USAGE = `Usage: tidemark schedules [--fires N] [--json] [--database URL|PATH] [--schema NAME]
@@ -22,7 +22,7 @@ export const schedulesCommand: Command = {
   summary: 'list cron schedules with next and latest fires',
   usage: LIST_USAGE,
   async run(args: string[], io: CliIo): Promise<number> {
-    const { values } = parseArgs({
+    const { values } = parseCommandArgs({
       args,
       options: { ...DATABASE_OPTIONS, fires: { type: 'string' }, json: { type: 'boolean' } },
       strict: true,
@@ -75,7 +75,7 @@ export const unscheduleCommand: Command = {
   summary: 'remove a cron schedule',
   usage: UNSCHEDULE_USAGE,
   async run(args: string[], io: CliIo): Promise<number> {
-    const { values, positionals } = parseArgs({
+    const { values, positionals } = parseCommandArgs({
       args,
       options: DATABASE_OPTIONS,
       allowPositionals: true,

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { countJobsExactly } from '../../admin/exact-counts.js';
 import { formatBytes, formatCount } from '../../admin/format.js';
 import { loadOverview } from '../../admin/overview.js';
@@ -10,6 +9,7 @@ import type { Tidemark } from '../../tidemark.js';
 import type { CliIo } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand } from '../open-database.js';
+import { parseCommandArgs } from '../parse-args.js';
 import { renderTable } from '../table.js';
 
 const USAGE = `Usage: tidemark stats [--database URL|PATH] [--schema NAME] [--exact] [--json]
@@ -30,7 +30,7 @@ export const statsCommand: Command = {
   summary: 'counts per queue and status, table sizes',
   usage: USAGE,
   async run(args: string[], io: CliIo): Promise<number> {
-    const { values } = parseArgs({
+    const { values } = parseCommandArgs({
       args,
       options: { ...DATABASE_OPTIONS, exact: { type: 'boolean' }, json: { type: 'boolean' } },
       strict: true,
@@ -66,7 +66,7 @@ export const statsCommand: Command = {
         queues.length === 0
           ? `No queues in schema ${tm.schema}.\n`
           : `${renderTable(
-              ['queue', ...statuses, 'paused'],
+              ['queue', ...statuses, 'queue paused'],
               queues.map((q) => [q.name, ...statuses.map((s) => cell(q.counts[s])), q.paused ? 'yes' : '']),
             )}\n`,
       );

@@ -1,7 +1,7 @@
-import { parseArgs } from 'node:util';
 import type { CliIo } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand } from '../open-database.js';
+import { parseCommandArgs } from '../parse-args.js';
 import { renderTable } from '../table.js';
 import { batchSizeOption } from './batch-size-option.js';
 
@@ -21,7 +21,7 @@ export const sweepCommand: Command = {
   summary: 'run one retention pass now (--dry-run to preview)',
   usage: USAGE,
   async run(args: string[], io: CliIo): Promise<number> {
-    const { values } = parseArgs({
+    const { values } = parseCommandArgs({
       args,
       options: { ...DATABASE_OPTIONS, 'dry-run': { type: 'boolean' }, 'batch-size': { type: 'string' } },
       strict: true,

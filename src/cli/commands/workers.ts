@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { formatCount, formatTime, formatWindow, relativeTime } from '../../admin/format.js';
 import { type LiveSweeps, loadWorkers } from '../../admin/workers.js';
 import { engineOf } from '../../engine-handle.js';
@@ -6,6 +5,7 @@ import type { WorkerSweepSetting } from '../../model/worker.js';
 import type { CliIo } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand } from '../open-database.js';
+import { parseCommandArgs } from '../parse-args.js';
 import { renderTable } from '../table.js';
 
 const USAGE = `Usage: tidemark workers [--database URL|PATH] [--schema NAME] [--json]
@@ -24,7 +24,7 @@ export const workersCommand: Command = {
   summary: 'registered workers: live or gone, running jobs, sweeps',
   usage: USAGE,
   async run(args: string[], io: CliIo): Promise<number> {
-    const { values } = parseArgs({
+    const { values } = parseCommandArgs({
       args,
       options: { ...DATABASE_OPTIONS, json: { type: 'boolean' } },
       strict: true,

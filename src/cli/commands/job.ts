@@ -1,0 +1,61 @@
+import { formatTime } from '../../admin/format.js';
+import type { JobDetail } from '../../jobs/job-detail.js';
+import type { CliIo } from '../cli-io.js';
+import type { Command } from '../command.js';
+import { DATABASE_HELP, DATABASE_OPTIONS, jobIdArgument, openForCommand } from '../open-database.js';
+import { parseCommandArgs } from '../parse-args.js';
+
+const USAGE = `Usage: tidemark job ID [--json] [--database URL|PATH] [--schema NAME]
+
+One job: its status, attempts and times, data and output, error, progress, tags, and how many
+checkpoints, signals, children and log lines it has. A job that does not exist exits 1.
+
+Options:
+  --json                print the whole detail (tm.getJobDetail) as JSON
+${DATABASE_HELP}`;
+
+export const jobCommand: Command = {
+  name: 'job',
+  summary: "show one job's detail",
+  usage: USAGE,
+  async run(args: string[], io: CliIo): Promise<number> {
+    const { values, positionals } = parseCommandArgs({
+      args,
+      options: { ...DATABASE_OPTIONS, json: { type: 'boolean' } },
+      allowPositionals: true,
+      strict: true,
+    });
+    const id = jobIdArgument(positionals, USAGE);
+    const tm = await openForCommand(values, io);
+    try {
+      const detail = await tm.getJobDetail(id);
+      if (detail === null) {
+        io.stderr.write(`tidemark job: job ${id} not found\n`);
+        return 1;
+      }
+      io.stdout.write(values.json ? `${JSON.stringify(detail, null, 2)}\n` : describe(detail));
+      return 0;
+    } finally {
+      await tm.close();
+    }
+  },
+};
+
+function describe({ job, checkpoints, signals, children, holds, logs }: JobDetail): string {
+  const time = (date: Date | null) => (date === null ? '-' : formatTime(date));
+  const lines = [
+    `Job ${job.id} (${job.queue}): ${job.status}, attempt ${job.attempts} of ${job.maxAttempts}`,
+    `  created ${time(job.createdAt)}, runs at ${time(job.runAt)}, started ${time(job.startedAt)}, finished ${time(job.finishedAt)}`,
+    `  data     ${JSON.stringify(job.data)}`,
+    `  output   ${JSON.stringify(job.output)}`,
+  ];
+  if (job.error) lines.push(`  error    ${job.error.name ?? 'Error'}: ${job.error.message}`);
+  if (job.progress !== null) lines.push(`  progress ${JSON.stringify(job.progress)}`);
+  if (job.tags.length > 0) lines.push(`  tags     ${job.tags.join(', ')}`);
+  if (job.key !== null) lines.push(`  key      ${job.key}`);
+  lines.push(
+    `  ${checkpoints.length} checkpoint(s), ${signals.length} signal(s), ${children.length} child job(s), ${logs.lines.length}${logs.next === null ? '' : '+'} log line(s), ${holds.length} hold(s)`,
+    `  purge after ${time(job.purgeAfter)}`,
+  );
+  return `${lines.join('\n')}\n`;
+}
