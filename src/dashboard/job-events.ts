@@ -33,7 +33,9 @@ export async function serveJobEvents(
   streams.open++;
   const leave = new AbortController();
   const onClose = () => leave.abort();
-  req.on('close', onClose);
+  res.once('close', onClose);
+  // The browser may have left while the request was being authenticated: 'close' came before.
+  if (req.destroyed || res.destroyed || req.socket.destroyed) leave.abort();
   startEventStream(res);
   const beat = setInterval(() => res.write(': beat\n\n'), BEAT_MS);
   try {
@@ -47,7 +49,7 @@ export async function serveJobEvents(
     res.write('event: gone\ndata: {}\n\n');
   } finally {
     clearInterval(beat);
-    req.off('close', onClose);
+    res.off('close', onClose);
     streams.open--;
     res.end();
   }

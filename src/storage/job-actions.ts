@@ -62,7 +62,8 @@ export async function retrySubtree(
   }
 }
 
-function isUniqueKeyViolation(error: unknown): boolean {
+/** The database refused a row because another in-flight job of its queue holds its `unique` key. */
+export function isUniqueKeyViolation(error: unknown): boolean {
   return sqlState(error) === UNIQUE_VIOLATION && propertyOf(error, 'constraint') === UNIQUE_KEY_INDEX;
 }
 

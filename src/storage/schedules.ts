@@ -1,5 +1,6 @@
 import type { ScheduleJobOptions, ScheduleRecord } from '../model/schedule.js';
 import { type InsertDefaults, type InsertRow, insertParams } from './insert-rows.js';
+import { isUniqueKeyViolation } from './job-actions.js';
 import type { Runner } from './runner.js';
 import * as sql from './sql/schedules.js';
 
@@ -91,11 +92,19 @@ export async function recordFire(
   defaults: InsertDefaults,
   manual = false,
 ): Promise<string | null> {
-  const [fired] = await db.run(sql.recordScheduleFire, {
-    ...insertParams([row], defaults, db.channel),
-    name,
-    fire_at: fireAt,
-    manual,
-  });
+  let fired: { id: string | null } | undefined;
+  try {
+    [fired] = await db.run(sql.recordScheduleFire, {
+      ...insertParams([row], defaults, db.channel),
+      name,
+      fire_at: fireAt,
+      manual,
+    });
+  } catch (error) {
+    // A job with the schedule's unique key was added after the statement's check: the fire
+    // waits, as if the check had seen it (the statement rolled back whole).
+    if (isUniqueKeyViolation(error)) return null;
+    throw error;
+  }
   return fired?.id ? String(fired.id) : null;
 }

@@ -75,6 +75,17 @@ describeEachDriver('schedule controls and job options', ({ openOnClock }) => {
     await tm.runUntilIdle();
     assert.equal((await jobsOf(tm, 'mail')).length, 2, 'the next slot fires');
 
+    // Right after a resume, at the same instant, twice: each trigger is a fire of its own, and
+    // the slot due next still fires on its own.
+    await tm.pauseSchedule('digest');
+    await tm.resumeSchedule('digest');
+    assert.ok(await tm.triggerSchedule('digest'));
+    assert.ok(await tm.triggerSchedule('digest'));
+    assert.equal((await jobsOf(tm, 'mail')).length, 4);
+    await tm.clock.advance(3_600);
+    await tm.runUntilIdle();
+    assert.equal((await jobsOf(tm, 'mail')).length, 5, 'a trigger does not take the next slot');
+
     for (const call of [
       () => tm.pauseSchedule('nope'),
       () => tm.resumeSchedule('nope'),

@@ -111,10 +111,16 @@ export const recordScheduleFire = defineQuery<
 >(
   'recordScheduleFire',
   /* sql */ `
+  -- A manual fire (triggerSchedule) is at the database's own time, past any fire recorded, and
+  -- leaves the count of slots alone: the slot due next still fires.
   with due as (
-    select name from /*schema*/schedules
-     where name = @name and (last_fire_at is null or last_fire_at < @fire_at::timestamptz)
-       and (@manual::boolean or not paused)
+    select name,
+           case when @manual::boolean
+                then greatest(now(), fired_at + interval '1 microsecond')
+                else @fire_at::timestamptz end as at
+      from /*schema*/schedules
+     where name = @name
+       and (@manual::boolean or ((last_fire_at is null or last_fire_at < @fire_at::timestamptz) and not paused))
        -- A schedule whose jobs are unique waits while its job is still in flight: the slot fires once
        -- that job has finished (only the latest slot, as after downtime).
        and not exists (select 1 from ${INPUT_ROWS}
@@ -124,7 +130,7 @@ export const recordScheduleFire = defineQuery<
   ),
   fire as (
     insert into /*schema*/schedule_fires (schedule_name, fire_at, job_id)
-    select name, @fire_at::timestamptz, nextval(pg_get_serial_sequence('/*schema*/jobs', 'id')) from due
+    select name, at, nextval(pg_get_serial_sequence('/*schema*/jobs', 'id')) from due
     on conflict (schedule_name, fire_at) do nothing
     returning job_id
   ),
@@ -136,7 +142,9 @@ export const recordScheduleFire = defineQuery<
     returning id, queue, run_at
   ),
   advanced as (
-    update /*schema*/schedules s set last_fire_at = @fire_at::timestamptz, fired_at = @fire_at::timestamptz
+    update /*schema*/schedules s
+       set last_fire_at = case when @manual::boolean then s.last_fire_at else due.at end,
+           fired_at = due.at
       from due where s.name = due.name
     returning s.name
   ),

@@ -1757,6 +1757,13 @@ select id::text as id, job_id::text as job_id, name, payload, created_at, consum
 vacuum (analyze) "tidemark".jobs, "tidemark".checkpoints, "tidemark".signals,
     "tidemark".unique_locks, "tidemark".schedule_fires, "tidemark".job_logs
 
+-- running.ts#runningJobs
+select id::text as id, queue, key, attempts, started_at, locked_by, locked_until, now() as now
+    from "tidemark".jobs
+   where status = 'active' and locked_until is not null
+   order by started_at nulls last, id
+   limit $1
+
 -- schedules.ts#deleteSchedule
 delete from "tidemark".schedules where name = $1 returning name
 
@@ -1777,10 +1784,16 @@ select s.name as schedule_name, f.fire_at, f.job_id::text as job_id, j.status
    order by s.name, f.fire_at desc
 
 -- schedules.ts#recordScheduleFire
-with due as (
-    select name from "tidemark".schedules
-     where name = $1 and (last_fire_at is null or last_fire_at < $2::timestamptz)
-       and ($3::boolean or not paused)
+-- A manual fire (triggerSchedule) is at the database's own time, past any fire recorded, and
+  -- leaves the count of slots alone: the slot due next still fires.
+  with due as (
+    select name,
+           case when $1::boolean
+                then greatest(now(), fired_at + interval '1 microsecond')
+                else $2::timestamptz end as at
+      from "tidemark".schedules
+     where name = $3
+       and ($1::boolean or ((last_fire_at is null or last_fire_at < $2::timestamptz) and not paused))
        -- A schedule whose jobs are unique waits while its job is still in flight: the slot fires once
        -- that job has finished (only the latest slot, as after downtime).
        and not exists (select 1 from jsonb_to_recordset($4::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text, tags text[], trace jsonb)
@@ -1790,7 +1803,7 @@ with due as (
   ),
   fire as (
     insert into "tidemark".schedule_fires (schedule_name, fire_at, job_id)
-    select name, $2::timestamptz, nextval(pg_get_serial_sequence('"tidemark".jobs', 'id')) from due
+    select name, at, nextval(pg_get_serial_sequence('"tidemark".jobs', 'id')) from due
     on conflict (schedule_name, fire_at) do nothing
     returning job_id
   ),
@@ -1810,7 +1823,9 @@ with due as (
     returning id, queue, run_at
   ),
   advanced as (
-    update "tidemark".schedules s set last_fire_at = $2::timestamptz, fired_at = $2::timestamptz
+    update "tidemark".schedules s
+       set last_fire_at = case when $1::boolean then s.last_fire_at else due.at end,
+           fired_at = due.at
       from due where s.name = due.name
     returning s.name
   ),
