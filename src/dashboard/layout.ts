@@ -5,6 +5,7 @@ import { type Html, type HtmlValue, html } from './html.js';
 const NAV: { path: string; label: string }[] = [
   { path: '/', label: 'Queues' },
   { path: '/jobs', label: 'Jobs' },
+  { path: '/running', label: 'Running' },
   { path: '/schedules', label: 'Schedules' },
   { path: '/retention', label: 'Retention' },
   { path: '/purge', label: 'Purge' },

@@ -15,6 +15,7 @@ import { purgeFormPage } from './pages/purge.js';
 import { queueNameFrom, queuePage } from './pages/queue.js';
 import { queuesPage } from './pages/queues.js';
 import { retentionPage } from './pages/retention.js';
+import { runningPage } from './pages/running.js';
 import { confirmUnschedulePage, schedulesPage } from './pages/schedules.js';
 import { storagePage } from './pages/storage.js';
 import { workersPage } from './pages/workers.js';
@@ -111,6 +112,7 @@ export const pages: PageRoute[] = [
   { pattern: /^\/purge$/, render: (ctx) => purgeFormPage(ctx) },
   { pattern: /^\/storage$/, render: (ctx) => storagePage(ctx) },
   { pattern: /^\/workers$/, render: (ctx) => workersPage(ctx) },
+  { pattern: /^\/running$/, render: (ctx) => runningPage(ctx) },
   { pattern: /^\/schedules$/, render: (ctx) => schedulesPage(ctx) },
   { pattern: /^\/schedules\/confirm$/, render: (ctx) => confirmUnschedulePage(ctx) },
 ];

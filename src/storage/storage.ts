@@ -15,6 +15,7 @@ import * as jobList from './reads/job-list.js';
 import * as jobQuery from './reads/job-query.js';
 import * as jobViews from './reads/job-views.js';
 import * as overview from './reads/overview.js';
+import * as running from './reads/running.js';
 import * as tables from './reads/tables.js';
 import type { Gated } from './retention-controls.js';
 import * as controls from './retention-controls.js';
@@ -46,6 +47,7 @@ export type { JobListRow, ListWalk, ListWindow } from './reads/job-list.js';
 export type { QueryOrder, QueryPath, QueryWindow } from './reads/job-query.js';
 export type { AttemptEntry, TreeNode, WorkflowViewRow } from './reads/job-views.js';
 export type { BoundedCountRow, JobEstimatesRow } from './reads/overview.js';
+export type { RunningJobRow } from './reads/running.js';
 export type { IndexStat, TableStat } from './reads/tables.js';
 export type { HoldRecord, HoldRequest, PauseState, TreeDeletion } from './retention-controls.js';
 export {
@@ -68,7 +70,16 @@ export type { CheckpointRow, ChildOutcome, SignalRefusal, SignalRow } from './wo
 export type DriverKind = Driver['kind'];
 
 /** What the dashboard's and CLI's read models read: bounded counts, lists, charts, statistics. */
-const READS = { ...overview, ...charts, ...jobList, ...jobQuery, ...jobViews, ...tables, listSweepRecords };
+const READS = {
+  ...overview,
+  ...charts,
+  ...jobList,
+  ...jobQuery,
+  ...jobViews,
+  ...tables,
+  ...running,
+  listSweepRecords,
+};
 
 /**
  * The one door to the database: every operation Tidemark performs, each a statement (or one
