@@ -5,9 +5,10 @@ import { get } from '../support/dashboard.js';
 import { rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
 
-describeEachDriver('dashboard: running now', ({ open }) => {
+describeEachDriver('dashboard: running now', ({ openOnClock }) => {
   test('lists the running jobs longest first, with their worker, elapsed time and lock, and marks a stalled one', async () => {
-    const tm = await open({ logger: silentLogger });
+    // On the test clock the database's now() stands still: the elapsed times are exact.
+    const tm = await openOnClock({ logger: silentLogger });
     tm.createQueue({ name: 'long' });
     const first = await tm.addJob({ queue: 'long', data: {} });
     const second = await tm.addJob({ queue: 'long', data: {} });
@@ -19,7 +20,7 @@ describeEachDriver('dashboard: running now', ({ open }) => {
       rawQuery(
         tm,
         `update ${s}.jobs set status = 'active', attempts = 1, locked_by = 'worker-a', lock_token = gen_random_uuid(),
-                started_at = now() - $2::interval, locked_until = now() + $3::interval
+                started_at = ${s}.tidemark_test_now() - $2::interval, locked_until = ${s}.tidemark_test_now() + $3::interval
           where id = $1::bigint`,
         [id, startedAgo, lockIn],
       );
