@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { isOneOf } from '../model/guards.js';
 import { isId } from '../model/job-rules.js';
 import type { OpenOptions } from '../options/open-options.js';
 import { Tidemark } from '../tidemark.js';
@@ -35,6 +36,37 @@ export async function openForCommand(
     database,
     ...(schema !== undefined ? { schema } : {}),
   });
+}
+
+/** Open Tidemark for a command (see openForCommand), run `work` on it, and close it whatever happens. */
+export async function withCommandEngine<T>(
+  values: { database?: string; schema?: string },
+  io: CliIo,
+  work: (tm: Tidemark) => Promise<T>,
+): Promise<T> {
+  const tm = await openForCommand(values, io);
+  try {
+    return await work(tm);
+  } finally {
+    await tm.close();
+  }
+}
+
+/**
+ * `ACTION NAME` positionals (`queue pause NAME`, `schedule trigger NAME`): the action, one of
+ * `actions`, and the name; a UsageError with the usage otherwise, before anything opens.
+ */
+export function actionAndName<A extends string>(
+  positionals: string[],
+  actions: readonly A[],
+  what: string,
+  usage: string,
+): [A, string] {
+  const [action, name, ...rest] = positionals;
+  if (!isOneOf(actions, action) || name === undefined || rest.length > 0) {
+    throw new UsageError(`expected ${actions.join(', ')} and one ${what}\n\n${usage}`);
+  }
+  return [action, name];
 }
 
 /** The database and schema a command names (flags, then environment, then defaults). */

@@ -38,7 +38,7 @@ export async function fireDueSchedules(core: EngineCore): Promise<number> {
  */
 export async function triggerSchedule(core: EngineCore, name: string): Promise<string | null> {
   checkString(name, 'name');
-  const schedule = (await core.storage.schedules.listSchedules()).find((s) => s.name === name);
+  const [schedule] = await core.storage.schedules.listSchedules(name);
   if (schedule === undefined) throw new ScheduleNotFoundError(name);
   // The statement takes the database's own time for a manual fire, at full precision.
   return fire(core, schedule, schedule.now, true);

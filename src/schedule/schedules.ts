@@ -109,7 +109,15 @@ export async function readSchedules(core: EngineCore): Promise<ScheduleRecord[]>
  * null while it is paused.
  */
 export function scheduleRecord(stored: StoredSchedule): ScheduleRecord {
-  const { now, countedTo, options: _options, ...schedule } = stored;
+  const { now, countedTo, options, ...schedule } = stored;
+  const { key, tier, tags, ...jobOptions } = options;
   const from = countedTo !== null && countedTo > now ? countedTo : now;
-  return { ...schedule, nextFireAt: stored.paused ? null : nextFire(stored.cron, stored.timezone, from) };
+  return {
+    ...schedule,
+    key: key ?? null,
+    tier: tier ?? null,
+    tags: tags ?? [],
+    jobOptions,
+    nextFireAt: stored.paused ? null : nextFire(stored.cron, stored.timezone, from),
+  };
 }

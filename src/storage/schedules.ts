@@ -1,16 +1,24 @@
-import type { ScheduleJobOptions, ScheduleRecord } from '../model/schedule.js';
+import type { ScheduleJobOptions } from '../model/schedule.js';
 import { type InsertDefaults, type InsertRow, insertParams } from './insert-rows.js';
 import { isUniqueKeyViolation } from './job-actions.js';
 import type { Runner } from './runner.js';
 import * as sql from './sql/schedules.js';
 
-/** A stored schedule, with the database's clock (`now`) to compute due fires against. */
-export interface StoredSchedule extends Omit<ScheduleRecord, 'nextFireAt'> {
-  now: Date;
+/** A stored schedule as its row holds it, with the database's clock (`now`) to compute due fires against. */
+export interface StoredSchedule {
+  name: string;
+  cron: string;
+  timezone: string;
+  queue: string;
+  data: unknown;
+  /** When it last fired; null until it has. */
+  lastFireAt: Date | null;
   /** The slot it has counted up to: fires are due after it. */
   countedTo: Date | null;
+  paused: boolean;
   /** Every option its jobs get, as stored. */
   options: ScheduleJobOptions;
+  now: Date;
 }
 
 /** A schedule to store: its data as JSON text, checked already. */
@@ -29,12 +37,6 @@ export async function upsertSchedule(db: Runner, schedule: ScheduleToStore): Pro
   await db.run(sql.upsertSchedule, { ...schedule, options: JSON.stringify(schedule.options) });
 }
 
-/** The job options a schedule gives its jobs besides key, tier and tags. */
-function jobOptionsOf(options: ScheduleJobOptions): ScheduleRecord['jobOptions'] {
-  const { key: _key, tier: _tier, tags: _tags, ...rest } = options;
-  return rest;
-}
-
 /** Pause or resume a schedule; false when there is none of that name. */
 export async function setSchedulePaused(db: Runner, name: string, paused: boolean): Promise<boolean> {
   return (await db.run(sql.setSchedulePaused, { name, paused })).length > 0;
@@ -45,9 +47,9 @@ export async function deleteSchedule(db: Runner, name: string): Promise<boolean>
   return (await db.run(sql.deleteSchedule, { name })).length > 0;
 }
 
-/** Every schedule, by name. */
-export async function listSchedules(db: Runner): Promise<StoredSchedule[]> {
-  const rows = await db.run(sql.listSchedules, {});
+/** Every schedule by name, or only the one named `name`. */
+export async function listSchedules(db: Runner, name?: string): Promise<StoredSchedule[]> {
+  const rows = await db.run(sql.listSchedules, { name: name ?? null });
   return rows.map((row) => ({
     name: row.name,
     cron: row.cron,
@@ -57,10 +59,6 @@ export async function listSchedules(db: Runner): Promise<StoredSchedule[]> {
     lastFireAt: row.fired_at ?? null,
     countedTo: row.last_fire_at ?? null,
     paused: row.paused,
-    key: row.options?.key ?? null,
-    tier: row.options?.tier ?? null,
-    tags: row.options?.tags ?? [],
-    jobOptions: jobOptionsOf(row.options ?? {}),
     options: row.options ?? {},
     now: row.now,
   }));

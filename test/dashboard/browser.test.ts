@@ -1,21 +1,15 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { imageStats, launchChromium, screenshot } from '../support/browser.js';
+import { test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { imageStats, screenshot, sharedChromium } from '../support/browser.js';
 import { seedDashboard, XSS } from '../support/dashboard.js';
 import { describeOnOneDriver } from '../support/each-driver.js';
 
-let browser: Browser;
-before(async () => {
-  browser = await launchChromium();
-});
-after(async () => {
-  await browser?.close();
-});
+const browser = sharedChromium();
 
 /** A page that records CSP violations and page errors, and reports the XSS flag. */
 async function watchedPage(): Promise<{ page: Page; problems: string[]; xss: () => Promise<unknown> }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await browser().newPage({ viewport: { width: 1280, height: 900 } });
   const problems: string[] = [];
   page.on('console', (message) => {
     if (message.type() === 'error') problems.push(message.text());
@@ -31,9 +25,9 @@ async function watchedPage(): Promise<{ page: Page; problems: string[]; xss: () 
 // What the browser sees does not depend on the driver; the actions behind it are tested on both (actions.test.ts).
 describeOnOneDriver('dashboard in a browser', ({ kind, open }) => {
   test('a blank screenshot fails the non-blank check (the check can fail)', async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const page = await browser().newPage({ viewport: { width: 1280, height: 900 } });
     await page.setContent('<html><body style="background:#fff"></body></html>');
-    const stats = await imageStats(browser, await page.screenshot({ type: 'png' }));
+    const stats = await imageStats(browser(), await page.screenshot({ type: 'png' }));
     await page.close();
     assert.equal(stats.colours, 1);
     assert.ok(stats.luminanceStdDev < 0.01, `luminance sd ${stats.luminanceStdDev}`);
@@ -59,7 +53,7 @@ describeOnOneDriver('dashboard in a browser', ({ kind, open }) => {
       const response = await page.goto(url + path);
       assert.equal(response?.status(), 200, path);
       assert.ok((await page.title()).endsWith('· Tidemark'), path);
-      await screenshot(browser, page, `${kind}-${name}`);
+      await screenshot(browser(), page, `${kind}-${name}`);
       assert.equal(await xss(), undefined, `${path}: no injected script ran`);
     }
     // The hostile names reached the page as text.
@@ -91,7 +85,7 @@ describeOnOneDriver('dashboard in a browser', ({ kind, open }) => {
     assert.equal(await xss(), undefined);
     await page.selectOption('#job-filters select[name="queue"]', 'billing');
     await Promise.all([page.waitForURL(/queue=billing/), page.click('#job-filters button[type="submit"]')]);
-    await screenshot(browser, page, `${kind}-jobs-filtered`);
+    await screenshot(browser(), page, `${kind}-jobs-filtered`);
     await Promise.all([
       page.waitForURL(new RegExp(`/jobs/${seeded.failed}$`)),
       page.click(`a[href="/jobs/${seeded.failed}"]`),
@@ -100,7 +94,7 @@ describeOnOneDriver('dashboard in a browser', ({ kind, open }) => {
     assert.match((await page.textContent('pre.stack')) ?? '', /card declined/);
     await Promise.all([page.waitForURL(/done=retry/), page.click('button[data-action="retry"]')]);
     assert.match((await page.textContent('.notice.ok')) ?? '', /Job retried/);
-    await screenshot(browser, page, `${kind}-job-retried`);
+    await screenshot(browser(), page, `${kind}-job-retried`);
     const job = await tm.getJob(seeded.failed);
     assert.equal(job?.status, 'pending');
     assert.deepEqual(problems, []);
@@ -121,7 +115,7 @@ describeOnOneDriver('dashboard in a browser', ({ kind, open }) => {
       page.click('#purge-form button[type="submit"]'),
     ]);
     assert.equal(await page.textContent('#purge-count'), String(seeded.completed.length));
-    await screenshot(browser, page, `${kind}-purge-confirm`);
+    await screenshot(browser(), page, `${kind}-purge-confirm`);
     assert.ok(await tm.getJob(seeded.completed[0]), 'nothing deleted before confirming');
     await Promise.all([
       page.waitForURL(/\/purge\/confirm$/),

@@ -1,18 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Browser } from 'playwright-core';
+import { test } from 'node:test';
 import { silentLogger } from '../../src/index.js';
-import { launchChromium } from '../support/browser.js';
+import { sharedChromium } from '../support/browser.js';
 import { describeOnOneDriver } from '../support/each-driver.js';
 import { waitFor } from '../support/wait-for.js';
 
-let browser: Browser;
-before(async () => {
-  browser = await launchChromium();
-});
-after(async () => {
-  await browser?.close();
-});
+const browser = sharedChromium();
 
 // The script and the page are the same on both drivers; job-events.test.ts covers the stream on both.
 describeOnOneDriver('dashboard job page, live, in a browser', ({ open }) => {
@@ -36,7 +29,7 @@ describeOnOneDriver('dashboard job page, live, in a browser', ({ open }) => {
     await worker.start();
     await waitFor('the handler', () => gates.length === 1);
     const dashboard = await tm.dashboard({ port: 0 });
-    const page = await browser.newPage();
+    const page = await browser().newPage();
     const problems: string[] = [];
     page.on('console', (message) => {
       if (message.type() === 'error') problems.push(message.text());

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Browser } from 'playwright-core';
+import { test } from 'node:test';
 import type { Tidemark } from '../../src/index.js';
-import { launchChromium } from '../support/browser.js';
+import { sharedChromium } from '../support/browser.js';
 import { seedDashboard } from '../support/dashboard.js';
 import { describeOnOneDriver } from '../support/each-driver.js';
 import { fastWorker, waitForStatus } from '../support/jobs.js';
@@ -15,13 +14,7 @@ import {
   WIDTHS,
 } from '../support/page-layout.js';
 
-let browser: Browser;
-before(async () => {
-  browser = await launchChromium();
-});
-after(async () => {
-  await browser?.close();
-});
+const browser = sharedChromium();
 
 /** An unbroken value longer than any phone is wide: ids, URLs, tokens and hashes look like this. */
 const LONG_WORD = `https://billing.example.com/invoices/${'a1b2c3d4e5'.repeat(12)}`;
@@ -79,7 +72,7 @@ async function seedRealistic(tm: Tidemark): Promise<{ failed: string; flow: stri
 // The layout is the same on both drivers; one is enough for this slow crawl.
 describeOnOneDriver('dashboard layout at desktop and phone widths', ({ kind, open }) => {
   test('the overflow check can fail: a wide element sticks out, the same one inside a scroll box does not', async () => {
-    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    const page = await browser().newPage({ viewport: { width: 390, height: 844 } });
     try {
       await page.setContent('<body style="margin:0"><div id="wide" style="width:900px">wide</div></body>');
       const loose = await measureOverflow(page);
@@ -110,7 +103,7 @@ describeOnOneDriver('dashboard layout at desktop and phone widths', ({ kind, ope
     const worker = tm.worker({ queues: ['nightly-report'], concurrency: 2 });
     await worker.start();
     const { url } = await tm.dashboard({ port: 0 });
-    const crawler = await browser.newPage({ viewport: WIDTHS[0] });
+    const crawler = await browser().newPage({ viewport: WIDTHS[0] });
     const flowDetail = await tm.getJobDetail(flow);
     const seeds: PageToVisit[] = [
       { name: 'job-failed', url: `${url}jobs/${failed}` },
@@ -138,11 +131,11 @@ describeOnOneDriver('dashboard layout at desktop and phone widths', ({ kind, ope
 
     const problems: string[] = [];
     for (const size of WIDTHS) {
-      const page = await browser.newPage({ viewport: size });
+      const page = await browser().newPage({ viewport: size });
       try {
         for (const target of pages) {
           await page.goto(target.url);
-          await saveScreenshot(browser, page, size.width, `${kind}-${target.name}`);
+          await saveScreenshot(browser(), page, size.width, `${kind}-${target.name}`);
           try {
             assertFits(await measureOverflow(page), `${target.name} (${target.url.slice(url.length - 1)})`);
           } catch (error) {
@@ -160,10 +153,10 @@ describeOnOneDriver('dashboard layout at desktop and phone widths', ({ kind, ope
     const tm = await open();
     const { url } = await tm.dashboard({ port: 0, token: 'a-long-enough-dashboard-token' });
     for (const size of WIDTHS) {
-      const page = await browser.newPage({ viewport: size });
+      const page = await browser().newPage({ viewport: size });
       try {
         await page.goto(`${url}login`);
-        await saveScreenshot(browser, page, size.width, `${kind}-login`);
+        await saveScreenshot(browser(), page, size.width, `${kind}-login`);
         assertFits(await measureOverflow(page), 'login');
       } finally {
         await page.close();

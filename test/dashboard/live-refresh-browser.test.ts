@@ -1,16 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Browser } from 'playwright-core';
-import { launchChromium } from '../support/browser.js';
+import { test } from 'node:test';
+import { sharedChromium } from '../support/browser.js';
 import { describeOnOneDriver } from '../support/each-driver.js';
 
-let browser: Browser;
-before(async () => {
-  browser = await launchChromium();
-});
-after(async () => {
-  await browser?.close();
-});
+const browser = sharedChromium();
 
 // The script and the page are the same on both drivers; live-refresh.test.ts covers the server side on both.
 describeOnOneDriver('dashboard live refresh in a browser', ({ open }) => {
@@ -19,7 +12,7 @@ describeOnOneDriver('dashboard live refresh in a browser', ({ open }) => {
     tm.createQueue({ name: 'mail' });
     await tm.listQueues();
     const dashboard = await tm.dashboard({ port: 0 });
-    const page = await browser.newPage();
+    const page = await browser().newPage();
     const problems: string[] = [];
     page.on('console', (message) => {
       if (message.type() === 'error') problems.push(message.text());

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { networkInterfaces } from 'node:os';
-import { after, before, test } from 'node:test';
-import type { Browser } from 'playwright-core';
+import { test } from 'node:test';
 import type { Tidemark } from '../../src/index.js';
-import { launchChromium } from '../support/browser.js';
+import { sharedChromium } from '../support/browser.js';
 import { csrfIn, get, post } from '../support/dashboard.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { deferred, fastWorker, waitForStatus } from '../support/jobs.js';
@@ -263,13 +262,7 @@ describeEachDriver('dashboard security under attack', ({ open }) => {
 });
 
 describeEachDriver('dashboard in a browser: hostile values nowhere executed', ({ open }) => {
-  let browser: Browser;
-  before(async () => {
-    browser = await launchChromium();
-  });
-  after(async () => {
-    await browser?.close();
-  });
+  const browser = sharedChromium();
 
   const mark = (where: string) =>
     `"><img src=x onerror="window.__xss='${where}'"><script>window.__xss='${where}'</script></textarea><svg onload="window.__xss='${where}'">`;
@@ -314,7 +307,7 @@ describeEachDriver('dashboard in a browser: hostile values nowhere executed', ({
     const worker = fastWorker(tm, { id: mark('worker-id') });
     await worker.start();
     const { url, close } = await tm.dashboard({ port: 0 });
-    const page = await browser.newPage();
+    const page = await browser().newPage();
     const problems: string[] = [];
     page.on('dialog', (dialog) => {
       problems.push(`dialog ${dialog.message()}`);

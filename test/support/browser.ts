@@ -13,6 +13,7 @@ import {
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
+import { after, before } from 'node:test';
 import { promisify } from 'node:util';
 import { type Browser, chromium, type LaunchOptions, type Page } from 'playwright-core';
 
@@ -262,5 +263,24 @@ interface BrowserGlobals {
         getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray };
       } | null;
     };
+  };
+}
+
+/**
+ * One headless Chromium for the tests of the file (or the `describe`) that calls it: launched
+ * before them, closed after them. Returns the browser, read inside a test.
+ */
+export function sharedChromium(): () => Browser {
+  let browser: Browser | undefined;
+  before(async () => {
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  return () => {
+    if (browser === undefined)
+      throw new Error('Chromium is launched before the tests, not while they are declared');
+    return browser;
   };
 }

@@ -2,7 +2,7 @@ import type { CliIo } from '../cli-io.js';
 import { UsageError } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { jsonOption } from '../json-option.js';
-import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand } from '../open-database.js';
+import { DATABASE_HELP, DATABASE_OPTIONS, withCommandEngine } from '../open-database.js';
 import { parseCommandArgs } from '../parse-args.js';
 
 const USAGE = `Usage: tidemark add QUEUE [--data JSON] [--options JSON] [--database URL|PATH] [--schema NAME]
@@ -33,15 +33,12 @@ export const addCommand: Command = {
       throw new UsageError('--options must be a JSON object of addJob options');
     }
     const data = jsonOption('data', values.data) ?? null;
-    const tm = await openForCommand(values, io);
-    try {
+    return withCommandEngine(values, io, async (tm) => {
       const added = await tm.addJob({ ...options, queue: positionals[0], data });
       io.stdout.write(
         `${added.deduplicated ? 'Already added' : 'Added'}: job ${added.id} (${positionals[0]}).\n`,
       );
       return 0;
-    } finally {
-      await tm.close();
-    }
+    });
   },
 };

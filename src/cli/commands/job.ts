@@ -1,8 +1,9 @@
 import { formatTime } from '../../admin/format.js';
+import { JobNotFoundError } from '../../errors.js';
 import type { JobDetail } from '../../jobs/job-detail.js';
 import type { CliIo } from '../cli-io.js';
 import type { Command } from '../command.js';
-import { DATABASE_HELP, DATABASE_OPTIONS, jobIdArgument, openForCommand } from '../open-database.js';
+import { DATABASE_HELP, DATABASE_OPTIONS, jobIdArgument, withCommandEngine } from '../open-database.js';
 import { parseCommandArgs } from '../parse-args.js';
 
 const USAGE = `Usage: tidemark job ID [--json] [--database URL|PATH] [--schema NAME]
@@ -26,18 +27,12 @@ export const jobCommand: Command = {
       strict: true,
     });
     const id = jobIdArgument(positionals, USAGE);
-    const tm = await openForCommand(values, io);
-    try {
+    return withCommandEngine(values, io, async (tm) => {
       const detail = await tm.getJobDetail(id);
-      if (detail === null) {
-        io.stderr.write(`tidemark job: job ${id} not found\n`);
-        return 1;
-      }
+      if (detail === null) throw new JobNotFoundError(id);
       io.stdout.write(values.json ? `${JSON.stringify(detail, null, 2)}\n` : describe(detail));
       return 0;
-    } finally {
-      await tm.close();
-    }
+    });
   },
 };
 

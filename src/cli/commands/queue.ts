@@ -1,11 +1,7 @@
-import { isOneOf } from '../../model/guards.js';
 import type { CliIo } from '../cli-io.js';
-import { UsageError } from '../cli-io.js';
 import type { Command } from '../command.js';
-import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand } from '../open-database.js';
+import { actionAndName, DATABASE_HELP, DATABASE_OPTIONS, withCommandEngine } from '../open-database.js';
 import { parseCommandArgs } from '../parse-args.js';
-
-const ACTIONS = ['pause', 'resume'] as const;
 
 const USAGE = `Usage: tidemark queue pause|resume NAME [--database URL|PATH] [--schema NAME]
 
@@ -26,18 +22,12 @@ export const queueCommand: Command = {
       allowPositionals: true,
       strict: true,
     });
-    const [action, name, ...rest] = positionals;
-    if (!isOneOf(ACTIONS, action) || name === undefined || rest.length > 0) {
-      throw new UsageError(`expected pause or resume and one queue name\n\n${USAGE}`);
-    }
-    const tm = await openForCommand(values, io);
-    try {
+    const [action, name] = actionAndName(positionals, ['pause', 'resume'] as const, 'queue name', USAGE);
+    return withCommandEngine(values, io, async (tm) => {
       if (action === 'pause') await tm.pauseQueue(name);
       else await tm.resumeQueue(name);
       io.stdout.write(`${action === 'pause' ? 'Paused' : 'Resumed'} queue ${name}.\n`);
       return 0;
-    } finally {
-      await tm.close();
-    }
+    });
   },
 };

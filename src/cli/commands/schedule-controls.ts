@@ -1,7 +1,6 @@
-import { isOneOf } from '../../model/guards.js';
-import { type CliIo, UsageError } from '../cli-io.js';
+import type { CliIo } from '../cli-io.js';
 import type { Command } from '../command.js';
-import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand } from '../open-database.js';
+import { actionAndName, DATABASE_HELP, DATABASE_OPTIONS, withCommandEngine } from '../open-database.js';
 import { parseCommandArgs } from '../parse-args.js';
 
 const ACTIONS = ['pause', 'resume', 'trigger'] as const;
@@ -27,12 +26,8 @@ export const scheduleCommand: Command = {
       allowPositionals: true,
       strict: true,
     });
-    const [action, name, ...rest] = positionals;
-    if (!isOneOf(ACTIONS, action) || name === undefined || rest.length > 0) {
-      throw new UsageError(`expected pause, resume or trigger and one schedule name\n\n${USAGE}`);
-    }
-    const tm = await openForCommand(values, io);
-    try {
+    const [action, name] = actionAndName(positionals, ACTIONS, 'schedule name', USAGE);
+    return withCommandEngine(values, io, async (tm) => {
       if (action === 'pause') {
         await tm.pauseSchedule(name);
         io.stdout.write(`Paused schedule ${name}.\n`);
@@ -48,8 +43,6 @@ export const scheduleCommand: Command = {
         );
       }
       return 0;
-    } finally {
-      await tm.close();
-    }
+    });
   },
 };

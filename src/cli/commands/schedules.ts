@@ -3,7 +3,7 @@ import { loadSchedules, type ScheduleView } from '../../admin/schedules.js';
 import { engineOf } from '../../engine-handle.js';
 import { type CliIo, UsageError } from '../cli-io.js';
 import type { Command } from '../command.js';
-import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand } from '../open-database.js';
+import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand, withCommandEngine } from '../open-database.js';
 import { parseCommandArgs } from '../parse-args.js';
 import { renderTable } from '../table.js';
 
@@ -82,13 +82,10 @@ export const unscheduleCommand: Command = {
       strict: true,
     });
     if (positionals.length !== 1) throw new UsageError(`expected one schedule name\n\n${UNSCHEDULE_USAGE}`);
-    const tm = await openForCommand(values, io);
-    try {
+    return withCommandEngine(values, io, async (tm) => {
       await tm.unschedule(positionals[0]);
       io.stdout.write(`Removed schedule ${positionals[0]}.\n`);
       return 0;
-    } finally {
-      await tm.close();
-    }
+    });
   },
 };

@@ -2,7 +2,7 @@ import type { CliIo } from '../cli-io.js';
 import { UsageError } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { jsonOption } from '../json-option.js';
-import { DATABASE_HELP, DATABASE_OPTIONS, jobIdArgument, openForCommand } from '../open-database.js';
+import { DATABASE_HELP, DATABASE_OPTIONS, jobIdArgument, withCommandEngine } from '../open-database.js';
 import { parseCommandArgs } from '../parse-args.js';
 
 const USAGE = `Usage: tidemark signal ID NAME [--payload JSON] [--database URL|PATH] [--schema NAME]
@@ -30,13 +30,10 @@ export const signalCommand: Command = {
     const id = jobIdArgument(positionals.slice(0, 1), USAGE);
     const name = positionals[1];
     const payload = jsonOption('payload', values.payload);
-    const tm = await openForCommand(values, io);
-    try {
+    return withCommandEngine(values, io, async (tm) => {
       const delivery = await tm.signal(id, name, payload);
       io.stdout.write(`${JSON.stringify(delivery)}\n`);
       return 0;
-    } finally {
-      await tm.close();
-    }
+    });
   },
 };

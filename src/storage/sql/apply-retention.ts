@@ -1,6 +1,6 @@
-import { ALL_STATUSES } from '../../job-status.js';
 import { defineQuery, defineSizedQuery } from './define-query.js';
 import { LOG_PURGE_TIME } from './job-notes.js';
+import { QUEUE_IDS_AFTER } from './statuses.js';
 
 /**
  * applyRetention, one batch: three statements in one transaction. The first re-freezes the
@@ -26,14 +26,7 @@ export const applyRetentionJobs = defineSizedQuery<
   'applyRetentionJobs',
   /* sql */ `
   with picked as materialized (
-    select id from (
-      ${ALL_STATUSES.map(
-        (status) => `(select id from /*schema*/jobs
-                       where queue = @queue and status = '${status}' and id > @after::bigint
-                       order by id limit @batch_size)`,
-      ).join('\n      union all\n      ')}
-    ) statuses
-    order by id limit @batch_size
+    ${QUEUE_IDS_AFTER('@after', '@batch_size')}
   ),
   locked as materialized (
     select j.id from /*schema*/jobs j

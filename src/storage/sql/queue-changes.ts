@@ -1,6 +1,6 @@
-import { ALL_STATUSES } from '../../job-status.js';
 import { defineQuery } from './define-query.js';
 import { JOB_COLUMNS, type JobRow } from './job-columns.js';
+import { QUEUE_IDS_AFTER } from './statuses.js';
 
 /*
  * `tm.subscribe({ queue })`: what of a queue may have changed since the last read, each part an
@@ -34,14 +34,7 @@ export const queueChanges = defineQuery<
   'queueChanges',
   /* sql */ `
   with added as (
-    select id from (
-      ${ALL_STATUSES.map(
-        (status) => `(select id from /*schema*/jobs
-                       where queue = @queue and status = '${status}' and id > @after_id::bigint
-                       order by id limit @limit)`,
-      ).join('\n      union all\n      ')}
-    ) statuses
-    order by id limit @limit
+    ${QUEUE_IDS_AFTER('@after_id', '@limit')}
   ),
   running as (
     select id from /*schema*/jobs where queue = @queue and status = 'active' order by id limit @limit

@@ -124,64 +124,61 @@ export const previewDueTrees = defineQuery<NoParams, CountRow>(
    group by j.queue, j.status order by j.queue, j.status`,
 );
 
+/** Row `x` (of a table with a `job_id`) belongs to a job in a tree no hold keeps (R11). */
+const OWNER_UNHELD = (x: string) => /* sql */ `not exists (select 1 from /*schema*/jobs ${x}j
+                      where ${x}j.id = ${x}.job_id and ${TREE_HELD(`coalesce(${x}j.root_id, ${x}j.id)`)})`;
+
 /** A consumed signal `s` past its own window, of a job in a tree no hold keeps. */
 const SIGNAL_DUE = (s: string) => /* sql */ `${s}.purge_after <= now() and ${s}.consumed_at is not null
-     and not exists (select 1 from /*schema*/jobs sj
-                      where sj.id = ${s}.job_id and ${TREE_HELD('coalesce(sj.root_id, sj.id)')})`;
+     and ${OWNER_UNHELD(s)}`;
+
+/** A log line `x` past its own window, of a job in a tree no hold keeps. */
+const LOG_DUE = (x: string) => /* sql */ `${x}.purge_after <= now() and ${OWNER_UNHELD(x)}`;
+
+/**
+ * One batch of the rows of `table` (alias `x`, keyed by `id`) that `due(x)` says are past
+ * their own window, behind the gate, oldest due first; returns how many went.
+ */
+const DELETE_DUE_ROWS = (table: string, due: (x: string) => string) => /* sql */ `
+  with ${GATE},
+  doomed as (
+    select x.id from /*schema*/${table} x
+     where ${due('x')} and ${GATE_OPEN}
+     order by x.purge_after
+     limit @batch_size
+       for update of x skip locked
+  ),
+  deleted as (delete from /*schema*/${table} x where x.id = any(array(select id from doomed)) returning x.id)
+  select (select count(*) from deleted)::int as n, ${GATE_STATE}`;
+
+/** The rows of `table` a full pass would delete on their own window (not with their job). */
+const COUNT_DUE_ROWS = (table: string, due: (x: string) => string) => /* sql */ `
+  with ${DOOMED_JOBS}
+  select count(*)::int as n from /*schema*/${table} x
+   where ${due('x')} and x.job_id not in (select id from doomed)`;
 
 /** Consumed signals past their own window (R6), behind the gate. Pending signals never match. */
 export const deleteConsumedSignals = defineSizedQuery<NoParams, GateRow & { n: number }>(
   'deleteConsumedSignals',
-  /* sql */ `
-  with ${GATE},
-  doomed as (
-    select s.id from /*schema*/signals s
-     where ${SIGNAL_DUE('s')} and ${GATE_OPEN}
-     order by s.purge_after
-     limit @batch_size
-       for update of s skip locked
-  ),
-  deleted as (delete from /*schema*/signals s where s.id = any(array(select id from doomed)) returning s.id)
-  select (select count(*) from deleted)::int as n, ${GATE_STATE}`,
+  DELETE_DUE_ROWS('signals', SIGNAL_DUE),
 );
 
 /** Consumed signals a full pass would delete on their own window (not with their job). */
 export const countConsumedSignalsDue = defineQuery<NoParams, { n: number }>(
   'countConsumedSignalsDue',
-  /* sql */ `
-  with ${DOOMED_JOBS}
-  select count(*)::int as n from /*schema*/signals s
-   where ${SIGNAL_DUE('s')} and s.job_id not in (select id from doomed)`,
+  COUNT_DUE_ROWS('signals', SIGNAL_DUE),
 );
-
-/** A log line `x` past its own window, of a job in a tree no hold keeps. */
-const LOG_DUE = (x: string) => /* sql */ `${x}.purge_after <= now()
-     and not exists (select 1 from /*schema*/jobs lj
-                      where lj.id = ${x}.job_id and ${TREE_HELD('coalesce(lj.root_id, lj.id)')})`;
 
 /** Log lines past their own window (`logsAfterSeconds`), behind the gate, oldest due first. */
 export const deleteDueLogLines = defineSizedQuery<NoParams, GateRow & { n: number }>(
   'deleteDueLogLines',
-  /* sql */ `
-  with ${GATE},
-  doomed as (
-    select x.id from /*schema*/job_logs x
-     where ${LOG_DUE('x')} and ${GATE_OPEN}
-     order by x.purge_after
-     limit @batch_size
-       for update of x skip locked
-  ),
-  deleted as (delete from /*schema*/job_logs x where x.id = any(array(select id from doomed)) returning x.id)
-  select (select count(*) from deleted)::int as n, ${GATE_STATE}`,
+  DELETE_DUE_ROWS('job_logs', LOG_DUE),
 );
 
 /** Log lines a full pass would delete on their own window (not with their job). */
 export const countDueLogLines = defineQuery<NoParams, { n: number }>(
   'countDueLogLines',
-  /* sql */ `
-  with ${DOOMED_JOBS}
-  select count(*)::int as n from /*schema*/job_logs x
-   where ${LOG_DUE('x')} and x.job_id not in (select id from doomed)`,
+  COUNT_DUE_ROWS('job_logs', LOG_DUE),
 );
 
 /** Expired unique locks (R8), behind the gate. A lock that expired is replaceable at enqueue time anyway. */

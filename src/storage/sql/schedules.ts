@@ -1,5 +1,5 @@
 import type { ScheduleJobOptions } from '../../model/schedule.js';
-import { defineQuery, type NoParams } from './define-query.js';
+import { defineQuery } from './define-query.js';
 import {
   DUE_AT,
   INPUT_ROWS,
@@ -69,10 +69,11 @@ export const deleteSchedule = defineQuery<{ name: string }, { name: string }>(
   /* sql */ `delete from /*schema*/schedules where name = @name returning name`,
 );
 
-export const listSchedules = defineQuery<NoParams, ScheduleRow>(
+/** Every schedule by name, or the one named @name. */
+export const listSchedules = defineQuery<{ name: string | null }, ScheduleRow>(
   'listSchedules',
   /* sql */ `select name, cron, timezone, queue, data, options, last_fire_at, fired_at, paused, now() as now
-    from /*schema*/schedules order by name`,
+    from /*schema*/schedules where @name::text is null or name = @name order by name`,
 );
 
 /**

@@ -1392,14 +1392,14 @@ with
     union all
     select m.id from "tidemark".jobs m where m.root_id in (select id from tops)
   )
-  select count(*)::int as n from "tidemark".signals s
-   where s.purge_after <= now() and s.consumed_at is not null
-     and not exists (select 1 from "tidemark".jobs sj
-                      where sj.id = s.job_id and ((((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = coalesce(sj.root_id, sj.id) limit 1) is not null))
+  select count(*)::int as n from "tidemark".signals x
+   where x.purge_after <= now() and x.consumed_at is not null
+     and not exists (select 1 from "tidemark".jobs xj
+                      where xj.id = x.job_id and ((((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = coalesce(xj.root_id, xj.id) limit 1) is not null))
   or (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and exists (
         select 1 from "tidemark".jobs hm
-         where (hm.id = coalesce(sj.root_id, sj.id) or hm.root_id = coalesce(sj.root_id, sj.id))
-           and ((select true from "tidemark".retention_holds hq where hq.queue = hm.queue limit 1) is not null))))) and s.job_id not in (select id from doomed)
+         where (hm.id = coalesce(xj.root_id, xj.id) or hm.root_id = coalesce(xj.root_id, xj.id))
+           and ((select true from "tidemark".retention_holds hq where hq.queue = hm.queue limit 1) is not null))))) and x.job_id not in (select id from doomed)
 
 -- retention-sweep.ts#countDueLogLines
 with 
@@ -1415,12 +1415,11 @@ with
     select m.id from "tidemark".jobs m where m.root_id in (select id from tops)
   )
   select count(*)::int as n from "tidemark".job_logs x
-   where x.purge_after <= now()
-     and not exists (select 1 from "tidemark".jobs lj
-                      where lj.id = x.job_id and ((((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = coalesce(lj.root_id, lj.id) limit 1) is not null))
+   where x.purge_after <= now() and not exists (select 1 from "tidemark".jobs xj
+                      where xj.id = x.job_id and ((((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = coalesce(xj.root_id, xj.id) limit 1) is not null))
   or (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and exists (
         select 1 from "tidemark".jobs hm
-         where (hm.id = coalesce(lj.root_id, lj.id) or hm.root_id = coalesce(lj.root_id, lj.id))
+         where (hm.id = coalesce(xj.root_id, xj.id) or hm.root_id = coalesce(xj.root_id, xj.id))
            and ((select true from "tidemark".retention_holds hq where hq.queue = hm.queue limit 1) is not null))))) and x.job_id not in (select id from doomed)
 
 -- retention-sweep.ts#countExpiredUniqueLocks
@@ -1448,19 +1447,19 @@ with gate as materialized (
        for share of c
   ),
   doomed as (
-    select s.id from "tidemark".signals s
-     where s.purge_after <= now() and s.consumed_at is not null
-     and not exists (select 1 from "tidemark".jobs sj
-                      where sj.id = s.job_id and ((((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = coalesce(sj.root_id, sj.id) limit 1) is not null))
+    select x.id from "tidemark".signals x
+     where x.purge_after <= now() and x.consumed_at is not null
+     and not exists (select 1 from "tidemark".jobs xj
+                      where xj.id = x.job_id and ((((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = coalesce(xj.root_id, xj.id) limit 1) is not null))
   or (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and exists (
         select 1 from "tidemark".jobs hm
-         where (hm.id = coalesce(sj.root_id, sj.id) or hm.root_id = coalesce(sj.root_id, sj.id))
+         where (hm.id = coalesce(xj.root_id, xj.id) or hm.root_id = coalesce(xj.root_id, xj.id))
            and ((select true from "tidemark".retention_holds hq where hq.queue = hm.queue limit 1) is not null))))) and coalesce((select not g.paused and g.fresh from gate g), false)
-     order by s.purge_after
+     order by x.purge_after
      limit 1000
-       for update of s skip locked
+       for update of x skip locked
   ),
-  deleted as (delete from "tidemark".signals s where s.id = any(array(select id from doomed)) returning s.id)
+  deleted as (delete from "tidemark".signals x where x.id = any(array(select id from doomed)) returning x.id)
   select (select count(*) from deleted)::int as n, (select g.paused from gate g) as paused,
          (select g.fresh from gate g) as fresh,
          (select g.reason from gate g) as paused_reason,
@@ -1476,12 +1475,11 @@ with gate as materialized (
   ),
   doomed as (
     select x.id from "tidemark".job_logs x
-     where x.purge_after <= now()
-     and not exists (select 1 from "tidemark".jobs lj
-                      where lj.id = x.job_id and ((((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = coalesce(lj.root_id, lj.id) limit 1) is not null))
+     where x.purge_after <= now() and not exists (select 1 from "tidemark".jobs xj
+                      where xj.id = x.job_id and ((((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = coalesce(xj.root_id, xj.id) limit 1) is not null))
   or (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and exists (
         select 1 from "tidemark".jobs hm
-         where (hm.id = coalesce(lj.root_id, lj.id) or hm.root_id = coalesce(lj.root_id, lj.id))
+         where (hm.id = coalesce(xj.root_id, xj.id) or hm.root_id = coalesce(xj.root_id, xj.id))
            and ((select true from "tidemark".retention_holds hq where hq.queue = hm.queue limit 1) is not null))))) and coalesce((select not g.paused and g.fresh from gate g), false)
      order by x.purge_after
      limit 1000
@@ -1769,7 +1767,7 @@ delete from "tidemark".schedules where name = $1 returning name
 
 -- schedules.ts#listSchedules
 select name, cron, timezone, queue, data, options, last_fire_at, fired_at, paused, now() as now
-    from "tidemark".schedules order by name
+    from "tidemark".schedules where $1::text is null or name = $1 order by name
 
 -- schedules.ts#recentScheduleFires
 select s.name as schedule_name, f.fire_at, f.job_id::text as job_id, j.status
