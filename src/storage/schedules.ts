@@ -1,21 +1,14 @@
-import type { ScheduleJobOptions } from '../model/schedule.js';
+import type { ScheduleJobOptions, ScheduleRecord } from '../model/schedule.js';
 import { type InsertDefaults, type InsertRow, insertParams } from './insert-rows.js';
 import { isUniqueKeyViolation } from './job-actions.js';
 import type { Runner } from './runner.js';
 import * as sql from './sql/schedules.js';
 
 /** A stored schedule as its row holds it, with the database's clock (`now`) to compute due fires against. */
-export interface StoredSchedule {
-  name: string;
-  cron: string;
-  timezone: string;
-  queue: string;
-  data: unknown;
-  /** When it last fired; null until it has. */
-  lastFireAt: Date | null;
+export interface StoredSchedule
+  extends Pick<ScheduleRecord, 'name' | 'cron' | 'timezone' | 'queue' | 'data' | 'lastFireAt' | 'paused'> {
   /** The slot it has counted up to: fires are due after it. */
   countedTo: Date | null;
-  paused: boolean;
   /** Every option its jobs get, as stored. */
   options: ScheduleJobOptions;
   now: Date;
