@@ -10,6 +10,8 @@ import * as m0009 from './0009-debounce-throttle.js';
 import * as m0010 from './0010-job-notes.js';
 import * as m0011 from './0011-log-window.js';
 import * as m0012 from './0012-schedule-controls.js';
+import * as m0013 from './0013-run-history.js';
+import * as m0014 from './0014-operator-audit.js';
 
 export interface Migration {
   version: number;
@@ -31,6 +33,8 @@ export const migrations: readonly Migration[] = [
   { version: 10, ...m0010 },
   { version: 11, ...m0011 },
   { version: 12, ...m0012 },
+  { version: 13, ...m0013 },
+  { version: 14, ...m0014 },
 ];
 
-export const latestVersion = migrations.length;
+export const latestVersion = migrations[migrations.length - 1].version;

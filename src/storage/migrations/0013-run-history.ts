@@ -1,0 +1,27 @@
+/**
+ * A job's run history (`job_history`): one row per event of its runs, oldest first, never
+ * overwritten. A workflow's runs write the segments they ran (start, end, worker, outcome)
+ * and what happened in them (steps run and replayed, sleeps and waits parked, wakes,
+ * children started, signals consumed), in the statement that writes the run's outcome. A
+ * plain job writes none: its attempts are its row and its attempt log. At most 1,000 rows a
+ * job; the rest are counted in one row past them (kind `dropped`). The rows leave with their
+ * job through the one removal path (sql/job-removal.ts), by the primary key led by `job_id`.
+ *
+ * The worker of a job's last run stays in `locked_by` once it is finished: the lock is
+ * `locked_until`, cleared by every finish, so a finished job keeps who ran it at no cost.
+ */
+export const name = 'run-history';
+
+export const sql = /* sql */ `
+create table /*schema*/job_history (
+  job_id bigint not null,
+  seq integer not null,
+  attempt integer not null,
+  kind text not null,
+  at timestamptz not null,
+  ended_at timestamptz,
+  worker text,
+  detail jsonb,
+  primary key (job_id, seq)
+);
+`;
