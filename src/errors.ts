@@ -13,6 +13,7 @@ export {
   DatabaseFullError,
   DatabaseLockedError,
   DriverClosedError,
+  PermissionDeniedError,
   SchemaConflictError,
   SchemaNotFoundError,
   SchemaTooNewError,

@@ -29,6 +29,7 @@ export {
   LimiterRefusedError,
   OutcomeRefusedError,
   PartOfWorkflowError,
+  PermissionDeniedError,
   QueueNotFoundError,
   ResultTimeoutError,
   RetentionPausedError,

@@ -163,3 +163,27 @@ export class TransactionClosedError extends TidemarkError {
     );
   }
 }
+
+/**
+ * The database refused a statement to this role: it lacks the privilege (SQLSTATE `42501`,
+ * a role granted SELECT only, say, as a read-only dashboard's) or its session is read-only
+ * (`25006`: `default_transaction_read_only`, a hot standby). `action` names what was refused:
+ * Tidemark's statement, or `migrate`. Nothing of it was written; `cause` is the database's error.
+ */
+export class PermissionDeniedError extends TidemarkError {
+  readonly action: string;
+  readonly sqlState: string;
+  constructor(action: string, sqlState: string, cause?: unknown) {
+    const reason = cause instanceof Error ? cause.message : 'permission denied';
+    super(
+      'PERMISSION_DENIED',
+      sqlState === '25006'
+        ? `the database is read-only for this role and refused '${action}' (${reason}); nothing was written: use a role and a server that accept writes for this`
+        : `the database role may not do '${action}' (${reason}); nothing was written: use a role with Tidemark's ${action === 'migrate' ? 'migrator' : 'worker'} grants for this (see docs/deployment.md)`,
+      { action, sqlState },
+      { cause },
+    );
+    this.action = action;
+    this.sqlState = sqlState;
+  }
+}

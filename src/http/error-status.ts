@@ -15,6 +15,8 @@ const STATUS_OF_CODE: Record<ErrorCode, number> = {
   INVALID_OPTION: 400,
   INVALID_RETENTION_POLICY: 400,
   JOB_VALIDATION: 400,
+  // The database role may not do this (a read-only dashboard's role asked to write).
+  PERMISSION_DENIED: 403,
   // The engine is closed or its folder is taken: the server is up but cannot serve now.
   CLOSED: 503,
   DATABASE_LOCKED: 503,

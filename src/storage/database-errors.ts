@@ -53,3 +53,12 @@ export function isConnectionError(error: unknown): boolean {
 export function isStatementCancelled(error: unknown): boolean {
   return sqlState(error) === '57014';
 }
+
+/**
+ * The database refused the statement to this role: no privilege for it (42501,
+ * insufficient_privilege) or a read-only session (25006, read_only_sql_transaction).
+ */
+export function isPermissionDenied(error: unknown): boolean {
+  const state = sqlState(error);
+  return state === '42501' || state === '25006';
+}

@@ -1,3 +1,5 @@
+import { PermissionDeniedError } from '../errors.js';
+import { isPermissionDenied, sqlState } from './database-errors.js';
 import type { Driver, Queryable } from './driver/driver.js';
 import { channelOf } from './schema-name.js';
 import type { Query } from './sql/define-query.js';
@@ -27,7 +29,9 @@ export class Runner {
 
   /**
    * Run a query on the driver or on a given transaction/caller handle. Its parameter and row
-   * types come from the query's definition: call sites name neither.
+   * types come from the query's definition: call sites name neither. A statement the database
+   * refuses to this role (no privilege, a read-only session) is a PermissionDeniedError
+   * naming the query, never the bare database error.
    */
   async run<P extends Record<string, unknown>, Row>(
     query: Query<P, Row>,
@@ -37,8 +41,14 @@ export class Runner {
     const statement = this.rewrite
       ? this.rewrittenStatement(query, this.rewrite)
       : { text: query.text(this.schema), name: query.statementName(this.schema) };
-    const result = await on.query<Row>(statement, query.values(params));
-    return result.rows;
+    try {
+      const result = await on.query<Row>(statement, query.values(params));
+      return result.rows;
+    } catch (error) {
+      if (isPermissionDenied(error))
+        throw new PermissionDeniedError(query.name, String(sqlState(error)), error);
+      throw error;
+    }
   }
 
   private rewrittenStatement(

@@ -10,6 +10,7 @@ import {
   JobNotFoundError,
   JobValidationError,
   LimiterNotFoundError,
+  PermissionDeniedError,
   QueueNotFoundError,
   ScheduleNotFoundError,
   TidemarkError,
@@ -27,6 +28,7 @@ const EXPECTED: Record<ErrorCode, number> = {
   INVALID_OPTION: 400,
   INVALID_RETENTION_POLICY: 400,
   JOB_VALIDATION: 400,
+  PERMISSION_DENIED: 403,
   CLOSED: 503,
   DATABASE_LOCKED: 503,
   ANCESTOR_IN_FLIGHT: 409,
@@ -76,6 +78,8 @@ function statusByClass(error: TidemarkError): number {
     return 404;
   if (error instanceof InvalidOptionError || error instanceof JobValidationError) return 400;
   if (error instanceof DriverClosedError || error instanceof DatabaseLockedError) return 503;
+  // Added after the mapping by class: the database role may not do what was asked.
+  if (error instanceof PermissionDeniedError) return 403;
   return 409;
 }
 

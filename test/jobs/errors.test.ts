@@ -30,6 +30,7 @@ const CODE_OF_CLASS: Record<string, string> = {
   HoldNotFoundError: 'HOLD_NOT_FOUND',
   HoldsChangingError: 'HOLDS_CHANGING',
   DatabaseConflictError: 'DATABASE_CONFLICT',
+  PermissionDeniedError: 'PERMISSION_DENIED',
   RetentionPausedError: 'RETENTION_PAUSED',
   UnknownSignalError: 'UNKNOWN_SIGNAL',
   SchemaNotFoundError: 'SCHEMA_NOT_FOUND',
