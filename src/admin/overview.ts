@@ -1,6 +1,6 @@
 import type { EngineCore } from '../engine-core.js';
 import { ALL_STATUSES } from '../job-status.js';
-import type { JobEstimatesRow } from '../storage/storage.js';
+import type { DueSplitRow, JobEstimatesRow } from '../storage/storage.js';
 import { COUNT_CAP, type StatusCount, statusCount } from './status-count.js';
 
 /** The throughput chart reads at most this many recently finished jobs. */
@@ -12,7 +12,23 @@ export interface QueueOverview {
   counts: Partial<Record<string, StatusCount>>;
   finishedLastHour: number;
   failedLastHour: number;
+  /**
+   * Pending and retry jobs due now (run_at at or before the database's now). `atLeast` when a
+   * status holds more than COUNT_CAP jobs: the split reads its oldest COUNT_CAP + 1 only, and
+   * `n` is what it found there.
+   */
+  ready: StatusCount;
+  /** Pending and retry jobs due later (a delay, a schedule, a retry's backoff); as `ready`. */
+  scheduled: StatusCount;
+  /**
+   * The queue's latency: seconds since the oldest ready job became due (its run_at), by the
+   * database's clock; null when no job is ready.
+   */
+  latencySeconds: number | null;
 }
+
+/** The statuses a job waits in to be claimed, split into ready and scheduled. */
+const WAITING_STATUSES = ['pending', 'retry'] as const;
 
 export interface Overview {
   queues: QueueOverview[];
@@ -26,18 +42,16 @@ export interface Overview {
 }
 
 /**
- * Everything the queues page and `tidemark stats` show, in four bounded statements. Each
+ * Everything the queues page and `tidemark stats` show, in five bounded statements. Each
  * (queue, status) cell is exact up to COUNT_CAP; above, see `statusCount`.
  */
 export async function loadOverview(core: EngineCore): Promise<Overview> {
   const storage = core.storage;
   const queueRows = await storage.queues.listQueues();
-  const [counts, estimates, recent] = await Promise.all([
-    storage.reads.countStatusesCapped(
-      queueRows.map((q) => q.name),
-      ALL_STATUSES,
-      COUNT_CAP + 1,
-    ),
+  const names = queueRows.map((q) => q.name);
+  const [counts, due, estimates, recent] = await Promise.all([
+    storage.reads.countStatusesCapped(names, ALL_STATUSES, COUNT_CAP + 1),
+    storage.reads.splitDueCapped(names, WAITING_STATUSES, COUNT_CAP + 1),
     storage.reads.estimateJobs(),
     storage.reads.finishedLastHour(THROUGHPUT_ROWS),
   ]);
@@ -45,9 +59,22 @@ export async function loadOverview(core: EngineCore): Promise<Overview> {
   const queues = new Map<string, QueueOverview>(
     queueRows.map((q) => [
       q.name,
-      { name: q.name, paused: q.paused, counts: {}, finishedLastHour: 0, failedLastHour: 0 },
+      {
+        name: q.name,
+        paused: q.paused,
+        counts: {},
+        finishedLastHour: 0,
+        failedLastHour: 0,
+        ready: { n: 0, exact: true, kind: 'exact' },
+        scheduled: { n: 0, exact: true, kind: 'exact' },
+        latencySeconds: null,
+      },
     ]),
   );
+  for (const row of due) {
+    const queue = queues.get(row.queue);
+    if (queue) addDue(queue, row);
+  }
   let counted = 0;
   for (const row of counts) {
     const queue = queues.get(row.queue);
@@ -76,6 +103,19 @@ export async function loadOverview(core: EngineCore): Promise<Overview> {
     // Statistics older than the rows just counted would claim fewer jobs than are known to exist.
     estimatedJobs: reltuples !== null && reltuples >= counted && reltuples > 0 ? reltuples : null,
   };
+}
+
+/** One (queue, status) cell of the ready/scheduled split added to its queue's figures. */
+function addDue(queue: QueueOverview, row: DueSplitRow): void {
+  const exact = row.seen <= COUNT_CAP;
+  const add = (count: StatusCount, n: number): StatusCount => {
+    const all = exact && count.exact;
+    return { n: count.n + n, exact: all, kind: all ? 'exact' : 'atLeast' };
+  };
+  queue.ready = add(queue.ready, row.ready);
+  queue.scheduled = add(queue.scheduled, row.seen - row.ready);
+  const age = row.oldest_ready_seconds;
+  if (age !== null) queue.latencySeconds = Math.max(queue.latencySeconds ?? 0, Math.max(age, 0));
 }
 
 /**

@@ -46,7 +46,7 @@ export type { CarriedRetentionRow, QueueChartRow } from './reads/charts.js';
 export type { JobListRow, ListWalk, ListWindow } from './reads/job-list.js';
 export type { QueryOrder, QueryPath, QueryWindow } from './reads/job-query.js';
 export type { AttemptEntry, TreeNode, WorkflowViewRow } from './reads/job-views.js';
-export type { BoundedCountRow, JobEstimatesRow } from './reads/overview.js';
+export type { BoundedCountRow, DueSplitRow, JobEstimatesRow } from './reads/overview.js';
 export type { RunningJobRow } from './reads/running.js';
 export type { IndexStat, TableStat } from './reads/tables.js';
 export type { HoldRecord, HoldRequest, PauseState, TreeDeletion } from './retention-controls.js';

@@ -1,5 +1,5 @@
-import { formatApprox, formatCount } from '../../admin/format.js';
-import { loadOverview } from '../../admin/overview.js';
+import { formatApprox, formatCount, formatSeconds } from '../../admin/format.js';
+import { loadOverview, type QueueOverview } from '../../admin/overview.js';
 import {
   COUNT_CAP,
   describeStatusCount,
@@ -14,12 +14,16 @@ import { type Html, html } from '../html.js';
 import { layout } from '../layout.js';
 import { refreshToggle } from '../refresh.js';
 
-/** Queues overview: counts per status, throughput over the last hour, paused state. */
+/**
+ * Queues overview: ready (due now) and scheduled (due later) jobs, the latency, counts per
+ * status, throughput over the last hour, paused state.
+ */
 export async function queuesPage(ctx: DashboardContext): Promise<Html> {
   const [overview, limiters] = await Promise.all([loadOverview(ctx.core), ctx.tm.listLimiters()]);
   const rows = overview.queues.map(
     (q) => html`<tr data-queue="${q.name}">
-<td><a href="${href(ctx, `/queues/${encodeURIComponent(q.name)}`)}">${q.name}</a>${q.paused ? html` <span class="paused-flag">paused</span>` : ''}</td>
+<td class="name"><a href="${href(ctx, `/queues/${encodeURIComponent(q.name)}`)}">${q.name}</a>${q.paused ? html` <span class="paused-flag">paused</span>` : ''}</td>
+${dueCells(q)}
 ${ALL_STATUSES.map((status) => html`<td class="num">${countCell(ctx, q.name, status, q.counts[status])}</td>`)}
 <td class="num">${formatCount(q.finishedLastHour)}</td>
 <td>${q.paused ? actionButton(ctx, '/queues/resume', 'Resume', { queue: q.name }) : actionButton(ctx, '/queues/pause', 'Pause', { queue: q.name })}</td>
@@ -27,9 +31,10 @@ ${ALL_STATUSES.map((status) => html`<td class="num">${countCell(ctx, q.name, sta
   );
   const body = html`${refreshToggle(ctx)}
 <div class="card chart"><h2>Throughput, last hour</h2>${throughputChart(overview.perMinute)}</div>
-<div class="scroll"><table class="queues"><thead><tr><th>queue</th>${ALL_STATUSES.map((s) => html`<th class="num">${s}</th>`)}<th class="num">finished (1 h)</th><th></th></tr></thead>
-<tbody>${rows.length > 0 ? rows : html`<tr><td colspan="${ALL_STATUSES.length + 3}" class="muted">No queues yet: create one with tm.createQueue.</td></tr>`}</tbody></table></div>
-<p class="small muted">Counts are exact up to ${formatCount(COUNT_CAP)} per cell. Above that a cell shows
+<div class="scroll"><table class="queues"><thead><tr><th>queue</th><th class="num">ready</th><th class="num">scheduled</th><th class="num" title="age of the oldest ready job">latency</th>${ALL_STATUSES.map((s) => html`<th class="num">${s}</th>`)}<th class="num">finished (1 h)</th><th></th></tr></thead>
+<tbody>${rows.length > 0 ? rows : html`<tr><td colspan="${ALL_STATUSES.length + 6}" class="muted">No queues yet: create one with tm.createQueue.</td></tr>`}</tbody></table></div>
+<p class="small muted">Ready: pending and retry jobs due now; scheduled: due later (a delay, a schedule, a
+retry's backoff). Latency: how long the oldest ready job has been due, by the database's clock. Counts are exact up to ${formatCount(COUNT_CAP)} per cell. Above that a cell shows
 ${formatCount(COUNT_CAP)}+, or an estimate from the planner's statistics (marked ≈) when they give one above
 ${formatCount(COUNT_CAP)}, so this page never counts a whole table.${
     overview.estimatedJobs !== null
@@ -52,6 +57,15 @@ function limitersTable(limiters: LimiterInfo[]): Html | string {
 <div class="scroll"><table class="limiters"><thead><tr><th>limiter</th><th class="num">limit</th><th class="num">burst</th>
 <th class="num">a token every</th><th class="num">busy buckets</th><th class="num">jobs held back</th></tr></thead>
 <tbody>${rows}</tbody></table></div>`;
+}
+
+/** Ready, scheduled and latency cells; a split read from part of a large status is marked "+". */
+function dueCells(q: QueueOverview): Html {
+  const cell = (name: string, count: QueueOverview['ready']) =>
+    html`<td class="num" data-${name}="${count.n}" title="${count.exact ? '' : `at least ${formatCount(count.n)}: the split reads the oldest ${formatCount(COUNT_CAP)} jobs of each status`}">${count.exact ? formatCount(count.n) : `${formatCount(count.n)}+`}</td>`;
+  const latency = q.latencySeconds;
+  return html`${cell('ready', q.ready)}${cell('scheduled', q.scheduled)}
+<td class="num" data-latency-seconds="${latency === null ? '' : Math.round(latency)}">${latency === null ? html`<span class="muted">—</span>` : formatSeconds(latency)}</td>`;
 }
 
 function countCell(

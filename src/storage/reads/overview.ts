@@ -8,9 +8,10 @@ import {
   jobEstimates,
   throughputLastHour,
 } from '../sql/admin.js';
-import { countByQueueAndStatus } from '../sql/stats.js';
+import { countByQueueAndStatus, type DueSplitRow, dueSplitCapped } from '../sql/stats.js';
 
 export type { BoundedCountRow, JobEstimatesRow } from '../sql/admin.js';
+export type { DueSplitRow } from '../sql/stats.js';
 
 /**
  * Jobs per queue and status, each cell counted up to `cap`, in a transaction planned with
@@ -26,6 +27,28 @@ export function countStatusesCapped(
     await db.run(indexWalksOnly, {}, tx);
     const rows = await db.run(cappedStatusCounts, { queues, statuses: [...statuses], cap }, tx);
     return rows.map((row) => ({ ...row, n: Number(row.n) }));
+  });
+}
+
+/**
+ * Waiting jobs per queue and status split into due now and due later, each cell read up to
+ * `cap` rows (oldest first) in a transaction planned with ordered index walks only.
+ */
+export function splitDueCapped(
+  db: Runner,
+  queues: string[],
+  statuses: readonly string[],
+  cap: number,
+): Promise<DueSplitRow[]> {
+  return db.driver.transaction(async (tx) => {
+    await db.run(indexWalksOnly, {}, tx);
+    const rows = await db.run(dueSplitCapped, { queues, statuses: [...statuses], cap }, tx);
+    return rows.map((row) => ({
+      ...row,
+      seen: Number(row.seen),
+      ready: Number(row.ready),
+      oldest_ready_seconds: row.oldest_ready_seconds === null ? null : Number(row.oldest_ready_seconds),
+    }));
   });
 }
 

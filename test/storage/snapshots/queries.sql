@@ -1862,6 +1862,24 @@ select queue, status, count(*)::int as n,
    group by queue, status
    order by queue, status
 
+-- stats.ts#dueSplitCapped
+select q.name as queue, s.status, c.seen, c.ready, c.oldest_ready_seconds
+    from unnest($1::text[]) as q(name)
+   cross join unnest($2::text[]) as s(status)
+   cross join lateral (
+     select count(*)::int as seen,
+            (count(*) filter (where x.run_at <= now()))::int as ready,
+            extract(epoch from (now() - min(x.run_at) filter (where x.run_at <= now())))::float8
+              as oldest_ready_seconds
+       from (select j.run_at from "tidemark".jobs j
+              where j.queue = q.name
+                and (j.status, j.id) >= (s.status, 0::bigint)
+                and (j.status, j.id) < (s.status, 9223372036854775807::bigint)
+              order by j.status, j.id
+              limit $3) x
+   ) c
+   where c.seen > 0
+
 -- sweep-history.ts#listSweeps
 select id::text as id, kind, started_at, finished_at, jobs, signals, unique_locks, detail, error
     from "tidemark".sweeps
