@@ -16,6 +16,8 @@ export interface EngineCore {
   engineRetention: FrozenRetention;
   /** Whether the engine's own retention option is `false`. */
   retentionDisabled: boolean;
+  /** How long an audit row is kept, in seconds (`audit.retainDays`). */
+  auditRetainSeconds: number;
   /** What a job gets when neither it nor its queue sets retention or attempts. */
   insertDefaults: InsertDefaults;
   logger: Logger;

@@ -11,6 +11,9 @@ import { notePolicy } from './retention/policy-notes.js';
 import { openStorage } from './storage/open-storage.js';
 import { openTracing } from './tracing/otel-tracing.js';
 
+/** How many days an audit row is kept unless `audit.retainDays` says otherwise. */
+const DEFAULT_AUDIT_DAYS = 90;
+
 /** What `tidemark/testing` opens an engine with, beyond the public options. */
 export interface EngineInternals {
   /** A clock the test moves, read by the engine and (through its storage) by the database. */
@@ -50,6 +53,7 @@ export async function openEngine(input: OpenOptions, internals: EngineInternals 
     registry: new QueueRegistry(storage),
     engineRetention,
     retentionDisabled,
+    auditRetainSeconds: (options.audit?.retainDays ?? DEFAULT_AUDIT_DAYS) * 86_400,
     insertDefaults: { retention: engineRetention, maxAttempts: DEFAULT_MAX_ATTEMPTS },
     logger,
     once,

@@ -1,3 +1,4 @@
+export type { ListAuditOptions } from './audit/list-audit.js';
 export {
   AncestorInFlightError,
   BatchKeyError,
@@ -70,6 +71,14 @@ export { consoleLogger, defaultLogger, type Logger, type LogLevel, silentLogger 
 export { messages } from './log/messages.js';
 export type { InstrumentOptions } from './metrics/instrument.js';
 export type { MeterLike } from './metrics/meter.js';
+export {
+  AUDIT_ACTIONS,
+  type AuditAction,
+  type AuditOptions,
+  type AuditRecord,
+  type AuditSource,
+  type AuditTarget,
+} from './model/audit.js';
 export type { BatchContext, BatchHandler, BatchOptions, BatchOutcome } from './model/batch.js';
 export type { FrozenRetention, Job, JobError } from './model/job.js';
 export type { KeyInfo, KeyLimit, KeysOptions } from './model/keys.js';

@@ -1,5 +1,7 @@
-import { EngineHandle } from './engine-handle.js';
+import { auditEntry, auditOptionsOf, checkAuditOptions } from './audit/audited.js';
+import { AuditCalls } from './audit-calls.js';
 import { checkSweepRequest, sweepNow } from './maintenance/retention-sweep/sweep-now.js';
+import type { AuditOptions } from './model/audit.js';
 import { checkInteger } from './options/check.js';
 import * as reframe from './retention/apply-retention.js';
 import * as holds from './retention/holds.js';
@@ -11,10 +13,19 @@ import type { SweepOutcome, SweepPreview, SweepRecord } from './retention/sweep-
  * The retention calls of the Tidemark engine: sweeps, bulk removal, the cluster-wide pause,
  * holds and re-freezing. `Tidemark` extends it; see retention.md.
  */
-export abstract class RetentionCalls extends EngineHandle {
-  /** Purge finished jobs older than a cutoff, whole trees, holds kept; refused while paused. */
+export abstract class RetentionCalls extends AuditCalls {
+  /** Purge finished jobs older than a cutoff, whole trees, holds kept; refused while paused. Audited unless `dryRun`. */
   async removeJobs(options: RemoveJobsOptions = {}): Promise<number> {
-    return this.whenReady((core) => removeJobs(core, options));
+    if (options?.dryRun === true) return this.whenReady((core) => removeJobs(core, options));
+    const { queue, statuses, olderThanSeconds } = options ?? {};
+    const filter = { queue, statuses, olderThanSeconds };
+    return this.audit(
+      auditOptionsOf(options),
+      'purge',
+      { filter },
+      (core) => removeJobs(core, options),
+      (n) => n,
+    );
   }
   /** One full retention pass now: what it deleted, or with `{ dryRun: true }` would; `batchSize` 1..10000. */
   sweep(options?: { dryRun?: false; batchSize?: number }): Promise<SweepOutcome>;
@@ -27,12 +38,15 @@ export abstract class RetentionCalls extends EngineHandle {
 
   /** Stop all deletion cluster-wide and durably until `resumeRetention()`; `deleteJob` still works. */
   async pauseRetention(options: pause.PauseRetentionOptions): Promise<pause.RetentionStatus> {
-    return this.whenReady((core) => pause.pauseRetention(core, options));
+    const target = { detail: options?.reason };
+    return this.audit(auditOptionsOf(options), 'pause-retention', target, (core) =>
+      pause.pauseRetention(core, options),
+    );
   }
 
   /** Let sweeps and bulk removal delete again. */
-  async resumeRetention(): Promise<pause.RetentionStatus> {
-    return this.whenReady(pause.resumeRetention);
+  async resumeRetention(options?: AuditOptions): Promise<pause.RetentionStatus> {
+    return this.audit(options, 'resume-retention', {}, pause.resumeRetention);
   }
 
   /** The cluster-wide pause switch (`{ paused, reason, since, pausedBy }`) and how many holds there are. */
@@ -42,11 +56,16 @@ export abstract class RetentionCalls extends EngineHandle {
 
   /** Keep jobs (by id or a whole queue) and their trees through every deletion until released. */
   async holdJobs(options: holds.HoldJobsOptions): Promise<holds.HoldResult> {
-    return this.whenReady((core) => holds.holdJobs(core, options));
+    const by = checkAuditOptions(auditOptionsOf(options));
+    const { queue, reason, ids } = options ?? {};
+    const entry = auditEntry(by, 'hold', { queue, detail: reason, ...(ids ? { filter: { ids } } : {}) });
+    return this.whenReady((core) => holds.holdJobs(core, options, entry));
   }
 
-  async releaseHold(holdId: string): Promise<void> {
-    return this.whenReady((core) => holds.releaseHold(core, holdId));
+  async releaseHold(holdId: string, options?: AuditOptions): Promise<void> {
+    return this.audit(options, 'release-hold', { holdId: String(holdId) }, (core) =>
+      holds.releaseHold(core, holdId),
+    );
   }
 
   /** Every retention hold in place, oldest first. */
@@ -56,7 +75,15 @@ export abstract class RetentionCalls extends EngineHandle {
 
   /** Re-freeze the retention windows of a queue's stored jobs; bounded batches, `dryRun` counts. */
   async applyRetention(options: reframe.ApplyRetentionOptions): Promise<reframe.ApplyRetentionResult> {
-    return this.whenReady((core) => reframe.applyRetention(core, options));
+    if (options?.dryRun === true) return this.whenReady((core) => reframe.applyRetention(core, options));
+    const target = { queue: options?.queue };
+    return this.audit(
+      auditOptionsOf(options),
+      'apply-retention',
+      target,
+      (core) => reframe.applyRetention(core, options),
+      (r) => r.jobs,
+    );
   }
 
   /** The most recent sweeps (newest first, up to `limit`, default 20) and what they deleted. */

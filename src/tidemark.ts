@@ -10,6 +10,7 @@ import { getJobDetail, type JobDetail } from './jobs/job-detail.js';
 import { checkResultRequest, waitForResult } from './jobs/result.js';
 import { type InstrumentOptions, instrumentEngine } from './metrics/instrument.js';
 import type { MeterLike } from './metrics/meter.js';
+import type { AuditOptions } from './model/audit.js';
 import type { Job } from './model/job.js';
 import type { StandardSchemaV1 } from './model/standard-schema.js';
 import type { DashboardOptions, RunningDashboard } from './options/dashboard-options.js';
@@ -86,12 +87,12 @@ export class Tidemark extends JobActionCalls {
   }
 
   /** Stop every worker from claiming this queue's jobs until resumed. */
-  async pauseQueue(name: string): Promise<void> {
-    return this.whenReady((core) => setQueuePaused(core, name, true));
+  async pauseQueue(name: string, options?: AuditOptions): Promise<void> {
+    return this.audit(options, 'pause-queue', { queue: name }, (core) => setQueuePaused(core, name, true));
   }
 
-  async resumeQueue(name: string): Promise<void> {
-    return this.whenReady((core) => setQueuePaused(core, name, false));
+  async resumeQueue(name: string, options?: AuditOptions): Promise<void> {
+    return this.audit(options, 'resume-queue', { queue: name }, (core) => setQueuePaused(core, name, false));
   }
 
   /** Queues stored in the database, with their options and paused state. */
@@ -185,12 +186,22 @@ export class Tidemark extends JobActionCalls {
     return this.whenReady((core) => waitForResult<Output>(core, request));
   }
 
-  /** Store a signal for a job's wait; refused (nothing stored) with a reason when it cannot be used. */
-  async signal(jobId: string, name: string, payload?: unknown): Promise<SignalDelivery> {
+  /**
+   * Store a signal for a job's wait; refused (nothing stored) with a reason when it cannot be
+   * used. Given `{ actor }` or `{ source }` (an operator's signal), a stored one is audited.
+   */
+  async signal(
+    jobId: string,
+    name: string,
+    payload?: unknown,
+    options?: AuditOptions,
+  ): Promise<SignalDelivery> {
     const request = checkSignalRequest(jobId, name, payload);
-    return this.whenReady((core) =>
-      core.storage.workflow.deliverSignal(request.jobId, request.name, request.payload),
-    );
+    const deliver = (core: EngineCore) =>
+      core.storage.workflow.deliverSignal(request.jobId, request.name, request.payload);
+    if (options === undefined) return this.whenReady(deliver);
+    const target = { jobId: request.jobId, detail: request.name };
+    return this.audit(options, 'signal', target, deliver, (d) => (d.delivered ? 1 : 0));
   }
 
   /** A job with its checkpoints, signals (pending or consumed) and children; null when absent. */
@@ -204,8 +215,10 @@ export class Tidemark extends JobActionCalls {
     return this.whenReady((core) => schedules.saveSchedule(core, schedule));
   }
 
-  async unschedule(name: string): Promise<void> {
-    return this.whenReady((core) => schedules.removeSchedule(core, name));
+  async unschedule(name: string, options?: AuditOptions): Promise<void> {
+    return this.audit(options, 'unschedule', { schedule: name }, (core) =>
+      schedules.removeSchedule(core, name),
+    );
   }
 
   async listSchedules(): Promise<schedules.ScheduleRecord[]> {
@@ -213,21 +226,34 @@ export class Tidemark extends JobActionCalls {
   }
 
   /** Stop a schedule firing until resumed (ScheduleNotFoundError if there is none of that name). */
-  async pauseSchedule(name: string): Promise<void> {
-    return this.whenReady((core) => schedules.setSchedulePaused(core, name, true));
+  async pauseSchedule(name: string, options?: AuditOptions): Promise<void> {
+    const target = { schedule: name };
+    return this.audit(options, 'pause-schedule', target, (core) =>
+      schedules.setSchedulePaused(core, name, true),
+    );
   }
 
   /** Let a paused schedule fire again, from its next slot: the slots it missed are not fired. */
-  async resumeSchedule(name: string): Promise<void> {
-    return this.whenReady((core) => schedules.setSchedulePaused(core, name, false));
+  async resumeSchedule(name: string, options?: AuditOptions): Promise<void> {
+    const target = { schedule: name };
+    return this.audit(options, 'resume-schedule', target, (core) =>
+      schedules.setSchedulePaused(core, name, false),
+    );
   }
 
   /**
    * Fire a schedule once now, paused or not, recorded as a fire: the job's id, or null when its
    * jobs are `unique` and one is still in flight.
    */
-  async triggerSchedule(name: string): Promise<string | null> {
-    return this.whenReady((core) => triggerSchedule(core, name));
+  async triggerSchedule(name: string, options?: AuditOptions): Promise<string | null> {
+    const target = { schedule: name };
+    return this.audit(
+      options,
+      'trigger-schedule',
+      target,
+      (core) => triggerSchedule(core, name),
+      (id) => (id ? 1 : 0),
+    );
   }
 
   /** Workers registered in the database, live and gone (no beat for three intervals). */

@@ -3,7 +3,14 @@ import { MAX_KEY_LENGTH } from '../intake/job-options.js';
 import { ALL_STATUSES, FINISHED_STATUSES, IN_FLIGHT_STATUSES, type JobStatus } from '../job-status.js';
 import { boolean, custom, either, literal, seconds, text } from '../options/fields.js';
 import { OptionSet, type OptionsOf } from '../options/option-set.js';
-import { batchSizeField, dateField, idBoundField, idsField, tagsField } from '../options/shared-fields.js';
+import {
+  AUDIT_FIELDS,
+  batchSizeField,
+  dateField,
+  idBoundField,
+  idsField,
+  tagsField,
+} from '../options/shared-fields.js';
 import { type JobFilterFields, type JobFilterParams, jobFilterParams } from '../storage/storage.js';
 
 export const DEFAULT_BULK_BATCH_SIZE = 500;
@@ -63,6 +70,7 @@ export const bulkActionOptions = new OptionSet('options', {
       return value;
     },
   }),
+  ...AUDIT_FIELDS,
 });
 
 /** Options of `tm.retryJobs`, `tm.cancelJobs` and `tm.runJobsNow`. */

@@ -7,6 +7,7 @@ import {
   JobNotFoundError,
   PartOfWorkflowError,
 } from '../errors.js';
+import type { AuditEntry } from '../model/audit.js';
 import type { TreeDeletion } from '../storage/storage.js';
 
 /**
@@ -16,14 +17,21 @@ import type { TreeDeletion } from '../storage/storage.js';
  * finished workflow (a retry of it would replay, and create the job again: a tree goes
  * whole, from its top), and a job whose tree a hold keeps. Works while retention is paused: it is not a bulk removal.
  */
-export async function deleteJob(core: EngineCore, id: string): Promise<void> {
-  const outcome = await core.storage.controls.deleteTree(id, true);
+export async function deleteJob(core: EngineCore, id: string, audit?: AuditEntry): Promise<void> {
+  const outcome = await core.storage.controls.deleteTree(id, true, audit);
   refuseUnlessDeleted(id, outcome, true);
 }
 
-/** Delete a finished job and all its descendants, on the same conditions; returns how many went. */
-export async function deleteWorkflowSubtree(core: EngineCore, id: string): Promise<number> {
-  const outcome = await core.storage.controls.deleteTree(id, false);
+/**
+ * Delete a finished job and all its descendants, on the same conditions; returns how many went.
+ * `audit`, when given, is recorded in the deleting transaction (with the count deleted).
+ */
+export async function deleteWorkflowSubtree(
+  core: EngineCore,
+  id: string,
+  audit?: AuditEntry,
+): Promise<number> {
+  const outcome = await core.storage.controls.deleteTree(id, false, audit);
   refuseUnlessDeleted(id, outcome, false);
   return outcome.deleted;
 }

@@ -24,6 +24,8 @@ export interface SweepInputs {
   logger: Logger;
   /** What a sweep's record says it started at. */
   clock: Clock;
+  /** How long an audit row is kept, in seconds: older ones go in the retention pass. */
+  auditRetainSeconds: number;
 }
 
 /** A sweep's inputs from the engine's parts; RetentionUnsupportedError without the capability. */
@@ -36,6 +38,7 @@ export function sweepInputs(core: EngineCore, operation: string, logger = core.l
     events: core.events,
     logger,
     clock: core.clock,
+    auditRetainSeconds: core.auditRetainSeconds,
   };
 }
 
@@ -102,6 +105,7 @@ export async function report(
     jobs,
     signals,
     ...(logLines ? { logLines } : {}),
+    ...(result.auditRows ? { auditRows: result.auditRows } : {}),
     uniqueLocks,
     ...(result.limiterBuckets ? { limiterBuckets: result.limiterBuckets } : {}),
     batches,

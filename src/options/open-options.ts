@@ -157,6 +157,20 @@ export const openOptions = new OptionSet('options', {
       return value;
     },
   }),
+  audit: object(
+    {
+      retainDays: integer(1, 36_500, {
+        default: 90,
+        description: 'days an audit row is kept before the retention pass deletes it',
+      }),
+    },
+    {
+      docType: '`{ retainDays?: number }`',
+      docDefault: '`{ retainDays: 90 }`',
+      description:
+        "the audit of operator actions (`tm.listAudit`): its own window, in days; rows older are deleted in batches by the retention pass of this engine's workers and `tm.sweep()`",
+    },
+  ),
   capabilities: object(
     { retention: boolean({ default: true, description: 'whether the storage can delete' }) },
     {

@@ -4,7 +4,7 @@ import { type FrozenRetention, WINDOW_KEYS } from '../model/job.js';
 import { freezeRetention, type RetentionPolicy } from '../model/retention-policy.js';
 import { checkBatchSize, DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE } from './batch-size.js';
 import { checkDate, checkId } from './check.js';
-import { custom, type FieldDoc, grouped, STORABLE_TEXT } from './fields.js';
+import { custom, either, type FieldDoc, grouped, literal, STORABLE_TEXT, text } from './fields.js';
 import { toJsonText } from './json.js';
 
 /** A retention option once checked: the policy as given (for the notes on it) and its windows. */
@@ -172,3 +172,20 @@ export function tagsField(description: string, column?: string) {
     },
   });
 }
+
+/**
+ * `actor` and `source`: who made an operator call and from where, recorded in the audit
+ * (`tm.listAudit`). Spread into the option set of each call that changes jobs, retention or
+ * controls and takes an options object.
+ */
+export const AUDIT_FIELDS = {
+  actor: text(200, {
+    description: "who acts, recorded in the audit (`tm.listAudit`); the source's name (`'api'`) unless given",
+  }),
+  source: either([literal('api'), literal('dashboard'), literal('cli')], {
+    expected: "'api', 'dashboard' or 'cli'",
+    docType: '`AuditSource`',
+    docDefault: "`'api'`",
+    description: 'where the call came from, recorded in the audit; the dashboard and the CLI set theirs',
+  }),
+};

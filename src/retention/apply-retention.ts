@@ -3,7 +3,7 @@ import { QueueNotFoundError } from '../errors.js';
 import type { FrozenRetention } from '../model/job.js';
 import { boolean, text } from '../options/fields.js';
 import { OptionSet, type OptionsOf } from '../options/option-set.js';
-import { batchSizeField, functionField, retentionField } from '../options/shared-fields.js';
+import { AUDIT_FIELDS, batchSizeField, functionField, retentionField } from '../options/shared-fields.js';
 import { notePolicy } from './policy-notes.js';
 
 /** `tm.applyRetention`'s options, declared once. */
@@ -25,6 +25,7 @@ export const applyRetentionOptions = new OptionSet(
       docType: '`(changedSoFar: number) => void`',
       description: 'called after each batch with the number of jobs changed so far',
     }),
+    ...AUDIT_FIELDS,
   },
   ['queue'],
 );

@@ -1,10 +1,11 @@
 import type { EngineCore } from '../engine-core.js';
 import { HoldNotFoundError, InvalidOptionError, JobNotFoundError } from '../errors.js';
 import { processName } from '../log/process-name.js';
+import type { AuditEntry } from '../model/audit.js';
 import { checkId } from '../options/check.js';
 import { text } from '../options/fields.js';
 import { OptionSet, type OptionsOf } from '../options/option-set.js';
-import { idsField } from '../options/shared-fields.js';
+import { AUDIT_FIELDS, idsField } from '../options/shared-fields.js';
 import type { HoldRecord } from '../storage/storage.js';
 
 const MAX_IDS = 10_000;
@@ -21,6 +22,7 @@ export const holdOptions = new OptionSet(
     reason: text(500, {
       description: 'why (an audit, an incident, a legal hold): shown wherever the hold is',
     }),
+    ...AUDIT_FIELDS,
   },
   ['reason'],
 );
@@ -42,7 +44,11 @@ export type { HoldRecord };
  * the hold is released. Placed after the deletions in progress; every later one sees it.
  * An id that names no job refuses the whole hold (JobNotFoundError), writing nothing.
  */
-export async function holdJobs(core: EngineCore, input: HoldJobsOptions): Promise<HoldResult> {
+export async function holdJobs(
+  core: EngineCore,
+  input: HoldJobsOptions,
+  audit?: AuditEntry,
+): Promise<HoldResult> {
   const options = holdOptions.read(input);
   const { reason } = options;
   const ids = options.ids ?? [];
@@ -51,7 +57,7 @@ export async function holdJobs(core: EngineCore, input: HoldJobsOptions): Promis
     throw new InvalidOptionError('ids', 'job ids, or a queue, to hold', undefined);
   }
   if (queue !== null) await core.registry.get(queue);
-  const placed = await core.storage.controls.placeHold({ ids, queue, reason, by: processName() });
+  const placed = await core.storage.controls.placeHold({ ids, queue, reason, by: processName() }, audit);
   if ('missing' in placed) throw new JobNotFoundError(placed.missing[0]);
   core.logger.info('retention hold placed', { holdId: placed.holdId, reason, jobs: placed.jobs, queue });
   return placed;

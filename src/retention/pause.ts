@@ -2,6 +2,7 @@ import type { EngineCore } from '../engine-core.js';
 import { processName } from '../log/process-name.js';
 import { text } from '../options/fields.js';
 import { OptionSet, type OptionsOf } from '../options/option-set.js';
+import { AUDIT_FIELDS } from '../options/shared-fields.js';
 
 /** What `tm.retentionStatus()` resolves to: the cluster-wide pause switch and the holds. */
 export interface RetentionStatus {
@@ -23,6 +24,7 @@ export const pauseOptions = new OptionSet(
     reason: text(500, {
       description: "why: shown in every worker's startup line, the dashboard, the CLI and refusals",
     }),
+    ...AUDIT_FIELDS,
   },
   ['reason'],
 );

@@ -4,7 +4,7 @@ import { FINISHED_STATUSES, type FinishedStatus } from '../job-status.js';
 import { isOneOf } from '../model/guards.js';
 import { boolean, custom, seconds, text } from '../options/fields.js';
 import { OptionSet, type OptionsOf } from '../options/option-set.js';
-import { batchSizeField, functionField } from '../options/shared-fields.js';
+import { AUDIT_FIELDS, batchSizeField, functionField } from '../options/shared-fields.js';
 import { FIRST_BATCH } from '../storage/storage.js';
 import { BatchPace } from './batch-pace.js';
 import { reclaim, retentionOf } from './capability.js';
@@ -31,6 +31,7 @@ export const removeJobsOptions = new OptionSet('options', {
     docType: '`(deletedSoFar: number) => void`',
     description: 'called after each batch with the running total (for progress lines)',
   }),
+  ...AUDIT_FIELDS,
 });
 
 /** Options of `tm.removeJobs` (manual purge). */

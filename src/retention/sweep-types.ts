@@ -13,6 +13,8 @@ export interface SweepOutcome {
    * only when there were some.
    */
   logLines?: number;
+  /** Audit rows deleted past the audit's window (`audit.retainDays`); present only when there were some. */
+  auditRows?: number;
   /** Expired unique locks deleted. */
   uniqueLocks: number;
   /** Jobs deleted per queue and status. */

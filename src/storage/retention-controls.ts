@@ -1,4 +1,6 @@
 import { RetentionPausedError } from '../errors.js';
+import type { AuditEntry } from '../model/audit.js';
+import { record as recordAudit } from './audit.js';
 import type { TransactionHandle } from './driver/driver.js';
 import { retryOnConflict, retryOnDeadlock } from './retry-deadlock.js';
 import { type FrozenRetention, toDate } from './rows.js';
@@ -94,9 +96,10 @@ export async function resume(db: Runner): Promise<PauseState> {
 export async function placeHold(
   db: Runner,
   hold: HoldRequest,
+  audit?: AuditEntry,
 ): Promise<{ holdId: string; jobs: number } | { missing: string[] }> {
   try {
-    return await holdOrRollBack(db, hold);
+    return await holdOrRollBack(db, hold, audit);
   } catch (error) {
     if (error instanceof MissingJobs) return { missing: error.missing };
     throw error;
@@ -121,13 +124,19 @@ export async function holdsOfJob(db: Runner, id: string): Promise<HoldRecord[]> 
  * Delete a job and its descendants (`single`: only a job without children) after the
  * gate and a lock on its tree's top, unless a member or an ancestor is in flight or a
  * hold keeps the tree. Not stopped by the pause. Run again when PostgreSQL aborts it to break
- * a deadlock with a finishing child (see retryOnDeadlock).
+ * a deadlock with a finishing child (see retryOnDeadlock). `audit`, when given, is recorded in
+ * the same transaction with the count deleted, only when something was.
  */
-export function deleteTree(db: Runner, id: string, single: boolean): Promise<TreeDeletion> {
-  return retryOnDeadlock(() => deleteTreeOnce(db, id, single));
+export function deleteTree(
+  db: Runner,
+  id: string,
+  single: boolean,
+  audit?: AuditEntry,
+): Promise<TreeDeletion> {
+  return retryOnDeadlock(() => deleteTreeOnce(db, id, single, audit));
 }
 
-function deleteTreeOnce(db: Runner, id: string, single: boolean): Promise<TreeDeletion> {
+function deleteTreeOnce(db: Runner, id: string, single: boolean, audit?: AuditEntry): Promise<TreeDeletion> {
   return gated(
     db,
     async (tx) => {
@@ -135,6 +144,8 @@ function deleteTreeOnce(db: Runner, id: string, single: boolean): Promise<TreeDe
       if (top.length === 0)
         return { members: 0, deleted: 0, inFlight: null, ancestor: null, top: null, hold: null };
       const [row] = await db.run(sql.deleteSubtreeChecked, { id, single }, tx);
+      const deleted = Number(row.deleted);
+      if (audit && deleted > 0) await recordAudit(db, { ...audit, rows: deleted }, tx);
       return {
         members: Number(row.members),
         deleted: Number(row.deleted),
@@ -195,7 +206,7 @@ export interface HoldRequest {
   by: string;
 }
 
-function holdOrRollBack(db: Runner, hold: HoldRequest) {
+function holdOrRollBack(db: Runner, hold: HoldRequest, audit?: AuditEntry) {
   return db.driver.transaction(async (tx) => {
     await db.run(sql.markHoldsChanged, {}, tx);
     const found = new Set((await db.run(sql.existingJobIds, { ids: hold.ids }, tx)).map((r) => String(r.id)));
@@ -209,7 +220,9 @@ function holdOrRollBack(db: Runner, hold: HoldRequest) {
     const holdId = String(created.id);
     if (hold.ids.length > 0) await db.run(sql.linkHoldJobs, { hold_id: holdId, ids: hold.ids }, tx);
     const [placed] = await db.run(sql.getHold, { id: holdId }, tx);
-    return { holdId, jobs: Number(placed.jobs) };
+    const jobs = Number(placed.jobs);
+    if (audit) await recordAudit(db, { ...audit, target: { ...audit.target, holdId }, rows: jobs }, tx);
+    return { holdId, jobs };
   });
 }
 

@@ -4,6 +4,7 @@ import { readArchivedJobs } from './archived-jobs.js';
 import type { Queryable } from './driver/driver.js';
 import { throughGate } from './retention-gate.js';
 import type { Runner } from './runner.js';
+import { deleteExpiredAudit as deleteExpiredAuditRows } from './sql/audit.js';
 import type { NoParams, Query } from './sql/define-query.js';
 import type { GateRow } from './sql/gate.js';
 import * as limiterSql from './sql/limiters.js';
@@ -79,6 +80,8 @@ export interface RetentionCapability {
   deleteConsumedSignals(batchSize: number, timeoutMs?: number): Promise<number>;
   /** Delete up to `batchSize` log lines past their own window; returns how many. */
   deleteDueLogLines(batchSize: number, timeoutMs?: number): Promise<number>;
+  /** Delete up to `batchSize` audit rows older than `retainSeconds`; returns how many. */
+  deleteExpiredAudit(batchSize: number, retainSeconds: number, timeoutMs?: number): Promise<number>;
   /** Delete up to `batchSize` expired unique locks; returns how many. */
   deleteExpiredUniqueLocks(batchSize: number, timeoutMs?: number): Promise<number>;
   /** One batch of full limiter buckets (rows that hold nothing a job waits on). */
@@ -143,6 +146,17 @@ export async function deleteConsumedSignals(
 
 export function deleteDueLogLines(db: Runner, batchSize: number, timeoutMs?: number): Promise<number> {
   return deleteBehindGate(db, sql.deleteDueLogLines(batchSize), timeoutMs);
+}
+
+export async function deleteExpiredAudit(
+  db: Runner,
+  batchSize: number,
+  retainSeconds: number,
+  timeoutMs?: number,
+): Promise<number> {
+  const query = deleteExpiredAuditRows(batchSize);
+  const row = await throughGate(db, (tx) => db.run(query, { retain_seconds: retainSeconds }, tx), timeoutMs);
+  return Number(row.n);
 }
 
 export function deleteExpiredUniqueLocks(db: Runner, batchSize: number, timeoutMs?: number): Promise<number> {

@@ -1,5 +1,6 @@
 import { atomically } from './atomically.js';
 import * as attempts from './attempts.js';
+import * as audit from './audit.js';
 import * as bulk from './bulk.js';
 import type { Driver, Queryable, Subscription, TransactionHandle } from './driver/driver.js';
 import { runOwnTransaction } from './driver/own-transaction.js';
@@ -30,6 +31,7 @@ import * as workers from './workers.js';
 import * as workflow from './workflow-storage.js';
 
 export type { AttemptOutcome, ClaimedJob } from './attempts.js';
+export type { AuditWindow } from './audit.js';
 export type { BulkWindow } from './bulk.js';
 export { isConnectionError, isRefusal, isStatementCancelled } from './database-errors.js';
 // The door's types: what the parts above storage name, without reaching past this module.
@@ -104,6 +106,8 @@ export class Storage {
   readonly notes: Operations<typeof notes>;
   /** Operator actions on one job's tree. */
   readonly actions: Operations<typeof actions>;
+  /** The audit of operator actions: each action's row, and pages of them. */
+  readonly audit: Operations<typeof audit>;
   /** The maintenance tick's statements and the cluster-wide turns of periodic services. */
   readonly maintenance: Operations<typeof maintenance>;
   /** The workers' own rows. */
@@ -141,6 +145,7 @@ export class Storage {
     this.attempts = operations(db, attempts);
     this.notes = operations(db, notes);
     this.actions = operations(db, actions);
+    this.audit = operations(db, audit);
     this.maintenance = operations(db, maintenance);
     this.workers = operations(db, workers);
     this.workflow = operations(db, workflow);

@@ -20,6 +20,7 @@ export const testKitOptions = new OptionSet('test-kit', {
     'tracer',
     'tracing',
     'traceFirstAttempt',
+    'audit',
   ]).properties,
   database: custom<'memory://'>({
     expected: MEMORY_ONLY,

@@ -14,7 +14,7 @@ const LAYERS: string[][] = [
   ['model'],
   ['storage'],
   ['options', 'engine-core.ts'],
-  ['retention', 'metrics', 'tracing', 'engine-handle.ts'],
+  ['retention', 'metrics', 'tracing', 'engine-handle.ts', 'audit'],
   ['intake', 'jobs', 'queues', 'schedule', 'events.ts', 'maintenance'],
   ['workflow', 'engine.ts'],
   ['worker'],
@@ -22,6 +22,7 @@ const LAYERS: string[][] = [
   ['dashboard'],
   [
     'tidemark.ts',
+    'audit-calls.ts',
     'job-action-calls.ts',
     'job-query-calls.ts',
     'key-calls.ts',

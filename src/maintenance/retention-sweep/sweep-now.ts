@@ -53,6 +53,7 @@ export async function sweepNow(
     jobs: result.jobs,
     signals: result.signals,
     ...(result.logLines ? { logLines: result.logLines } : {}),
+    ...(result.auditRows ? { auditRows: result.auditRows } : {}),
     uniqueLocks: result.uniqueLocks,
     byQueue: result.byQueue,
     ...(result.paused ? { paused: true } : {}),

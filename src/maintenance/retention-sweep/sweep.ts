@@ -22,7 +22,7 @@ export interface SweepRunOptions extends SweepSettings {
  * One full retention pass: due trees in batches (each its own transaction, paced by
  * BatchPace: smaller batches while they are slow, and after a statement the database
  * cancelled for running too long) until a batch comes back short, then consumed signals
- * and log lines past their own windows, then (optionally) expired unique locks. A failing batch stops the
+ * and log lines past their own windows, audit rows past the audit's window, then (optionally) expired unique locks. A failing batch stops the
  * pass: what earlier batches deleted stays deleted, the failing batch is kept whole, and
  * the error is reported in the result, the event, the log and the sweep history. While
  * retention is paused cluster-wide the pass deletes nothing and says `paused`; a pause
@@ -37,6 +37,7 @@ export async function sweepRetention(inputs: SweepInputs, options: SweepRunOptio
   let jobs = 0;
   let signals = 0;
   let logLines = 0;
+  let auditRows = 0;
   let uniqueLocks = 0;
   let batches = 0;
   let limiterBuckets = 0;
@@ -63,6 +64,8 @@ export async function sweepRetention(inputs: SweepInputs, options: SweepRunOptio
     }
     signals = await drain((n) => retention.deleteConsumedSignals(n, timeout), options);
     logLines = await drain((n) => retention.deleteDueLogLines(n, timeout), options);
+    const retain = inputs.auditRetainSeconds;
+    auditRows = await drain((n) => retention.deleteExpiredAudit(n, retain, timeout), options);
     if (options.includeUniqueLocks) {
       uniqueLocks = await drain((n) => retention.deleteExpiredUniqueLocks(n, timeout), options);
       limiterBuckets = await drain((n) => retention.deleteFullBuckets(n, timeout), options);
@@ -75,6 +78,7 @@ export async function sweepRetention(inputs: SweepInputs, options: SweepRunOptio
     jobs,
     signals,
     ...(logLines > 0 ? { logLines } : {}),
+    ...(auditRows > 0 ? { auditRows } : {}),
     uniqueLocks,
     limiterBuckets,
     byQueue: [...byQueue.values()].sort(

@@ -1,0 +1,70 @@
+import { defineQuery, defineSizedQuery } from './define-query.js';
+import { GATE, GATE_OPEN, GATE_STATE, type GateRow } from './gate.js';
+
+/**
+ * The audit of operator actions (`audit_log`): one row per action, written beside it, read
+ * newest first by keyset on id, and aged out on its own window by the retention pass.
+ */
+
+/** An audit row as stored. */
+export interface StoredAudit {
+  id: string;
+  at: Date;
+  actor: string;
+  source: string;
+  action: string;
+  target: Record<string, unknown> | null;
+  rows: number;
+}
+
+export const recordAudit = defineQuery<
+  { actor: string; source: string; action: string; target: string; rows: number },
+  { id: string }
+>(
+  'recordAudit',
+  /* sql */ `
+  insert into /*schema*/audit_log (at, actor, source, action, target, rows)
+  values (now(), @actor, @source, @action, @target::jsonb, @rows)
+  returning id::text as id`,
+);
+
+/** A page of the audit, newest first, below `after` (an id; null for the first page). */
+export const listAudit = defineQuery<
+  {
+    since: Date | null;
+    until: Date | null;
+    action: string | null;
+    actor: string | null;
+    after: string | null;
+    limit: number;
+  },
+  StoredAudit
+>(
+  'listAudit',
+  /* sql */ `
+  select id::text as id, at, actor, source, action, target, rows
+    from /*schema*/audit_log
+   where (@since::timestamptz is null or at >= @since::timestamptz)
+     and (@until::timestamptz is null or at < @until::timestamptz)
+     and (@action::text is null or action = @action::text)
+     and (@actor::text is null or actor = @actor::text)
+     and (@after::bigint is null or id < @after::bigint)
+   order by id desc
+   limit @limit`,
+);
+
+/** Audit rows older than the audit's window (`retain_seconds`), behind the retention gate, oldest first. */
+export const deleteExpiredAudit = defineSizedQuery<{ retain_seconds: number }, GateRow & { n: number }>(
+  'deleteExpiredAudit',
+  /* sql */ `
+  with ${GATE},
+  doomed as (
+    select id from /*schema*/audit_log
+     where at < now() - make_interval(secs => @retain_seconds::double precision) and ${GATE_OPEN}
+     order by at
+     limit @batch_size
+       for update skip locked
+  ),
+  deleted as (delete from /*schema*/audit_log a where a.id = any(array(select id from doomed)) returning a.id)
+  select (select count(*) from deleted)::int as n, ${GATE_STATE}`,
+);
