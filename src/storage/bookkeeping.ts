@@ -77,26 +77,45 @@ export async function adoptOldBookkeeping(db: Queryable, schema: string): Promis
   );
 }
 
-/** The tables and functions a migration creates, by name. */
-function createdBy(migration: Migration): { tables: string[]; functions: string[] } {
-  const names = (kind: string) =>
-    [...migration.sql.matchAll(new RegExp(`create\\s+${kind}\\s+/\\*schema\\*/(\\w+)`, 'gi'))].map(
-      (m) => m[1],
-    );
-  return { tables: names('table'), functions: names('(?:or\\s+replace\\s+)?function') };
+/**
+ * The relations and functions a migration creates, by name: its tables with the key and
+ * identity sequence PostgreSQL names after each (`<table>_pkey`, `<table>_id_seq`), its
+ * indexes, and its functions. All but the functions share one namespace in the schema. What
+ * a migration drops before making it again (an index rebuilt) is Tidemark's own, and left out.
+ */
+function createdBy(migration: Migration): { relations: string[]; functions: string[] } {
+  const names = (verb: string, kind: string, on: string) =>
+    [
+      ...migration.sql.matchAll(
+        new RegExp(`${verb}\\s+${kind}\\s+(?:if\\s+(?:not\\s+)?exists\\s+)?${on}(\\w+)`, 'gi'),
+      ),
+    ].map((m) => m[1]);
+  const dropped = new Set(names('drop', '(?:table|index|function)', '/\\*schema\\*/'));
+  const tables = names('create', 'table', '/\\*schema\\*/');
+  const relations = [
+    ...tables.flatMap((table) => [table, `${table}_pkey`, `${table}_id_seq`]),
+    ...names('create', '(?:unique\\s+)?index', ''),
+  ];
+  return {
+    relations: relations.filter((name) => !dropped.has(name)),
+    functions: names('create', '(?:or\\s+replace\\s+)?function', '/\\*schema\\*/').filter(
+      (name) => !dropped.has(name),
+    ),
+  };
 }
 
 /**
- * Refuse, before anything is written, a schema that already holds a table (or any relation)
- * or a function under a name the pending migrations create: it is another tool's or the
- * application's, and Tidemark would fail halfway or, worse, work on rows that are not its own.
+ * Refuse, before anything is written, a schema that already holds a table (or any relation:
+ * an index, a sequence) or a function under a name the pending migrations create: it is
+ * another tool's or the application's, and Tidemark would fail halfway or, worse, work on rows
+ * that are not its own.
  */
 export async function checkNoForeignTables(
   db: Queryable,
   schema: string,
   pending: readonly Migration[],
 ): Promise<void> {
-  const tables = pending.flatMap((m) => createdBy(m).tables);
+  const tables = pending.flatMap((m) => createdBy(m).relations);
   const functions = pending.flatMap((m) => createdBy(m).functions);
   if (tables.length === 0 && functions.length === 0) return;
   const { rows } = await db.query<{ name: string }>(
@@ -108,9 +127,11 @@ export async function checkNoForeignTables(
      order by 1`,
     [schema, tables, functions],
   );
-  if (rows.length > 0)
-    throw new SchemaConflictError(
-      schema,
-      rows.map((r) => r.name),
-    );
+  const found = new Set(rows.map((r) => r.name));
+  // A foreign table is named once, not again by its key and sequence.
+  const names = [...found].filter((name) => {
+    const table = /^(\w+)_(?:pkey|id_seq)$/.exec(name)?.[1];
+    return table === undefined || !found.has(table);
+  });
+  if (names.length > 0) throw new SchemaConflictError(schema, names);
 }
