@@ -28,7 +28,7 @@ export interface QueueOverview {
 }
 
 /** The statuses a job waits in to be claimed, split into ready and scheduled. */
-const WAITING_STATUSES = ['pending', 'retry'] as const;
+export const WAITING_STATUSES = ['pending', 'retry'] as const;
 
 export interface Overview {
   queues: QueueOverview[];
@@ -106,7 +106,10 @@ export async function loadOverview(core: EngineCore): Promise<Overview> {
 }
 
 /** One (queue, status) cell of the ready/scheduled split added to its queue's figures. */
-function addDue(queue: QueueOverview, row: DueSplitRow): void {
+export function addDue(
+  queue: Pick<QueueOverview, 'ready' | 'scheduled' | 'latencySeconds'>,
+  row: DueSplitRow,
+): void {
   const exact = row.seen <= COUNT_CAP;
   const add = (count: StatusCount, n: number): StatusCount => {
     const all = exact && count.exact;

@@ -26,6 +26,9 @@ export interface ChartBucket {
   /** Wait from run_at to started_at, in milliseconds; null when no job of the bucket started. */
   waitP50Ms: number | null;
   waitP95Ms: number | null;
+  /** Execution time, started_at to finished_at, in milliseconds; null when no job of the bucket started. */
+  runP50Ms: number | null;
+  runP95Ms: number | null;
 }
 
 export interface QueueCharts {
@@ -39,7 +42,15 @@ export interface QueueCharts {
   truncated: boolean;
 }
 
-const EMPTY: ChartBucket = { finished: 0, completed: 0, failed: 0, waitP50Ms: null, waitP95Ms: null };
+const EMPTY: ChartBucket = {
+  finished: 0,
+  completed: 0,
+  failed: 0,
+  waitP50Ms: null,
+  waitP95Ms: null,
+  runP50Ms: null,
+  runP95Ms: null,
+};
 
 /** `?window=` as given, or 1h when absent; anything else is refused by name. */
 export function parseChartWindow(raw: string | null): ChartWindow {
@@ -49,7 +60,7 @@ export function parseChartWindow(raw: string | null): ChartWindow {
 }
 
 /**
- * A queue's throughput, failures and wait percentiles over a window, from one bounded
+ * A queue's throughput, failures, wait and execution-time percentiles over a window, from one bounded
  * statement. QueueNotFoundError when no queue of that name is stored.
  */
 export async function loadQueueCharts(
@@ -75,6 +86,8 @@ export async function loadQueueCharts(
       failed: row.failed,
       waitP50Ms: row.wait_p50_ms,
       waitP95Ms: row.wait_p95_ms,
+      runP50Ms: row.run_p50_ms,
+      runP95Ms: row.run_p95_ms,
     };
     if (row.bucket_ago === null) total = bucket;
     else {

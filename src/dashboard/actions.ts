@@ -66,7 +66,8 @@ export async function runQueueAction(
   const queue = form.get('queue') ?? '';
   if (action === 'pause') await ctx.tm.pauseQueue(queue);
   else await ctx.tm.resumeQueue(queue);
-  return { redirect: href(ctx, '/') };
+  // The queue's own page sends from=queue: back there, else to the queues page.
+  return { redirect: href(ctx, form.get('from') === 'queue' ? `/queues/${encodeURIComponent(queue)}` : '/') };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { chartFrame, FRAME_W, PLOT_BASE, PLOT_H, plotY, valuesTable } from './chart-frame.js';
 import { type Html, html } from './html.js';
 
 export interface MinuteBucket {
@@ -6,27 +7,20 @@ export interface MinuteBucket {
   other: number;
 }
 
-const WIDTH = 720;
-const HEIGHT = 170;
-const LEFT = 44;
-const BOTTOM = 22;
-const TOP = 8;
-
 /**
  * Jobs finished per minute over the last hour as stacked bars (completed, failed, other),
- * drawn server-side as SVG with presentation attributes only (the CSP forbids inline style).
+ * drawn server-side as SVG with presentation attributes only (the CSP forbids inline style),
+ * its labels in HTML (see chart-frame.ts).
  */
 export function throughputChart(buckets: MinuteBucket[]): Html {
   const totals = buckets.map((b) => b.completed + b.failed + b.other);
   const max = niceCountMax(Math.max(...totals, 0));
-  const plotW = WIDTH - LEFT - 8;
-  const plotH = HEIGHT - TOP - BOTTOM;
-  const slot = plotW / buckets.length;
+  const slot = FRAME_W / buckets.length;
   const barW = Math.max(slot - 2, 1);
-  const y = (n: number) => (n / max) * plotH;
+  const y = (n: number) => (n / max) * PLOT_H;
   const bars = buckets.map((b, i) => {
-    const x = LEFT + i * slot + 1;
-    let base = TOP + plotH;
+    const x = i * slot + 1;
+    let base = PLOT_BASE;
     const parts: Html[] = [];
     for (const [n, color] of [
       [b.completed, '#2f9e61'],
@@ -40,22 +34,27 @@ export function throughputChart(buckets: MinuteBucket[]): Html {
         html`<rect x="${x.toFixed(1)}" y="${base.toFixed(1)}" width="${barW.toFixed(1)}" height="${h.toFixed(1)}" fill="${color}"/>`,
       );
     }
-    const ago = buckets.length - 1 - i;
-    const label = `${ago === 0 ? 'this minute' : `${ago} min ago`}: ${b.completed} completed, ${b.failed} failed, ${b.other} other`;
-    return html`<g><title>${label}</title><rect x="${(LEFT + i * slot).toFixed(1)}" y="${TOP}" width="${slot.toFixed(1)}" height="${plotH}" fill="transparent"/>${parts}</g>`;
-  });
-  const grid = [0, 0.5, 1].map((f) => {
-    const gy = TOP + plotH - f * plotH;
-    return html`<line x1="${LEFT}" x2="${WIDTH - 8}" y1="${gy.toFixed(1)}" y2="${gy.toFixed(1)}" stroke="#dde2ea"/>
-<text x="${LEFT - 6}" y="${(gy + 4).toFixed(1)}" text-anchor="end" font-size="11" fill="#5b6577">${Math.round(max * f)}</text>`;
+    const label = `${minuteLabel(buckets.length - 1 - i)}: ${b.completed} completed, ${b.failed} failed, ${b.other} other`;
+    return html`<g><title>${label}</title><rect x="${(i * slot).toFixed(1)}" y="${plotY(1).toFixed(1)}" width="${slot.toFixed(1)}" height="${PLOT_H}" fill="transparent"/>${parts}</g>`;
   });
   const total = totals.reduce((s, n) => s + n, 0);
-  return html`<svg viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="${`Jobs finished per minute over the last hour: ${total} in all`}" xmlns="http://www.w3.org/2000/svg">
-${grid}${bars}
-<text x="${LEFT}" y="${HEIGHT - 6}" font-size="11" fill="#5b6577">60 min ago</text>
-<text x="${WIDTH - 8}" y="${HEIGHT - 6}" font-size="11" fill="#5b6577" text-anchor="end">now</text>
-</svg>
-<div class="small muted">per minute, stacked: <span class="legend-ok">■</span> completed <span class="legend-bad">■</span> failed <span class="legend-other">■</span> cancelled/expired</div>`;
+  const rows = buckets
+    .map((b, i) => ({ b, ago: buckets.length - 1 - i }))
+    .filter(({ b }) => b.completed + b.failed + b.other > 0)
+    .map(({ b, ago }) => [minuteLabel(ago), b.completed, b.failed, b.other]);
+  return html`${chartFrame({
+    name: 'throughput',
+    label: `Jobs finished per minute over the last hour: ${total} in all`,
+    ticks: ['0', String(max / 2), String(max)],
+    xLabels: ['60 min ago', '30 min ago', 'now'],
+    marks: bars,
+  })}
+<div class="small muted legend">per minute, stacked: <span class="legend-ok">■</span> completed <span class="legend-bad">■</span> failed <span class="legend-other">■</span> cancelled/expired</div>
+${valuesTable(`Values (tap to list; ${rows.length} ${rows.length === 1 ? 'minute' : 'minutes'} with jobs)`, ['minute', 'completed', 'failed', 'other'], rows)}`;
+}
+
+function minuteLabel(ago: number): string {
+  return ago === 0 ? 'this minute' : `${ago} min ago`;
 }
 
 /**

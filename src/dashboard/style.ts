@@ -104,5 +104,23 @@ ul.fires { margin:0; padding-left:16px; }
 .legend-run { color:#1f5fbf; } .legend-wait { color:#6b46c1; }
 .legend-p50 { color:#1f5fbf; }
 .chart .axis { display:flex; justify-content:space-between; }
+/* A chart (chart-frame.ts): the SVG stretches to the width at a fixed 150 px height; the y labels
+   sit on its grid lines at 8, 78 and 148 px (12 px lines, spread end to end), all text in HTML at 11 px. */
+.plot { display:grid; grid-template-columns:max-content minmax(0, 1fr); column-gap:6px; align-items:start; }
+.chart .plot svg { width:100%; height:150px; }
+.plot .y-axis { display:flex; flex-direction:column; justify-content:space-between; height:154px; padding-top:2px; text-align:right; }
+.plot .x-axis { grid-column:2; display:flex; justify-content:space-between; gap:8px; margin-top:4px; }
+.plot .y-axis, .plot .x-axis { font-size:11px; line-height:12px; color:var(--muted); white-space:nowrap; }
+.legend { margin-top:4px; }
+details.chart-values { margin-top:6px; font-size:12px; }
+details.chart-values summary { cursor:pointer; color:var(--accent); }
+details.chart-values table { margin-top:6px; }
+details.chart-values .scroll > table { min-width:0; width:auto; }
+td.when { white-space:nowrap; overflow-wrap:normal; }
+dl.options { grid-template-columns: minmax(0, 220px) minmax(0, 1fr); }
+.counts-row { display:flex; flex-wrap:wrap; gap:8px 20px; margin:0 0 16px; padding:0; list-style:none; }
+.counts-row li { display:flex; flex-direction:column; min-width:5.5em; }
+.counts-row .n { font-size:18px; font-weight:600; font-variant-numeric: tabular-nums; white-space:nowrap; }
+.counts-row .what { font-size:12px; color:var(--muted); white-space:nowrap; }
 .windows a.current { font-weight:700; color:var(--fg); text-decoration:none; }
 `;

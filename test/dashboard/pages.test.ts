@@ -116,7 +116,7 @@ describeEachDriver('dashboard pages', ({ open }) => {
     assert.match(row('mail'), /data-action="pause"/);
     assert.match(
       body,
-      /<svg viewBox="0 0 720 170" role="img" aria-label="Jobs finished per minute over the last hour: (\d+) in all"/,
+      /<svg viewBox="0 0 720 150" role="img" aria-label="Jobs finished per minute over the last hour: (\d+) in all" data-chart="throughput"/,
     );
     const total = Number(body.match(/over the last hour: (\d+) in all/)?.[1]);
     assert.ok(total >= 17, `chart counts the finished jobs (${total})`);

@@ -8,11 +8,13 @@ import {
   parseChartWindow,
   type QueueCharts,
 } from '../../admin/queue-charts.js';
-import { type DashboardContext, href } from '../context.js';
+import { loadQueueSummary } from '../../admin/queue-summary.js';
+import { actionButton, type DashboardContext, href } from '../context.js';
 import { type Html, html } from '../html.js';
 import { layout } from '../layout.js';
 import { refreshToggle } from '../refresh.js';
-import { barSeries, formatWait, type TimeAxis, waitSeries } from '../series-chart.js';
+import { barSeries, formatWait, percentileSeries, type TimeAxis, waitSeries } from '../series-chart.js';
+import { queueCounts, queueOptions } from './queue-options.js';
 
 /** One bar chart of the page: jobs that finished completed (or failed) per bucket. */
 function countCard(charts: QueueCharts, status: 'completed' | 'failed', color: string, axis: TimeAxis): Html {
@@ -40,13 +42,21 @@ export function queueNameFrom(segment: string): string | null {
   }
 }
 
+/** A p50/p95 figure of the whole window, with its milliseconds for scripts and tests. */
+function totalFigure(kind: string, ms: number | null): Html {
+  return html`<span data-total-${kind}-ms="${ms === null ? '' : Math.round(ms)}">${formatWait(ms)}</span>`;
+}
+
 /**
- * One queue over a window (`?window=1h|24h|7d`): jobs completed and failed per bucket and
- * the p50/p95 wait from run_at to start. An unknown queue is 404, a bad window 400.
+ * One queue: its counts (ready, scheduled, latency, per status), its stored options, pause
+ * or resume, and over a window (`?window=1h|24h|7d`) jobs completed and failed per bucket,
+ * the p50/p95 wait from run_at to start and the p50/p95 execution time. An unknown queue is
+ * 404, a bad window 400.
  */
 export async function queuePage(ctx: DashboardContext, name: string): Promise<Html> {
   const window = parseChartWindow(ctx.url.searchParams.get('window'));
   const charts = await loadQueueCharts(ctx.core, name, window);
+  const [summary, limiters] = await Promise.all([loadQueueSummary(ctx.core, name), ctx.tm.listLimiters()]);
   const shape = CHART_WINDOWS[window];
   const axis: TimeAxis = {
     bucketSeconds: shape.seconds / shape.buckets,
@@ -59,15 +69,30 @@ export async function queuePage(ctx: DashboardContext, name: string): Promise<Ht
       html`<a href="${href(ctx, ctx.url.pathname, { window: w, refresh })}" class="${w === window ? 'current' : ''}" data-window="${w}">${WINDOW_LABELS[w]}</a>`,
   );
   const body = html`${refreshToggle(ctx)}
-<p>${charts.paused ? html`<span class="paused-flag">paused</span> · ` : ''}<a href="${href(ctx, '/jobs', { queue: name })}">jobs of this queue</a>
-· <a href="${href(ctx, `/queues/${encodeURIComponent(name)}/keys`)}" id="queue-keys">concurrency keys</a>
-· <span class="windows">window: ${windows.map((w, i) => html`${i > 0 ? ' · ' : ''}${w}`)}</span></p>
+<p class="queue-links">${summary.paused ? html`<span class="paused-flag">paused</span> · ` : ''}<a href="${href(ctx, '/jobs', { queue: name })}">jobs of this queue</a>
+· <a href="${href(ctx, `/queues/${encodeURIComponent(name)}/keys`)}" id="queue-keys">concurrency keys</a></p>
+<div class="actions">${
+    summary.paused
+      ? actionButton(ctx, '/queues/resume', 'Resume', { queue: name, from: 'queue' })
+      : actionButton(ctx, '/queues/pause', 'Pause', { queue: name, from: 'queue' })
+  }</div>
+${queueCounts(ctx, summary)}
+${queueOptions(ctx, summary, limiters)}
+<p class="windows">Charts over: ${windows.map((w, i) => html`${i > 0 ? ' · ' : ''}${w}`)}</p>
 ${countCard(charts, 'completed', '#2f9e61', axis)}
 ${countCard(charts, 'failed', '#d2473b', axis)}
 <div class="card chart" id="chart-wait"><h2>Wait from run_at to start, per ${shape.bucketLabel}: p50
-<span data-total-p50-ms="${total.waitP50Ms === null ? '' : Math.round(total.waitP50Ms)}">${formatWait(total.waitP50Ms)}</span>, p95
-<span data-total-p95-ms="${total.waitP95Ms === null ? '' : Math.round(total.waitP95Ms)}">${formatWait(total.waitP95Ms)}</span></h2>
+${totalFigure('p50', total.waitP50Ms)}, p95 ${totalFigure('p95', total.waitP95Ms)}</h2>
 ${waitSeries(`Wait from run_at to start per ${shape.bucketLabel} over ${shape.label}`, buckets, axis)}</div>
+<div class="card chart" id="chart-run"><h2>Execution time, per ${shape.bucketLabel}: p50
+${totalFigure('run-p50', total.runP50Ms)}, p95 ${totalFigure('run-p95', total.runP95Ms)}</h2>
+${percentileSeries(
+  'run',
+  `Execution time (start to finish) per ${shape.bucketLabel} over ${shape.label}`,
+  'the execution time, started_at to finished_at',
+  buckets.map((b) => ({ p50Ms: b.runP50Ms, p95Ms: b.runP95Ms })),
+  axis,
+)}</div>
 ${
   charts.truncated
     ? html`<p class="notice warn" id="charts-truncated">Only the newest ${formatCount(CHART_MAX_ROWS)} finished jobs were read: the older part of the window is not counted.</p>`
@@ -76,6 +101,8 @@ ${
 <p class="small muted">Counted from the jobs of this queue that finished in the window and are still
 stored: retention deletes finished jobs, so a window longer than the queue keeps them (see
 <a href="${href(ctx, '/retention')}">Retention</a>) shows only what is left. The wait is that of
-the attempt that finished; cancelled or expired jobs count in neither chart.</p>`;
+the attempt that finished, and so is the execution time; cancelled or expired jobs count in
+neither chart. Counts above are of the jobs stored now: ready jobs are due (run_at has come),
+scheduled ones wait for their run_at, and latency is how long the oldest ready job has waited.</p>`;
   return layout(ctx, `Queue ${name}`, '/', body);
 }

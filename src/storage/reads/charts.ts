@@ -28,6 +28,8 @@ export async function queueChart(
     failed: Number(row.failed),
     wait_p50_ms: number(row.wait_p50_ms),
     wait_p95_ms: number(row.wait_p95_ms),
+    run_p50_ms: number(row.run_p50_ms),
+    run_p95_ms: number(row.run_p95_ms),
   }));
 }
 

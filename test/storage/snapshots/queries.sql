@@ -1038,9 +1038,12 @@ select greatest(floor(extract(epoch from (now() - r.finished_at)) / $1::float8),
          (count(*) filter (where r.status = 'completed'))::int as completed,
          (count(*) filter (where r.status = 'failed'))::int as failed,
          percentile_cont(0.5) within group (order by r.wait_ms) as wait_p50_ms,
-         percentile_cont(0.95) within group (order by r.wait_ms) as wait_p95_ms
+         percentile_cont(0.95) within group (order by r.wait_ms) as wait_p95_ms,
+         percentile_cont(0.5) within group (order by r.run_ms) as run_p50_ms,
+         percentile_cont(0.95) within group (order by r.run_ms) as run_p95_ms
     from (select j.status, j.finished_at,
-                 (extract(epoch from (j.started_at - j.run_at)) * 1000)::float8 as wait_ms
+                 (extract(epoch from (j.started_at - j.run_at)) * 1000)::float8 as wait_ms,
+                 (extract(epoch from (j.finished_at - j.started_at)) * 1000)::float8 as run_ms
             from "tidemark".jobs j
            where j.queue = $2
              and j.finished_at > now() - $3::float8 * interval '1 second'
