@@ -203,8 +203,13 @@ describePostgresOnly('the roles of docs/roles.sql', () => {
     assert.match(refused.body, /the database role may not do/);
     assert.equal((await owner.getJob(id))?.status, 'pending', 'nothing changed');
 
+    const stats = captureIo();
+    const asViewer = ['--database', urlAs(viewer, password), '--schema', schema];
+    assert.equal(await main(['stats', '--json', ...asViewer], stats), 0, stats.err());
+    assert.match(stats.out(), /"mail"/);
+
     const io = captureIo();
-    const code = await main(['cancel', id, '--database', urlAs(viewer, password), '--schema', schema], io);
+    const code = await main(['cancel', id, ...asViewer], io);
     assert.equal(code, 1, io.err());
     assert.match(io.err(), /^tidemark cancel: the database role may not do '\w+' \(permission denied/);
     assert.equal(io.out(), '');
