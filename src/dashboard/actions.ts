@@ -21,25 +21,25 @@ export async function runJobAction(
   const { tm } = ctx;
   switch (action) {
     case 'retry':
-      await tm.retryJob(id);
+      await tm.retryJob(id, ctx.by);
       break;
     case 'cancel':
-      await tm.cancelJob(id);
+      await tm.cancelJob(id, ctx.by);
       break;
     case 'run-now':
-      await tm.runNow(id);
+      await tm.runNow(id, ctx.by);
       break;
     case 'pause':
-      await tm.pauseJob(id);
+      await tm.pauseJob(id, ctx.by);
       break;
     case 'resume':
-      await tm.resumeJob(id);
+      await tm.resumeJob(id, ctx.by);
       break;
     case 'delete':
-      await tm.deleteJob(id);
+      await tm.deleteJob(id, ctx.by);
       return deleted(ctx, `Job ${id} was deleted.`);
     case 'delete-subtree': {
-      const n = await tm.deleteWorkflowSubtree(id);
+      const n = await tm.deleteWorkflowSubtree(id, ctx.by);
       return deleted(ctx, `Job ${id} and its subtree were deleted (${n} jobs).`);
     }
   }
@@ -64,8 +64,8 @@ export async function runQueueAction(
   action: 'pause' | 'resume',
 ): Promise<ActionResult> {
   const queue = form.get('queue') ?? '';
-  if (action === 'pause') await ctx.tm.pauseQueue(queue);
-  else await ctx.tm.resumeQueue(queue);
+  if (action === 'pause') await ctx.tm.pauseQueue(queue, ctx.by);
+  else await ctx.tm.resumeQueue(queue, ctx.by);
   // The queue's own page sends from=queue: back there, else to the queues page.
   return { redirect: href(ctx, form.get('from') === 'queue' ? `/queues/${encodeURIComponent(queue)}` : '/') };
 }
@@ -90,7 +90,7 @@ export async function runPurge(
     const count = await ctx.tm.removeJobs({ ...options, dryRun: true });
     return { status: 200, page: purgeConfirmPage(ctx, parsed, count) };
   }
-  const deletedCount = await ctx.tm.removeJobs(options);
+  const deletedCount = await ctx.tm.removeJobs({ ...options, ...ctx.by });
   return { status: 200, page: purgeDonePage(ctx, parsed, deletedCount) };
 }
 

@@ -30,7 +30,10 @@ export async function runBulk(
   const confirmed = parseConfirmed(form);
   if (typeof confirmed === 'string') return refused(ctx, confirmed);
   try {
-    return { status: 200, page: bulkDonePage(ctx, request, await act(request.filter, confirmed)) };
+    return {
+      status: 200,
+      page: bulkDonePage(ctx, request, await act(request.filter, { ...confirmed, ...ctx.by })),
+    };
   } catch (error) {
     if (!(error instanceof BulkSetGrewError)) throw error;
     return preview(

@@ -1,4 +1,5 @@
 import type { EngineCore } from '../engine-core.js';
+import type { AuditOptions } from '../model/audit.js';
 import type { RetentionStatus } from '../retention/pause.js';
 import type { DashboardEngine } from './engine-port.js';
 import { type Html, html } from './html.js';
@@ -19,6 +20,8 @@ export interface DashboardContext {
   csrf: string;
   /** Whether the viewer logged in with the form (and so can log out). */
   loggedIn: boolean;
+  /** Who acts, for the audit: the name of the token shown (or its login's), from the dashboard. */
+  by: AuditOptions;
   /** The cluster-wide retention switch, read for every page so each one can show the pause. */
   retention: RetentionStatus;
 }

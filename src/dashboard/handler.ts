@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { engineOf } from '../engine-handle.js';
 import { TidemarkError } from '../errors.js';
-import { type Principal, TokenAuth } from '../http/auth.js';
+import { actorOf, type Principal, TokenAuth } from '../http/auth.js';
 import { formIsGenuine } from '../http/csrf.js';
 import { statusOfError } from '../http/error-status.js';
 import { readForm } from '../http/form-body.js';
@@ -61,7 +61,7 @@ export function dashboardHandler(
   const state: HandlerState = {
     tm,
     options,
-    auth: new TokenAuth(options.token),
+    auth: new TokenAuth(options.token, options.tokens),
     throttle: new LoginThrottle(now),
     now,
     streams: new LiveStreams(),
@@ -171,6 +171,7 @@ async function contextFor(
     traceUrl: options.traceUrl,
     csrf: auth.csrfFor(principal),
     loggedIn: principal.kind === 'session',
+    by: { actor: actorOf(principal), source: 'dashboard' },
     retention,
   };
 }

@@ -10,8 +10,8 @@ export async function runKeySwitch(
   action: 'pause' | 'resume',
 ): Promise<ActionResult> {
   const key = form.get('key') ?? '';
-  if (action === 'pause') await ctx.tm.pauseKey(queue, key);
-  else await ctx.tm.resumeKey(queue, key);
+  if (action === 'pause') await ctx.tm.pauseKey(queue, key, ctx.by);
+  else await ctx.tm.resumeKey(queue, key, ctx.by);
   return back(ctx, queue, `${action === 'pause' ? 'paused' : 'resumed'} ${key}`);
 }
 
@@ -26,7 +26,7 @@ export async function runKeyLimit(
   if (text !== '' && !/^\d{1,9}$/.test(text))
     throw new InvalidOptionError('concurrency', 'a whole number', text);
   const limit = text === '' ? null : { concurrency: Number(text) };
-  await ctx.tm.setKeyLimit(queue, key, limit);
+  await ctx.tm.setKeyLimit(queue, key, limit, ctx.by);
   return back(
     ctx,
     queue,

@@ -11,6 +11,7 @@ const NAV: { path: string; label: string }[] = [
   { path: '/purge', label: 'Purge' },
   { path: '/storage', label: 'Storage' },
   { path: '/workers', label: 'Workers' },
+  { path: '/audit', label: 'Audit' },
 ];
 
 /** The page frame: navigation, the read-only badge, logout, and the body. */

@@ -1,3 +1,4 @@
+import { InvalidOptionError } from '../errors.js';
 import {
   type DashboardHandlerOptions,
   type DashboardOptions,
@@ -7,19 +8,31 @@ import {
 
 export interface ResolvedHandlerOptions {
   token: string | undefined;
+  /** Named tokens: name → secret (the audit's actor for that token's requests). */
+  tokens: Record<string, string>;
   readOnly: boolean;
   basePath: string;
   traceUrl: string | undefined;
 }
 
 export function resolveHandlerOptions(input: DashboardHandlerOptions | undefined): ResolvedHandlerOptions {
-  const { token, readOnly, basePath, traceUrl } = dashboardHandlerOptions.read(input ?? {});
-  return { token, readOnly, basePath, traceUrl };
+  const { token, tokens, readOnly, basePath, traceUrl } = dashboardHandlerOptions.read(input ?? {});
+  return { token, tokens: distinctTokens(token, tokens), readOnly, basePath, traceUrl };
 }
 
 export function resolveServerOptions(
   input: DashboardOptions | undefined,
 ): ResolvedHandlerOptions & { port: number; host: string } {
-  const { token, readOnly, basePath, traceUrl, port, host } = dashboardOptions.read(input ?? {});
-  return { token, readOnly, basePath, traceUrl, port, host };
+  const { token, tokens, readOnly, basePath, traceUrl, port, host } = dashboardOptions.read(input ?? {});
+  return { token, tokens: distinctTokens(token, tokens), readOnly, basePath, traceUrl, port, host };
+}
+
+/** The named tokens, none of them the plain `token`'s secret (whose name would then be ambiguous). */
+function distinctTokens(token: string | undefined, tokens: Record<string, string> | undefined) {
+  for (const [name, secret] of Object.entries(tokens ?? {})) {
+    if (secret === token) {
+      throw new InvalidOptionError(`tokens.${name}`, "a secret other than 'token'", '(hidden)');
+    }
+  }
+  return tokens ?? {};
 }

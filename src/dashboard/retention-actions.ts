@@ -8,8 +8,9 @@ export async function runRetentionSwitch(
   form: URLSearchParams,
   action: 'pause' | 'resume',
 ): Promise<ActionResult> {
-  if (action === 'pause') await ctx.tm.pauseRetention({ reason: (form.get('reason') ?? '').trim() });
-  else await ctx.tm.resumeRetention();
+  if (action === 'pause')
+    await ctx.tm.pauseRetention({ reason: (form.get('reason') ?? '').trim(), ...ctx.by });
+  else await ctx.tm.resumeRetention(ctx.by);
   return { redirect: href(ctx, '/retention', { done: action === 'pause' ? 'paused' : 'resumed' }) };
 }
 
@@ -21,12 +22,13 @@ export async function runPlaceHold(ctx: DashboardContext, form: URLSearchParams)
     ...(queue ? { queue } : {}),
     ...(ids.length > 0 ? { ids } : {}),
     reason: (form.get('reason') ?? '').trim(),
+    ...ctx.by,
   });
   return { redirect: href(ctx, '/retention', { done: 'held' }) };
 }
 
 export async function runReleaseHold(ctx: DashboardContext, form: URLSearchParams): Promise<ActionResult> {
-  await ctx.tm.releaseHold(form.get('hold') ?? '');
+  await ctx.tm.releaseHold(form.get('hold') ?? '', ctx.by);
   return { redirect: href(ctx, '/retention', { done: 'released' }) };
 }
 
@@ -44,6 +46,6 @@ export async function runApplyRetention(
     const preview = await ctx.tm.applyRetention({ queue, dryRun: true });
     return { status: 200, page: applyConfirmPage(ctx, queue, preview.jobs, preview.retention) };
   }
-  const applied = await ctx.tm.applyRetention({ queue });
+  const applied = await ctx.tm.applyRetention({ queue, ...ctx.by });
   return { status: 200, page: applyDonePage(ctx, queue, applied.jobs, applied.retention) };
 }

@@ -6,6 +6,7 @@ import { runBulk } from './bulk-job-actions.js';
 import type { DashboardContext } from './context.js';
 import type { Html } from './html.js';
 import { runKeyLimit, runKeySwitch } from './key-actions.js';
+import { auditPage } from './pages/audit.js';
 import { confirmCancelPage } from './pages/confirm-cancel.js';
 import { confirmDeletePage } from './pages/confirm-delete.js';
 import { jobDetailPage } from './pages/job-detail.js';
@@ -112,6 +113,7 @@ export const pages: PageRoute[] = [
   { pattern: /^\/purge$/, render: (ctx) => purgeFormPage(ctx) },
   { pattern: /^\/storage$/, render: (ctx) => storagePage(ctx) },
   { pattern: /^\/workers$/, render: (ctx) => workersPage(ctx) },
+  { pattern: /^\/audit$/, render: (ctx) => auditPage(ctx) },
   { pattern: /^\/running$/, render: (ctx) => runningPage(ctx) },
   { pattern: /^\/schedules$/, render: (ctx) => schedulesPage(ctx) },
   { pattern: /^\/schedules\/confirm$/, render: (ctx) => confirmUnschedulePage(ctx) },

@@ -4,7 +4,7 @@ import { type DashboardContext, href } from './context.js';
 /** Remove a schedule (after the confirmation page), then back to the list saying so. */
 export async function runUnschedule(ctx: DashboardContext, form: URLSearchParams): Promise<ActionResult> {
   const name = form.get('name') ?? '';
-  await ctx.tm.unschedule(name);
+  await ctx.tm.unschedule(name, ctx.by);
   return { redirect: href(ctx, '/schedules', { unscheduled: name }) };
 }
 
@@ -17,8 +17,8 @@ export async function runScheduleSwitch(
   action: 'pause' | 'resume',
 ): Promise<ActionResult> {
   const name = form.get('name') ?? '';
-  if (action === 'pause') await ctx.tm.pauseSchedule(name);
-  else await ctx.tm.resumeSchedule(name);
+  if (action === 'pause') await ctx.tm.pauseSchedule(name, ctx.by);
+  else await ctx.tm.resumeSchedule(name, ctx.by);
   return { redirect: href(ctx, '/schedules', { done: SWITCH_DONE[action], name }) };
 }
 
@@ -28,6 +28,6 @@ export async function runTriggerSchedule(
   form: URLSearchParams,
 ): Promise<ActionResult> {
   const name = form.get('name') ?? '';
-  const fired = await ctx.tm.triggerSchedule(name);
+  const fired = await ctx.tm.triggerSchedule(name, ctx.by);
   return { redirect: href(ctx, '/schedules', { done: fired === null ? 'waiting' : 'triggered', name }) };
 }

@@ -33,10 +33,11 @@ export async function serveDashboard(
  */
 async function startDashboard(tm: DashboardEngine, input: DashboardOptions = {}): Promise<RunningDashboard> {
   const options = resolveServerOptions(input);
-  if (!isLoopbackHost(options.host) && options.token === undefined)
-    throw new InsecureDashboardError(options.host);
+  const noToken = options.token === undefined && Object.keys(options.tokens).length === 0;
+  if (!isLoopbackHost(options.host) && noToken) throw new InsecureDashboardError(options.host);
   const handler = createDashboardHandler(tm, {
     token: options.token,
+    ...(noToken || Object.keys(options.tokens).length === 0 ? {} : { tokens: options.tokens }),
     readOnly: options.readOnly,
     basePath: options.basePath,
     traceUrl: options.traceUrl,

@@ -44,11 +44,12 @@ export async function login(
   const next = returnTarget(base, form.get('next'));
   const wait = throttle.waitMs(address);
   if (wait > 0) return sendHtml(res, 429, loginPage(base, csrf, next, retryAfter(res, wait)).text);
-  if (!auth.checkToken(form.get('token') ?? '')) {
+  const actor = auth.checkToken(form.get('token') ?? '');
+  if (actor === null) {
     throttle.fail(address);
     return sendHtml(res, 401, loginPage(base, csrf, next, 'That token is not right.').text);
   }
-  res.setHeader('set-cookie', sessionCookie(auth.newSession(state.now()), base || '/'));
+  res.setHeader('set-cookie', sessionCookie(auth.newSession(actor, state.now()), base || '/'));
   return redirect(res, next);
 }
 

@@ -29,7 +29,7 @@ export async function runSendSignal(
         : { status: 404, page: errorPage(ctx, 'Not found', `No job ${id}`) };
     }
   }
-  const outcome = await ctx.tm.signal(id, name, payload);
+  const outcome = await ctx.tm.signal(id, name, payload, ctx.by);
   const query = outcome.delivered ? { done: 'signal' } : { refused: outcome.reason };
   return { redirect: href(ctx, `/jobs/${id}`, { ...query, signal: name }) };
 }

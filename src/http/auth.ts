@@ -3,12 +3,23 @@ import type { IncomingMessage } from 'node:http';
 import { readCookie, SESSION_COOKIE } from './cookies.js';
 import { SESSION_SECONDS, SessionStore } from './sessions.js';
 
-/** Who a request is, for CSRF binding: a login session, a bearer client, or anyone (no token set). */
+/**
+ * Who a request is, for CSRF binding and the audit: a login session or a bearer client (with
+ * the name of the token shown), anyone (no token set), or nobody yet.
+ */
 export type Principal =
-  | { kind: 'session'; session: string }
-  | { kind: 'bearer' }
+  | { kind: 'session'; session: string; actor: string }
+  | { kind: 'bearer'; actor: string }
   | { kind: 'open' }
   | { kind: 'anonymous' };
+
+/** The name the plain `token` option acts under in the audit. */
+export const PLAIN_TOKEN_NAME = 'dashboard';
+
+/** Who the audit says acted: the token's name, or `localhost` for a surface without a token. */
+export function actorOf(principal: Principal): string {
+  return principal.kind === 'session' || principal.kind === 'bearer' ? principal.actor : 'localhost';
+}
 
 /**
  * Token checks, login sessions and CSRF tokens of one HTTP handler. The secret and the session
@@ -17,31 +28,45 @@ export type Principal =
 export class TokenAuth {
   private readonly secret = randomBytes(32);
   private readonly sessions = new SessionStore(SESSION_SECONDS * 1000);
+  /** Each accepted token with the name it acts under: `token` as 'dashboard', then `tokens`. */
+  private readonly named: [name: string, secret: string][];
 
-  constructor(private readonly token: string | undefined) {}
-
-  get required(): boolean {
-    return this.token !== undefined;
+  constructor(token: string | undefined, tokens: Record<string, string> = {}) {
+    this.named = [...(token === undefined ? [] : [[PLAIN_TOKEN_NAME, token] as [string, string]])];
+    for (const [name, secret] of Object.entries(tokens)) this.named.push([name, secret]);
   }
 
-  /** Constant-time: both sides are hashed first, so lengths match and nothing leaks through timing. */
-  checkToken(given: string): boolean {
-    return this.token !== undefined && safeEqual(given, this.token);
+  get required(): boolean {
+    return this.named.length > 0;
+  }
+
+  /**
+   * The name of the token given, or null when it is none of them. Constant-time: every token is
+   * compared, each after hashing both sides, so neither lengths nor which one matched leak.
+   */
+  checkToken(given: string): string | null {
+    let found: string | null = null;
+    for (const [name, secret] of this.named) if (safeEqual(given, secret) && found === null) found = name;
+    return found;
   }
 
   /** The request's principal, or anonymous when a token is required and none was shown. */
   identify(req: IncomingMessage, now = Date.now()): Principal {
     if (!this.required) return { kind: 'open' };
     const bearer = bearerOf(req);
-    if (bearer !== undefined) return this.checkToken(bearer) ? { kind: 'bearer' } : { kind: 'anonymous' };
+    if (bearer !== undefined) {
+      const actor = this.checkToken(bearer);
+      return actor === null ? { kind: 'anonymous' } : { kind: 'bearer', actor };
+    }
     const session = readCookie(req, SESSION_COOKIE);
-    if (session && this.checkSession(session, now)) return { kind: 'session', session };
+    const actor = session ? this.checkSession(session, now) : null;
+    if (session && actor !== null) return { kind: 'session', session, actor };
     return { kind: 'anonymous' };
   }
 
-  /** A new login: the cookie value names a live session of this handler, signed. */
-  newSession(now = Date.now()): string {
-    const id = this.sessions.open(now);
+  /** A new login of the token named `actor`: the cookie value names a live session of this handler, signed. */
+  newSession(actor: string, now = Date.now()): string {
+    const id = this.sessions.open(now, actor);
     return `${id}.${this.sign(`session:${id}`)}`;
   }
 
@@ -50,10 +75,11 @@ export class TokenAuth {
     this.sessions.end(value.split('.')[0]);
   }
 
-  private checkSession(value: string, now: number): boolean {
+  /** The name the session's login used, or null when the session is not a live one of this handler. */
+  private checkSession(value: string, now: number): string | null {
     const [id, mac, extra] = value.split('.');
-    if (!id || !mac || extra !== undefined) return false;
-    return safeEqual(mac, this.sign(`session:${id}`)) && this.sessions.isLive(id, now);
+    if (!id || !mac || extra !== undefined) return null;
+    return safeEqual(mac, this.sign(`session:${id}`)) ? this.sessions.actorOf(id, now) : null;
   }
 
   /** The CSRF token of a principal: an HMAC of who it is, checked on every POST. */

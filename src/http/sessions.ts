@@ -12,8 +12,8 @@ export const MAX_SESSIONS = 1_000;
  * or another token) starts with none.
  */
 export class SessionStore {
-  /** Session id → when it expires (ms). Insertion order is age order. */
-  private readonly live = new Map<string, number>();
+  /** Session id → when it expires (ms) and the name of the token it logged in with. Insertion order is age order. */
+  private readonly live = new Map<string, { expires: number; actor: string }>();
 
   constructor(
     private readonly lifetimeMs: number,
@@ -24,19 +24,24 @@ export class SessionStore {
     return this.live.size;
   }
 
-  open(now: number): string {
+  open(now: number, actor: string): string {
     if (this.live.size >= this.max) this.makeRoom(now);
     const id = randomBytes(18).toString('base64url');
-    this.live.set(id, now + this.lifetimeMs);
+    this.live.set(id, { expires: now + this.lifetimeMs, actor });
     return id;
   }
 
   isLive(id: string, now: number): boolean {
-    const expires = this.live.get(id);
-    if (expires === undefined) return false;
-    if (expires > now) return true;
+    return this.actorOf(id, now) !== null;
+  }
+
+  /** The token name a live session logged in with; null when the session is not live. */
+  actorOf(id: string, now: number): string | null {
+    const session = this.live.get(id);
+    if (session === undefined) return null;
+    if (session.expires > now) return session.actor;
     this.live.delete(id);
-    return false;
+    return null;
   }
 
   end(id: string): void {
@@ -44,7 +49,7 @@ export class SessionStore {
   }
 
   private makeRoom(now: number): void {
-    for (const [id, expires] of this.live) if (expires <= now) this.live.delete(id);
+    for (const [id, { expires }] of this.live) if (expires <= now) this.live.delete(id);
     // Still full: end the oldest login rather than refuse a new one or grow without bound.
     for (const id of this.live.keys()) {
       if (this.live.size < this.max) break;

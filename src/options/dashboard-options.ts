@@ -12,6 +12,43 @@ const MIN_TOKEN_LENGTH = 16;
 /** A path like `/tidemark`: no trailing slash, and no `.` or `..` segment a client resolves away. */
 const BASE_PATH = /^(\/[A-Za-z0-9._~-]+)*$/;
 
+/** A token's name as the audit records it: letters, digits, `.`, `_`, `@` and `-`, up to 64. */
+const TOKEN_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+
+function checkNamedTokens(value: unknown, field: string): Record<string, string> {
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    Array.isArray(value) ||
+    Object.keys(value).length === 0
+  ) {
+    throw new InvalidOptionError(field, 'an object of token names to secrets, with at least one', value);
+  }
+  const seen = new Set<string>();
+  for (const [name, secret] of Object.entries(value)) {
+    if (!TOKEN_NAME.test(name)) {
+      throw new InvalidOptionError(
+        `${field}.${name}`,
+        'a name of letters, digits, ., _, @ or - (up to 64 characters)',
+        name,
+      );
+    }
+    // A secret is not repeated in an error, right or wrong.
+    if (typeof secret !== 'string' || secret.length < MIN_TOKEN_LENGTH) {
+      throw new InvalidOptionError(
+        `${field}.${name}`,
+        `a string of at least ${MIN_TOKEN_LENGTH} characters`,
+        '(hidden)',
+      );
+    }
+    if (seen.has(secret)) {
+      throw new InvalidOptionError(`${field}.${name}`, 'a secret no other token uses', '(hidden)');
+    }
+    seen.add(secret);
+  }
+  return { ...(value as Record<string, string>) };
+}
+
 const HANDLER_FIELDS = {
   token: custom<string>({
     expected: `a string of at least ${MIN_TOKEN_LENGTH} characters`,
@@ -30,6 +67,20 @@ const HANDLER_FIELDS = {
       }
       return value;
     },
+  }),
+  tokens: custom<Record<string, string>>({
+    expected: `an object of names to distinct secrets of at least ${MIN_TOKEN_LENGTH} characters`,
+    docType: '`Record<string, string>`',
+    docDefault: 'none',
+    description:
+      "named tokens beside `token`, such as `{ alice: '…', 'ops-bot': '…' }`: each is accepted as `token` is, and the audit records the actions of its logins and bearer requests under its name (`token` acts as `'dashboard'`)",
+    jsonSchema: {
+      type: 'object',
+      minProperties: 1,
+      propertyNames: { pattern: TOKEN_NAME.source },
+      additionalProperties: { type: 'string', minLength: MIN_TOKEN_LENGTH },
+    },
+    check: checkNamedTokens,
   }),
   readOnly: boolean({
     default: false,

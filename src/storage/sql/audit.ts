@@ -42,14 +42,14 @@ export const listAudit = defineQuery<
 >(
   'listAudit',
   /* sql */ `
-  select id::text as id, at, actor, source, action, target, rows
-    from /*schema*/audit_log
-   where (@since::timestamptz is null or at >= @since::timestamptz)
-     and (@until::timestamptz is null or at < @until::timestamptz)
-     and (@action::text is null or action = @action::text)
-     and (@actor::text is null or actor = @actor::text)
-     and (@after::bigint is null or id < @after::bigint)
-   order by id desc
+  select a.id::text as id, a.at, a.actor, a.source, a.action, a.target, a.rows
+    from /*schema*/audit_log a
+   where (@since::timestamptz is null or a.at >= @since::timestamptz)
+     and (@until::timestamptz is null or a.at < @until::timestamptz)
+     and (@action::text is null or a.action = @action::text)
+     and (@actor::text is null or a.actor = @actor::text)
+     and (@after::bigint is null or a.id < @after::bigint)
+   order by a.id desc
    limit @limit`,
 );
 
