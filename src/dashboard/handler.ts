@@ -212,6 +212,7 @@ async function servePage(
     return refuse(res, ctx, error, undefined, method);
   }
   if (!page) return sendHtml(res, 404, errorPage(ctx, 'Not found', `Nothing here: ${path}`).text, method);
+  if ('redirect' in page) return redirect(res, page.redirect);
   if ('status' in page) return sendHtml(res, page.status, page.page.text, method);
   return sendHtml(res, 200, page.text, method);
 }

@@ -10,6 +10,7 @@ import { auditPage } from './pages/audit.js';
 import { confirmCancelPage } from './pages/confirm-cancel.js';
 import { confirmDeletePage } from './pages/confirm-delete.js';
 import { jobDetailPage } from './pages/job-detail.js';
+import { findJobPage } from './pages/job-find.js';
 import { jobsPage } from './pages/jobs.js';
 import { keysPage } from './pages/keys.js';
 import { purgeFormPage } from './pages/purge.js';
@@ -68,8 +69,8 @@ export function jobEventsId(path: string): string {
   return jobId(path.match(JOB_EVENTS) as RegExpMatchArray);
 }
 
-/** What a page renders: the page (200), a page with another status, or null for "not found". */
-export type PageResult = Html | { status: number; page: Html } | null;
+/** What a page renders: the page (200), a page with another status, a redirect, or null for "not found". */
+export type PageResult = Html | { status: number; page: Html } | { redirect: string } | null;
 
 interface PageRoute {
   pattern: RegExp;
@@ -84,6 +85,7 @@ interface ActionRoute {
 export const pages: PageRoute[] = [
   { pattern: /^\/$/, render: (ctx) => queuesPage(ctx) },
   { pattern: /^\/jobs$/, render: (ctx) => jobsPage(ctx) },
+  { pattern: /^\/jobs\/find$/, render: (ctx) => findJobPage(ctx) },
   {
     pattern: /^\/queues\/([^/]+)$/,
     render: async (ctx, m) => {

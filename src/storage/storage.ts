@@ -45,7 +45,7 @@ export type { TokenRequest, TokenVerdictRow } from './limiters.js';
 export type { JobLogRow, JobNotes, LogLine, NotesWritten } from './notes.js';
 export type { StoredQueue } from './queues.js';
 export type { CarriedRetentionRow, QueueChartRow } from './reads/charts.js';
-export type { JobListRow, ListWalk, ListWindow } from './reads/job-list.js';
+export type { FinishedListRow, JobListRow, ListWalk, ListWindow } from './reads/job-list.js';
 export type { QueryOrder, QueryPath, QueryWindow } from './reads/job-query.js';
 export type { AttemptEntry, TreeNode, WorkflowViewRow } from './reads/job-views.js';
 export type { BoundedCountRow, DueSplitRow, JobEstimatesRow } from './reads/overview.js';

@@ -1,16 +1,19 @@
 import type { Runner } from '../runner.js';
 import type { JobFilterParams } from '../sql/job-filter.js';
 import {
+  type FinishedListRow,
   type JobListRow,
   jobAtOrAfter,
   jobIdBounds,
   listJobsAll,
   listJobsAllNewer,
+  listJobsByFinished,
+  listJobsByFinishedInQueue,
   listJobsByQueueStatus,
   listJobsByQueueStatusNewer,
 } from '../sql/job-list.js';
 
-export type { JobListRow } from '../sql/job-list.js';
+export type { FinishedListRow, JobListRow } from '../sql/job-list.js';
 
 /** Which way a page walks the ids: down from `before` (older) or up from `floor` (newer). */
 export type ListWalk = 'older' | 'newer';
@@ -46,4 +49,21 @@ export function listJobPage(db: Runner, walk: ListWalk, window: ListWindow): Pro
     queues: window.pairs.queues,
     statuses: window.pairs.statuses,
   });
+}
+
+/** One page of finished jobs, the latest finished first (keyset on finished_at, id). */
+export function listFinishedPage(
+  db: Runner,
+  window: Omit<ListWindow, 'pairs'>,
+  after: { us: string; id: string } | null,
+): Promise<FinishedListRow[]> {
+  const params = {
+    ...window.match,
+    before: window.before,
+    floor: window.floor,
+    limit: window.limit,
+    after_us: after?.us ?? null,
+    after_id: after?.id ?? null,
+  };
+  return db.run(window.match.queue === null ? listJobsByFinished : listJobsByFinishedInQueue, params);
 }

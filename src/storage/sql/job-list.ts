@@ -85,3 +85,42 @@ export const jobAtOrAfter = defineQuery<{ id: string }, { id: string; created_at
   /* sql */ `
   select j.id::text as id, j.created_at from /*schema*/jobs j where j.id >= @id::bigint order by j.id limit 1`,
 );
+
+/** A row of the job list sorted by finishing time, with its place in that order. */
+export interface FinishedListRow extends JobListRow {
+  /** finished_at in whole microseconds since the epoch: the page cursor, exact where a Date is not. */
+  finished_us: string;
+}
+
+/** The ids a page may hold and, after the first page, the (finished_at, id) it continues below. */
+export type FinishedWindow = ListWindow & { after_us: string | null; after_id: string | null };
+
+const listByFinished = (inQueue: boolean) => /* sql */ `
+  select ${LIST_COLUMNS}, (extract(epoch from j.finished_at) * 1000000)::bigint::text as finished_us
+    from /*schema*/jobs j
+   where j.finished_at is not null${inQueue ? ' and j.queue = @queue::text' : ''}
+     and (@after_us::bigint is null
+          or (j.finished_at, j.id)
+             < ('epoch'::timestamptz + @after_us::bigint * interval '1 microsecond', @after_id::bigint))
+     and j.id < @before::bigint and j.id >= @floor::bigint
+     and ${JOB_FILTER}
+   order by j.finished_at desc, j.id desc
+   limit @limit`;
+
+/**
+ * One page of finished jobs, the latest finished first, by keyset on (finished_at, id): a
+ * backward walk of jobs_finished_idx (finished_at, id) that stops after @limit rows.
+ */
+export const listJobsByFinished = defineQuery<FinishedWindow, FinishedListRow>(
+  'dashListJobsByFinished',
+  listByFinished(false),
+);
+
+/**
+ * The same for one queue (@queue not null): a backward walk of jobs_queue_finished_idx
+ * (queue, finished_at), the ties of one finishing time put in id order as they come.
+ */
+export const listJobsByFinishedInQueue = defineQuery<FinishedWindow, FinishedListRow>(
+  'dashListJobsByFinishedInQueue',
+  listByFinished(true),
+);

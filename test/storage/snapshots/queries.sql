@@ -466,6 +466,52 @@ select j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priori
    order by j.id asc
    limit $10
 
+-- job-list.ts#listJobsByFinished
+select j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priority,
+  j.created_at, j.run_at, j.started_at, j.finished_at, j.parent_id::text as parent_id,
+  left(j.data::text, 160) as data_preview, j.error ->> 'message' as error_message, (extract(epoch from j.finished_at) * 1000000)::bigint::text as finished_us
+    from "tidemark".jobs j
+   where j.finished_at is not null
+     and ($1::bigint is null
+          or (j.finished_at, j.id)
+             < ('epoch'::timestamptz + $1::bigint * interval '1 microsecond', $2::bigint))
+     and j.id < $3::bigint and j.id >= $4::bigint
+     and ($5::text is null or j.queue = $5::text)
+     and ($6::text is null or j.status = $6::text)
+     and ($7::timestamptz is null or j.created_at >= $7::timestamptz)
+     and ($8::timestamptz is null or j.created_at < $8::timestamptz)
+     and ($9::text[] is null or j.tags @> $9::text[])
+     and ($10::text is null or j.key = $10::text)
+     and ($11::text is null
+          or j.data::text ilike $11::text
+          or j.error ->> 'message' ilike $11::text
+          or j.error ->> 'name' ilike $11::text)
+   order by j.finished_at desc, j.id desc
+   limit $12
+
+-- job-list.ts#listJobsByFinishedInQueue
+select j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priority,
+  j.created_at, j.run_at, j.started_at, j.finished_at, j.parent_id::text as parent_id,
+  left(j.data::text, 160) as data_preview, j.error ->> 'message' as error_message, (extract(epoch from j.finished_at) * 1000000)::bigint::text as finished_us
+    from "tidemark".jobs j
+   where j.finished_at is not null and j.queue = $1::text
+     and ($2::bigint is null
+          or (j.finished_at, j.id)
+             < ('epoch'::timestamptz + $2::bigint * interval '1 microsecond', $3::bigint))
+     and j.id < $4::bigint and j.id >= $5::bigint
+     and ($1::text is null or j.queue = $1::text)
+     and ($6::text is null or j.status = $6::text)
+     and ($7::timestamptz is null or j.created_at >= $7::timestamptz)
+     and ($8::timestamptz is null or j.created_at < $8::timestamptz)
+     and ($9::text[] is null or j.tags @> $9::text[])
+     and ($10::text is null or j.key = $10::text)
+     and ($11::text is null
+          or j.data::text ilike $11::text
+          or j.error ->> 'message' ilike $11::text
+          or j.error ->> 'name' ilike $11::text)
+   order by j.finished_at desc, j.id desc
+   limit $12
+
 -- job-list.ts#listJobsByQueueStatus
 select page.* from unnest($1::text[]) as q(name)
    cross join unnest($2::text[]) as s(status)
