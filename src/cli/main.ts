@@ -2,6 +2,7 @@ import { codeOf, TidemarkError } from '../errors.js';
 import { type CliIo, processIo, UsageError } from './cli-io.js';
 import type { Command } from './command.js';
 import { addCommand } from './commands/add.js';
+import { auditCommand } from './commands/audit.js';
 import { dashboardCommand } from './commands/dashboard.js';
 import { demoCommand } from './commands/demo.js';
 import { jobCommand } from './commands/job.js';
@@ -43,6 +44,7 @@ export const commands: Command[] = [
   schedulesCommand,
   scheduleCommand,
   unscheduleCommand,
+  auditCommand,
 ];
 
 const HELP = () => `tidemark — durable jobs and workflows on PostgreSQL or embedded PGlite

@@ -1,6 +1,7 @@
 import { isJobStatus } from '../../job-status.js';
 import type { BulkActionName, BulkJobFilter, BulkOutcome } from '../../jobs/bulk-actions.js';
 import { ACTIONABLE } from '../../jobs/bulk-filter.js';
+import { ACTOR_HELP, ACTOR_OPTIONS, cliActor } from '../actor-option.js';
 import { type CliIo, UsageError } from '../cli-io.js';
 import { DATABASE_OPTIONS, openForCommand } from '../open-database.js';
 import { batchSizeOption } from './batch-size-option.js';
@@ -8,6 +9,7 @@ import { batchSizeOption } from './batch-size-option.js';
 /** The options of `tidemark retry` / `cancel` / `run-now` that choose jobs by filter instead of by id. */
 export const BULK_OPTIONS = {
   ...DATABASE_OPTIONS,
+  ...ACTOR_OPTIONS,
   queue: { type: 'string' },
   status: { type: 'string' },
   since: { type: 'string' },
@@ -31,6 +33,7 @@ export type BulkValues = {
   'dry-run'?: boolean;
   'batch-size'?: string;
   json?: boolean;
+  actor?: string;
 };
 
 export function bulkHelp(name: BulkActionName): string {
@@ -41,7 +44,8 @@ export function bulkHelp(name: BulkActionName): string {
   --text TEXT           only jobs whose data or error contains TEXT (case-insensitive)
   --dry-run             count the matching jobs; change nothing
   --batch-size N        jobs chosen per batch, 1-10000 (default 500)
-  --json                print the outcome as JSON`;
+  --json                print the outcome as JSON
+${ACTOR_HELP}`;
 }
 
 /** The options that choose jobs in bulk, or say how to act on them. */
@@ -76,7 +80,7 @@ export async function runBulkCommand(name: BulkActionName, values: BulkValues, i
   const tm = await openForCommand(values, io);
   try {
     const act = { retry: tm.retryJobs, cancel: tm.cancelJobs, 'run-now': tm.runJobsNow }[name];
-    const outcome = await act.call(tm, filter, options);
+    const outcome = await act.call(tm, filter, { ...options, ...cliActor(values, io) });
     io.stdout.write(
       values.json ? `${JSON.stringify(outcome, null, 2)}\n` : report(outcome, describe(filter)),
     );

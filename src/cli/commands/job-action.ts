@@ -1,6 +1,7 @@
 import { InvalidJobStateError } from '../../errors.js';
 import { isFinished } from '../../job-status.js';
 import type { BulkActionName } from '../../jobs/bulk-actions.js';
+import { cliActor } from '../actor-option.js';
 import { type CliIo, UsageError } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { DATABASE_HELP, jobIdArgument, openForCommand } from '../open-database.js';
@@ -46,7 +47,7 @@ ${DATABASE_HELP}`;
           throw new InvalidJobStateError(id, before, 'only a job that has not finished can be cancelled');
         }
         const act = { retry: tm.retryJob, cancel: tm.cancelJob, 'run-now': tm.runNow }[name];
-        const job = await act.call(tm, id);
+        const job = await act.call(tm, id, cliActor(values, io));
         io.stdout.write(`Job ${job.id} (${job.queue}): ${before ?? '?'} → ${job.status}\n`);
         return 0;
       } finally {

@@ -1,6 +1,7 @@
 import { formatCount, formatTime } from '../../admin/format.js';
 import type { KeyInfo } from '../../model/keys.js';
 import { LIST_KEYS_DEFAULT_LIMIT } from '../../queues/key-settings.js';
+import { ACTOR_HELP, ACTOR_OPTIONS, cliActor } from '../actor-option.js';
 import { type CliIo, UsageError } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand } from '../open-database.js';
@@ -25,7 +26,8 @@ ${DATABASE_HELP}
   --resume KEY          let a paused key's jobs start again
   --set-limit KEY=N     run at most N of the key's jobs at once, replacing the queue's rule
   --clear-limit KEY     go back to the queue's rule for the key
-  --json                print one JSON document instead of a table`;
+  --json                print one JSON document instead of a table
+${ACTOR_HELP}`;
 
 export const keysCommand: Command = {
   name: 'keys',
@@ -36,6 +38,7 @@ export const keysCommand: Command = {
       args,
       options: {
         ...DATABASE_OPTIONS,
+        ...ACTOR_OPTIONS,
         blocked: { type: 'boolean' },
         limit: { type: 'string' },
         after: { type: 'string' },
@@ -57,18 +60,19 @@ export const keysCommand: Command = {
     const setLimit = values['set-limit'] === undefined ? undefined : parseSetLimit(values['set-limit']);
     const limit = values.limit === undefined ? undefined : Number(values.limit);
     const tm = await openForCommand(values, io);
+    const by = cliActor(values, io);
     try {
       if (values.pause !== undefined) {
-        await tm.pauseKey(queue, values.pause);
+        await tm.pauseKey(queue, values.pause, by);
         io.stdout.write(`Paused key ${values.pause} of queue ${queue}.\n`);
       } else if (values.resume !== undefined) {
-        await tm.resumeKey(queue, values.resume);
+        await tm.resumeKey(queue, values.resume, by);
         io.stdout.write(`Resumed key ${values.resume} of queue ${queue}.\n`);
       } else if (setLimit !== undefined) {
-        await tm.setKeyLimit(queue, setLimit.key, { concurrency: setLimit.limit });
+        await tm.setKeyLimit(queue, setLimit.key, { concurrency: setLimit.limit }, by);
         io.stdout.write(`Key ${setLimit.key} of queue ${queue} runs at most ${setLimit.limit} at once.\n`);
       } else if (values['clear-limit'] !== undefined) {
-        await tm.setKeyLimit(queue, values['clear-limit'], null);
+        await tm.setKeyLimit(queue, values['clear-limit'], null, by);
         io.stdout.write(`Key ${values['clear-limit']} of queue ${queue} follows the queue's rule again.\n`);
       } else {
         const keys = await tm.listKeys(queue, { blocked: values.blocked, limit, after: values.after });

@@ -1,4 +1,5 @@
 import { FINISHED_STATUSES, isFinished } from '../../job-status.js';
+import { ACTOR_HELP, ACTOR_OPTIONS, cliActor } from '../actor-option.js';
 import { type CliIo, UsageError } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { warnIfUnknownQueue } from '../known-queue.js';
@@ -22,6 +23,7 @@ Options:
                         (default all four)
   --dry-run             count what would be deleted; delete nothing
   --batch-size N        trees per delete statement, 1-10000 (default 1000; larger is clamped)
+${ACTOR_HELP}
 ${DATABASE_HELP}`;
 
 export const purgeCommand: Command = {
@@ -33,6 +35,7 @@ export const purgeCommand: Command = {
       args,
       options: {
         ...DATABASE_OPTIONS,
+        ...ACTOR_OPTIONS,
         queue: { type: 'string' },
         status: { type: 'string', multiple: true },
         'older-than': { type: 'string' },
@@ -56,7 +59,7 @@ export const purgeCommand: Command = {
         return 0;
       }
       const progress = progressLine(io);
-      const n = await tm.removeJobs({ ...request, onProgress: progress.update });
+      const n = await tm.removeJobs({ ...request, onProgress: progress.update, ...cliActor(values, io) });
       progress.done();
       io.stdout.write(`Deleted ${n} ${scope}.\n`);
       return 0;

@@ -1,3 +1,4 @@
+import { ACTOR_HELP, ACTOR_OPTIONS, cliActor } from '../actor-option.js';
 import type { CliIo } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { actionAndName, DATABASE_HELP, DATABASE_OPTIONS, withCommandEngine } from '../open-database.js';
@@ -9,6 +10,7 @@ Pauses a queue (no worker claims its jobs; running ones finish) or resumes it, c
 through tm.pauseQueue / tm.resumeQueue. An unknown queue exits 1.
 
 Options:
+${ACTOR_HELP}
 ${DATABASE_HELP}`;
 
 export const queueCommand: Command = {
@@ -18,14 +20,15 @@ export const queueCommand: Command = {
   async run(args: string[], io: CliIo): Promise<number> {
     const { values, positionals } = parseCommandArgs({
       args,
-      options: DATABASE_OPTIONS,
+      options: { ...DATABASE_OPTIONS, ...ACTOR_OPTIONS },
       allowPositionals: true,
       strict: true,
     });
     const [action, name] = actionAndName(positionals, ['pause', 'resume'] as const, 'queue name', USAGE);
     return withCommandEngine(values, io, async (tm) => {
-      if (action === 'pause') await tm.pauseQueue(name);
-      else await tm.resumeQueue(name);
+      const by = cliActor(values, io);
+      if (action === 'pause') await tm.pauseQueue(name, by);
+      else await tm.resumeQueue(name, by);
       io.stdout.write(`${action === 'pause' ? 'Paused' : 'Resumed'} queue ${name}.\n`);
       return 0;
     });

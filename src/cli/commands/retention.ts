@@ -1,5 +1,6 @@
 import type { RetentionPolicy } from '../../model/retention-policy.js';
 import type { Tidemark } from '../../tidemark.js';
+import { ACTOR_HELP, ACTOR_OPTIONS, cliActor } from '../actor-option.js';
 import { type CliIo, UsageError } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand } from '../open-database.js';
@@ -25,10 +26,12 @@ Actions:
                          --dry-run counts the jobs it would change
 
 Options:
+${ACTOR_HELP}
 ${DATABASE_HELP}`;
 
 const OPTIONS = {
   ...DATABASE_OPTIONS,
+  ...ACTOR_OPTIONS,
   reason: { type: 'string' },
   ids: { type: 'string' },
   queue: { type: 'string' },
@@ -74,16 +77,16 @@ const ACTIONS: Record<string, (values: Values, positionals: string[]) => Run> = 
   pause: (values) => {
     const reason = required(values.reason, '--reason TEXT');
     return async (tm, io) => {
-      const status = await tm.pauseRetention({ reason });
+      const status = await tm.pauseRetention({ reason, ...cliActor(values, io) });
       io.stdout.write(
         `Retention paused cluster-wide since ${status.since?.toISOString()}: ${status.reason}\n`,
       );
       return 0;
     };
   },
-  resume: () => async (tm, io) => {
+  resume: (values) => async (tm, io) => {
     const before = await tm.retentionStatus();
-    await tm.resumeRetention();
+    await tm.resumeRetention(cliActor(values, io));
     io.stdout.write(before.paused ? 'Retention resumed.\n' : 'Retention was not paused.\n');
     return 0;
   },
@@ -97,6 +100,7 @@ const ACTIONS: Record<string, (values: Values, positionals: string[]) => Run> = 
         ...(ids.length > 0 ? { ids } : {}),
         ...(values.queue !== undefined ? { queue: values.queue } : {}),
         reason,
+        ...cliActor(values, io),
       });
       io.stdout.write(
         `Hold ${holdId} keeps ${jobs} jobs and their trees. Release it with 'tidemark retention release ${holdId}'.\n`,
@@ -104,11 +108,11 @@ const ACTIONS: Record<string, (values: Values, positionals: string[]) => Run> = 
       return 0;
     };
   },
-  release: (_values, positionals) => {
+  release: (values, positionals) => {
     if (positionals.length !== 1) throw new UsageError('release needs one hold id');
     const [holdId] = positionals;
     return async (tm, io) => {
-      await tm.releaseHold(holdId);
+      await tm.releaseHold(holdId, cliActor(values, io));
       io.stdout.write(`Hold ${holdId} released.\n`);
       return 0;
     };
@@ -124,6 +128,7 @@ const ACTIONS: Record<string, (values: Values, positionals: string[]) => Run> = 
         ...(policy === undefined ? {} : { policy }),
         ...(batchSize === undefined ? {} : { batchSize }),
         dryRun: values['dry-run'] === true,
+        ...cliActor(values, io),
       });
       const windows = JSON.stringify(result.retention);
       io.stdout.write(

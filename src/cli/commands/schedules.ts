@@ -1,6 +1,7 @@
 import { formatTime } from '../../admin/format.js';
 import { loadSchedules, type ScheduleView } from '../../admin/schedules.js';
 import { engineOf } from '../../engine-handle.js';
+import { ACTOR_HELP, ACTOR_OPTIONS, cliActor } from '../actor-option.js';
 import { type CliIo, UsageError } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand, withCommandEngine } from '../open-database.js';
@@ -68,6 +69,7 @@ const UNSCHEDULE_USAGE = `Usage: tidemark unschedule NAME [--database URL|PATH] 
 Removes a cron schedule: it fires no more jobs. The jobs it already created stay.
 
 Options:
+${ACTOR_HELP}
 ${DATABASE_HELP}`;
 
 export const unscheduleCommand: Command = {
@@ -77,13 +79,13 @@ export const unscheduleCommand: Command = {
   async run(args: string[], io: CliIo): Promise<number> {
     const { values, positionals } = parseCommandArgs({
       args,
-      options: DATABASE_OPTIONS,
+      options: { ...DATABASE_OPTIONS, ...ACTOR_OPTIONS },
       allowPositionals: true,
       strict: true,
     });
     if (positionals.length !== 1) throw new UsageError(`expected one schedule name\n\n${UNSCHEDULE_USAGE}`);
     return withCommandEngine(values, io, async (tm) => {
-      await tm.unschedule(positionals[0]);
+      await tm.unschedule(positionals[0], cliActor(values, io));
       io.stdout.write(`Removed schedule ${positionals[0]}.\n`);
       return 0;
     });

@@ -1,3 +1,4 @@
+import { ACTOR_HELP, ACTOR_OPTIONS, cliActor } from '../actor-option.js';
 import type { CliIo } from '../cli-io.js';
 import { UsageError } from '../cli-io.js';
 import type { Command } from '../command.js';
@@ -13,6 +14,7 @@ stored.
 
 Options:
   --payload JSON        the signal's payload (default none)
+${ACTOR_HELP}
 ${DATABASE_HELP}`;
 
 export const signalCommand: Command = {
@@ -22,7 +24,7 @@ export const signalCommand: Command = {
   async run(args: string[], io: CliIo): Promise<number> {
     const { values, positionals } = parseCommandArgs({
       args,
-      options: { ...DATABASE_OPTIONS, payload: { type: 'string' } },
+      options: { ...DATABASE_OPTIONS, ...ACTOR_OPTIONS, payload: { type: 'string' } },
       allowPositionals: true,
       strict: true,
     });
@@ -31,7 +33,7 @@ export const signalCommand: Command = {
     const name = positionals[1];
     const payload = jsonOption('payload', values.payload);
     return withCommandEngine(values, io, async (tm) => {
-      const delivery = await tm.signal(id, name, payload);
+      const delivery = await tm.signal(id, name, payload, cliActor(values, io));
       io.stdout.write(`${JSON.stringify(delivery)}\n`);
       return 0;
     });
