@@ -171,6 +171,43 @@ with fixed as (
 select count(*)::int as n from "tidemark".jobs
    where queue = $1 and retention is distinct from $2::jsonb
 
+-- audit.ts#deleteExpiredAudit(1000)
+with gate as materialized (
+    select c.paused, c.reason, c.paused_at,
+           c.version = (select s.version from "tidemark".retention_control s where s.id = 1) as fresh
+      from "tidemark".retention_control c
+     where c.id = 1
+       for share of c
+  ),
+  doomed as (
+    select id from "tidemark".audit_log
+     where at < now() - make_interval(secs => $1::double precision) and coalesce((select not g.paused and g.fresh from gate g), false)
+     order by at
+     limit 1000
+       for update skip locked
+  ),
+  deleted as (delete from "tidemark".audit_log a where a.id = any(array(select id from doomed)) returning a.id)
+  select (select count(*) from deleted)::int as n, (select g.paused from gate g) as paused,
+         (select g.fresh from gate g) as fresh,
+         (select g.reason from gate g) as paused_reason,
+         (select g.paused_at from gate g) as paused_at
+
+-- audit.ts#listAudit
+select a.id::text as id, a.at, a.actor, a.source, a.action, a.target, a.rows
+    from "tidemark".audit_log a
+   where ($1::timestamptz is null or a.at >= $1::timestamptz)
+     and ($2::timestamptz is null or a.at < $2::timestamptz)
+     and ($3::text is null or a.action = $3::text)
+     and ($4::text is null or a.actor = $4::text)
+     and ($5::bigint is null or a.id < $5::bigint)
+   order by a.id desc
+   limit $6
+
+-- audit.ts#recordAudit
+insert into "tidemark".audit_log (at, actor, source, action, target, rows)
+  values (now(), $1, $2, $3, $4::jsonb, $5)
+  returning id::text as id
+
 -- batch-plan.ts#openDeletionBatch
 with gate as materialized (select id from "tidemark".retention_control where id = 1 for share)
   select (select count(*) from gate)::int as locked,

@@ -1,4 +1,11 @@
 -- columns
+audit_log.id bigint not null
+audit_log.at timestamp with time zone not null
+audit_log.actor text not null
+audit_log.source text not null
+audit_log.action text not null
+audit_log.target jsonb not null default '{}'::jsonb
+audit_log.rows integer not null default 0
 checkpoints.job_id bigint not null
 checkpoints.name text not null
 checkpoints.kind text not null default 'step'::text
@@ -136,6 +143,8 @@ workers.heartbeat_at timestamp with time zone not null default now()
 workers.running integer not null default 0
 workers.instance text not null default ''::text
 -- indexes
+CREATE INDEX audit_log_at_idx ON audit_log USING btree (at)
+CREATE UNIQUE INDEX audit_log_pkey ON audit_log USING btree (id)
 CREATE UNIQUE INDEX checkpoints_pkey ON checkpoints USING btree (job_id, name)
 CREATE INDEX job_logs_job_idx ON job_logs USING btree (job_id, id)
 CREATE UNIQUE INDEX job_logs_pkey ON job_logs USING btree (id)
@@ -187,6 +196,8 @@ CREATE UNIQUE INDEX unique_locks_pkey ON unique_locks USING btree (scope)
 CREATE INDEX workers_heartbeat_idx ON workers USING btree (heartbeat_at)
 CREATE UNIQUE INDEX workers_pkey ON workers USING btree (id)
 -- constraints
+audit_log audit_log_pkey PRIMARY KEY (id)
+audit_log audit_log_source_check CHECK ((source = ANY (ARRAY['api'::text, 'dashboard'::text, 'cli'::text])))
 checkpoints checkpoints_pkey PRIMARY KEY (job_id, name)
 job_logs job_logs_level_check CHECK ((level = ANY (ARRAY['info'::text, 'warn'::text, 'error'::text])))
 job_logs job_logs_pkey PRIMARY KEY (id)
