@@ -5,7 +5,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { loadJobExtras } from '../src/admin/job-extras.js';
+import { loadTree } from '../src/admin/job-extras.js';
 import { listJobs } from '../src/admin/job-list.js';
 import { loadOverview } from '../src/admin/overview.js';
 import { loadQueueCharts } from '../src/admin/queue-charts.js';
@@ -79,7 +79,9 @@ try {
     await time('jobs: text search + status=failed', () =>
       listJobs(engineOf(tm), { q: 'user1', status: 'failed' }),
     );
-    await time('job detail extras (attempts, tree)', () => loadJobExtras(engineOf(tm), String(mid)));
+    await time('job detail (run history, tree)', () =>
+      Promise.all([tm.getJobDetail(String(mid)), loadTree(engineOf(tm), String(mid))]),
+    );
     await time('storage page', () => loadStorageStats(engineOf(tm)));
     for (const window of ['1h', '24h', '7d'] as const) {
       await time(`queue page charts, emails, ${window}`, () =>

@@ -1,7 +1,7 @@
 import { formatSeconds, formatTime } from '../admin/format.js';
-import type { AttemptEntry } from '../admin/job-extras.js';
 import { finiteTime } from '../admin/workflow-wait.js';
 import { propertyOf } from '../model/guards.js';
+import type { RunHistory } from '../model/history.js';
 import type { Job } from '../model/job.js';
 import type { CheckpointRow } from '../storage/storage.js';
 import { type Html, html } from './html.js';
@@ -34,10 +34,10 @@ interface Span {
 export function stepTimeline(
   job: Job,
   checkpoints: CheckpointRow[],
-  log: AttemptEntry[],
+  history: RunHistory,
   now = Date.now(),
 ): Html {
-  const attempts = attemptSpans(job, log, checkpoints, now);
+  const attempts = attemptSpans(job, history, checkpoints, now);
   const start = job.createdAt.getTime();
   const times = [
     start,
@@ -108,54 +108,79 @@ function waitsUntil(c: CheckpointRow): number | null {
 }
 
 /**
- * Failed attempts from the attempt log, then the current or final one. A parked workflow's
- * attempt ran until its last checkpoint and has waited since (dashed).
+ * The job's runs from its history: a workflow's each run (coloured by how it ended) and each
+ * time it lay parked between runs (dashed); the attempts without runs of their own (a plain
+ * job's, a run that made no workflow call) from their attempt records. A parked workflow's
+ * current wait runs to now.
  */
-function attemptSpans(job: Job, log: AttemptEntry[], checkpoints: CheckpointRow[], now: number): Span[] {
+function attemptSpans(job: Job, history: RunHistory, checkpoints: CheckpointRow[], now: number): Span[] {
+  const runs = history.events.filter((e) => e.kind === 'run');
+  const runStarts = new Set(runs.map((run) => run.at.getTime()));
   const spans: Span[] = [];
-  for (const entry of log) {
-    const from = timeOf(entry.startedAt);
-    if (from === null) continue;
-    const to = timeOf(entry.endedAt) ?? from;
+  for (const a of history.attempts) {
+    const from = a.startedAt?.getTime();
+    if (from === undefined || runStarts.has(from)) continue;
+    const running = a.outcome === 'running' || a.outcome === 'waiting';
+    const to = a.endedAt?.getTime() ?? (running ? now : from);
+    const parked = a.outcome === 'waiting';
+    const until = parked ? Math.max(from, ...checkpoints.map((c) => c.createdAt.getTime())) : to;
+    spans.push({
+      from,
+      to: until,
+      color: OUTCOME_COLORS[a.outcome] ?? COLORS.muted,
+      label: `attempt ${a.attempt} ${a.outcome}`,
+    });
+    if (parked)
+      spans.push({
+        from: until,
+        to: now,
+        color: COLORS.wait,
+        dashed: true,
+        label: `attempt ${a.attempt} parked`,
+      });
+  }
+  runs.forEach((run, i) => {
+    const outcome = String(run.detail.outcome ?? '');
+    const from = run.at.getTime();
+    const to = run.endedAt?.getTime() ?? from;
     spans.push({
       from,
       to,
-      color: COLORS.bad,
-      label: `attempt ${entry.attempt} failed: ${entry.message ?? ''}`,
+      color: OUTCOME_COLORS[outcome] ?? COLORS.muted,
+      label: `attempt ${run.attempt}, run ${i + 1}: ${outcome}, ${formatTime(run.at)} → ${formatTime(run.endedAt)}`,
     });
-  }
-  const started = job.startedAt?.getTime();
-  if (started === undefined || spans.some((s) => s.from === started)) return spans;
-  const n = job.attempts;
-  const finished = job.finishedAt?.getTime();
-  if (finished !== undefined) {
-    const ok = job.status === 'completed';
+    if (outcome !== 'waiting') return;
+    const next =
+      runs[i + 1]?.at.getTime() ?? (job.status === 'active' ? job.startedAt?.getTime() : undefined) ?? now;
     spans.push({
-      from: started,
-      to: finished,
-      color: ok ? COLORS.ok : COLORS.muted,
-      label: `attempt ${n} ${job.status}`,
+      from: to,
+      to: next,
+      color: COLORS.wait,
+      dashed: true,
+      label: `parked on ${String(run.detail.wait ?? 'a wait')}`,
     });
-  } else if (job.status === 'active') {
+  });
+  // The run going on now is not in the history yet.
+  const started = job.startedAt?.getTime();
+  if (job.status === 'active' && started !== undefined && !spans.some((span) => span.from === started)) {
     spans.push({
       from: started,
       to: now,
       color: COLORS.run,
-      label: `attempt ${n} running since ${formatTime(new Date(started))}`,
-    });
-  } else if (job.status === 'waiting' || job.status === 'paused') {
-    const last = Math.max(started, ...checkpoints.map((c) => c.createdAt.getTime()));
-    spans.push({ from: started, to: last, color: COLORS.run, label: `attempt ${n} ran until it parked` });
-    spans.push({
-      from: last,
-      to: now,
-      color: COLORS.wait,
-      dashed: true,
-      label: `attempt ${n} parked (${job.status})`,
+      label: `attempt ${job.attempts} running since ${formatTime(job.startedAt)}`,
     });
   }
   return spans;
 }
+
+const OUTCOME_COLORS: Record<string, string> = {
+  completed: COLORS.ok,
+  failed: COLORS.bad,
+  retry: COLORS.bad,
+  stalled: COLORS.bad,
+  running: COLORS.run,
+  waiting: COLORS.run,
+};
 
 function axis(start: number, end: number, x: (t: number) => number, height: number): Html {
   const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => start + f * (end - start));
@@ -166,12 +191,6 @@ function axis(start: number, end: number, x: (t: number) => number, height: numb
     return html`<line x1="${x(t).toFixed(1)}" x2="${x(t).toFixed(1)}" y1="${AXIS_H - 6}" y2="${height - 4}" stroke="#dde2ea"/>
 <text x="${x(t).toFixed(1)}" y="${AXIS_H - 10}" text-anchor="${anchor}" font-size="11" fill="#5b6577">${text}</text>`;
   })}`;
-}
-
-function timeOf(value: string | null): number | null {
-  if (!value) return null;
-  const ms = new Date(value).getTime();
-  return Number.isFinite(ms) ? ms : null;
 }
 
 function shorten(name: string): string {

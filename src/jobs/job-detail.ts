@@ -1,9 +1,11 @@
 import type { EngineCore } from '../engine-core.js';
+import type { RunHistory } from '../model/history.js';
 import type { Job } from '../model/job.js';
 import type { JobLogs } from '../model/notes.js';
 import type { HoldRecord } from '../retention/holds.js';
 import type { CheckpointRow, SignalRow } from '../storage/storage.js';
 import { getJobLogs } from './job-logs.js';
+import { loadRunHistory } from './run-history.js';
 
 /** Everything about one job: for dashboards and debugging. */
 export interface JobDetail {
@@ -15,18 +17,22 @@ export interface JobDetail {
   holds: HoldRecord[];
   /** The first 100 lines of the job's log (`tm.getJobLogs` pages through the rest). */
   logs: JobLogs;
+  /** Every attempt, and every event of a workflow's runs, oldest first. */
+  history: RunHistory;
 }
 
 /** A job with its checkpoints, signals, children and holds; null when there is no such job. */
 export async function getJobDetail(core: EngineCore, jobId: string): Promise<JobDetail | null> {
   const job = await core.storage.jobs.getJob(jobId);
   if (!job) return null;
-  const [checkpoints, signals, children, holds, logs] = await Promise.all([
+  const [checkpoints, signals, children, holds, logs, history] = await Promise.all([
     core.storage.workflow.listCheckpoints(jobId),
     core.storage.workflow.listSignals(jobId),
     core.storage.jobs.listChildren(jobId),
     core.storage.controls.holdsOfJob(jobId),
     getJobLogs(core, jobId, {}),
+    loadRunHistory(core, job),
   ]);
-  return { job, checkpoints, signals, children, holds, logs: logs ?? { lines: [], dropped: 0, next: null } };
+  const noLogs = { lines: [], dropped: 0, next: null };
+  return { job, checkpoints, signals, children, holds, logs: logs ?? noLogs, history };
 }

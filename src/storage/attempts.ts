@@ -34,6 +34,8 @@ export interface AttemptOutcome {
   /** Seconds until the retry; null: not retryable. */
   retryDelaySeconds?: number | null;
   dropCheckpoints?: boolean;
+  /** The run's history events as a JSON array (a workflow's run); absent for a plain job. */
+  history?: string | null;
 }
 
 export async function claimJobs(
@@ -97,8 +99,13 @@ export async function completeOne(
   token: string,
   output: string | null,
   dropCheckpoints: boolean,
+  history: string | null = null,
 ): Promise<boolean> {
-  const rows = await db.run(worker.completeOne, { id, token, output, drop_checkpoints: dropCheckpoints }, tx);
+  const rows = await db.run(
+    worker.completeOne,
+    { id, token, output, drop_checkpoints: dropCheckpoints, history },
+    tx,
+  );
   return rows.length > 0;
 }
 
@@ -120,12 +127,14 @@ export async function suspendJob(
   token: string,
   wait: Record<string, unknown>,
   wakeAt: Date | null,
+  history: string | null = null,
 ): Promise<boolean> {
   const rows = await db.run(worker.suspendJob, {
     id,
     token,
     wait: JSON.stringify(wait),
     wake_at: wakeAt,
+    history,
   });
   return rows.length > 0;
 }
@@ -137,8 +146,9 @@ export async function deferJob(
   token: string,
   seconds: number,
   reason: string | null,
+  history: string | null = null,
 ): Promise<boolean> {
-  const rows = await db.run(deferJobQuery, { id, token, delay_seconds: seconds, reason });
+  const rows = await db.run(deferJobQuery, { id, token, delay_seconds: seconds, reason, history });
   return rows.length > 0;
 }
 
@@ -165,7 +175,7 @@ function outcomesJson(outcomes: AttemptOutcome[]): string {
     parts[i] =
       `{"id":${o.id},"token":"${o.token}","ok":${o.ok},"output":${o.output ?? 'null'},` +
       `"error":${o.error ?? 'null'},"retry_delay":${typeof delay === 'number' && Number.isFinite(delay) ? delay : 'null'},` +
-      `"drop_checkpoints":${o.dropCheckpoints === true}}`;
+      `"drop_checkpoints":${o.dropCheckpoints === true}${o.history ? `,"history":${o.history}` : ''}}`;
   }
   return `[${parts.join(',')}]`;
 }

@@ -47,7 +47,7 @@ export type { StoredQueue } from './queues.js';
 export type { CarriedRetentionRow, QueueChartRow } from './reads/charts.js';
 export type { FinishedListRow, JobListRow, ListWalk, ListWindow } from './reads/job-list.js';
 export type { QueryOrder, QueryPath, QueryWindow } from './reads/job-query.js';
-export type { AttemptEntry, TreeNode, WorkflowViewRow } from './reads/job-views.js';
+export type { AttemptEntry, RunRecord, TreeNode, WorkflowViewRow } from './reads/job-views.js';
 export type { BoundedCountRow, DueSplitRow, JobEstimatesRow } from './reads/overview.js';
 export type { RunningJobRow } from './reads/running.js';
 export type { IndexStat, TableStat } from './reads/tables.js';

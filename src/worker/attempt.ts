@@ -5,11 +5,11 @@ import { toJsonText } from '../options/json.js';
 import type { ResolvedQueue } from '../queues/queue-options.js';
 import type { ClaimedJob } from '../storage/storage.js';
 import { RetryAfter } from '../workflow/retry-after.js';
-import { LostOwnership, Suspension } from '../workflow/suspend.js';
+import { LostOwnership, Suspension, type Wait } from '../workflow/suspend.js';
 import { WorkflowContext } from '../workflow/workflow-context.js';
 import { completeWithRetries } from './complete-in-transaction.js';
 import { type FinishBuffer, Unwritten, type WriteResult } from './finish-buffer.js';
-import { defer, fail, notWritten, reportLost, suspend } from './record-outcome.js';
+import { defer, type FinishedAttempt, fail, notWritten, reportLost, suspend } from './record-outcome.js';
 import { abortOnTimeout, type Outcome, type Result, runHandler } from './run-handler.js';
 import { Attempt, type AttemptHost } from './running-attempt.js';
 
@@ -46,6 +46,7 @@ export async function runAttempt(
       attempt,
       notes: host.notes,
       tracing: core.tracing === null ? null : traceAttempt(core.tracing, claimed),
+      woken: wokenFrom(claimed),
     });
     // A job whose limiters could not be applied fails without starting: its handler never runs.
     const outcome: Outcome =
@@ -66,14 +67,18 @@ export async function runAttempt(
     // What the handler said of its job is written before its outcome (with the notes of every
     // attempt finishing meanwhile), its slot already free for the next job.
     if (ctx.notes !== null) await host.notes.settle(ctx.notes);
-    if (!result.ok) return await recordFailure(core, claimed, queue, finish, durationMs, result.error);
+    // A workflow's run: what it did is written with its outcome. A plain job has none.
+    const history = ctx.history === null ? null : ctx.history.text();
+    if (!result.ok) {
+      return await recordFailure({ core, finish, claimed, queue, durationMs, history }, result.error);
+    }
 
     let outputText: string;
     try {
       // Most handlers return nothing: skip the checks (and their allocations) for that.
       outputText = result.value == null ? 'null' : toJsonText(result.value, 'output');
     } catch (error) {
-      return await fail({ core, finish, claimed, queue, durationMs }, error);
+      return await fail({ core, finish, claimed, queue, durationMs, history }, error);
     }
     if (ctx.completionHook) {
       let owned: boolean;
@@ -82,16 +87,16 @@ export async function runAttempt(
           core,
           claimed,
           queue,
-          outputText,
+          { output: outputText, history },
           ctx.completionHook,
           finish.window,
         );
       } catch (error) {
-        return await fail({ core, finish, claimed, queue, durationMs }, error);
+        return await fail({ core, finish, claimed, queue, durationMs, history }, error);
       }
       if (!owned) return reportLost(core, claimed, 'lost');
     } else {
-      const statuses = await pushCompletion(finish, claimed, queue, outputText);
+      const statuses = await pushCompletion(finish, claimed, queue, outputText, history);
       const refused = afterCompletion(core, finish, claimed, queue, durationMs, statuses);
       if (refused !== undefined) await refused;
       return;
@@ -148,7 +153,7 @@ export function writeCompletion(
   outputText: string,
   durationMs: number,
 ): Promise<void> {
-  return pushCompletion(finish, claimed, queue, outputText).then((statuses) =>
+  return pushCompletion(finish, claimed, queue, outputText, null).then((statuses) =>
     afterCompletion(core, finish, claimed, queue, durationMs, statuses),
   );
 }
@@ -184,6 +189,7 @@ function pushCompletion(
   claimed: ClaimedJob,
   queue: ResolvedQueue,
   outputText: string,
+  history: string | null,
 ): Promise<ReadonlyMap<string, WriteResult>> {
   return finish.push({
     id: claimed.job.id,
@@ -191,22 +197,23 @@ function pushCompletion(
     ok: true,
     output: outputText,
     dropCheckpoints: queue.deleteCheckpointsOnComplete,
+    history,
   });
 }
 
 /** A failed attempt's outcome: a workflow suspends, a lost job is left alone, anything else fails. */
-function recordFailure(
-  core: EngineCore,
-  claimed: ClaimedJob,
-  queue: ResolvedQueue,
-  finish: FinishBuffer,
-  durationMs: number,
-  error: unknown,
-): Promise<void> | void {
-  if (error instanceof Suspension) return suspend(core, claimed, error);
-  if (error instanceof RetryAfter) return defer(core, claimed, error);
+function recordFailure(attempt: FinishedAttempt, error: unknown): Promise<void> | void {
+  const { core, claimed, history } = attempt;
+  if (error instanceof Suspension) return suspend(core, claimed, error, history ?? null);
+  if (error instanceof RetryAfter) return defer(core, claimed, error, history ?? null);
   if (error instanceof LostOwnership) return reportLost(core, claimed, 'lost');
-  return fail({ core, finish, claimed, queue, durationMs }, error);
+  return fail(attempt, error);
+}
+
+/** The wait a claimed run resumes from: a parked workflow's, none for a fresh attempt. */
+function wokenFrom(claimed: ClaimedJob): Wait | null {
+  const { wait } = claimed;
+  return wait !== null && typeof wait.kind === 'string' ? (wait as unknown as Wait) : null;
 }
 
 /**

@@ -5,6 +5,12 @@ import type { ClaimedJob, Queryable } from '../storage/storage.js';
 import { isConnectionError } from '../storage/storage.js';
 import type { RetryWindow } from './retry-window.js';
 
+/** What a completion writes: the output's JSON text, and the run's history events (null for none). */
+export interface CompletionText {
+  output: string;
+  history: string | null;
+}
+
 /**
  * Complete inside the completion hook's transaction, again while the database cannot be
  * reached: a lost connection rolled back the completion and the hook's writes together, and
@@ -15,13 +21,13 @@ export async function completeWithRetries(
   core: EngineCore,
   claimed: ClaimedJob,
   queue: ResolvedQueue,
-  outputText: string,
+  written: CompletionText,
   hook: (tx: Queryable) => Promise<void> | void,
   window: RetryWindow,
 ): Promise<boolean> {
   for (let failures = 1; ; failures++) {
     try {
-      return await completeInTransaction(core, claimed, queue, outputText, hook);
+      return await completeInTransaction(core, claimed, queue, written, hook);
     } catch (error) {
       if (!isConnectionError(error) || !(await window.beforeRetry(failures))) throw error;
     }
@@ -33,7 +39,7 @@ function completeInTransaction(
   core: EngineCore,
   { job, token }: ClaimedJob,
   queue: ResolvedQueue,
-  outputText: string,
+  { output, history }: CompletionText,
   hook: (tx: Queryable) => Promise<void> | void,
 ): Promise<boolean> {
   return core.storage.transaction(async (tx) => {
@@ -41,8 +47,9 @@ function completeInTransaction(
       tx,
       job.id,
       token,
-      outputText,
+      output,
       queue.deleteCheckpointsOnComplete,
+      history,
     );
     if (ok) await hook(tx);
     return ok;

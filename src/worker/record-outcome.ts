@@ -17,8 +17,10 @@ export async function suspend(
   core: EngineCore,
   { job, token }: ClaimedJob,
   suspension: Suspension,
+  history: string | null,
 ): Promise<void> {
-  const kept = await core.storage.attempts.suspendJob(job.id, token, suspension.wait, suspension.wakeAt);
+  const { wait, wakeAt } = suspension;
+  const kept = await core.storage.attempts.suspendJob(job.id, token, wait, wakeAt, history);
   if (!kept) return reportLost(core, { job, token }, 'lost');
   core.events.emit('job:suspended', {
     id: job.id,
@@ -28,11 +30,16 @@ export async function suspend(
 }
 
 /** Put the job back for later (`ctx.retryAfter`); the job was lost if its lock is no longer ours. */
-export async function defer(core: EngineCore, claimed: ClaimedJob, retry: RetryAfter): Promise<void> {
+export async function defer(
+  core: EngineCore,
+  claimed: ClaimedJob,
+  retry: RetryAfter,
+  history: string | null,
+): Promise<void> {
   const { job, token } = claimed;
   const buckets = bucketsToDrain(claimed, retry.drainLimiter);
   if (buckets.length > 0) await core.storage.limiters.drainBuckets(buckets, retry.seconds);
-  const kept = await core.storage.attempts.deferJob(job.id, token, retry.seconds, retry.reason);
+  const kept = await core.storage.attempts.deferJob(job.id, token, retry.seconds, retry.reason, history);
   if (!kept) return reportLost(core, { job, token }, 'lost');
   core.events.emit('job:deferred', {
     id: job.id,
@@ -57,6 +64,8 @@ export interface FinishedAttempt {
   claimed: ClaimedJob;
   queue: ResolvedQueue;
   durationMs: number;
+  /** The run's history events (a workflow's), written with its outcome; none for a plain job. */
+  history?: string | null;
 }
 
 /** How a failure is recorded: whether it may be retried, and whether it replaces a refused outcome. */
@@ -77,7 +86,7 @@ export async function fail(
   error: unknown,
   options: FailureOptions = {},
 ): Promise<void> {
-  const { core, finish, claimed, queue, durationMs } = attempt;
+  const { core, finish, claimed, queue, durationMs, history } = attempt;
   const { job, token } = claimed;
   const retryable =
     options.retryable ??
@@ -89,6 +98,7 @@ export async function fail(
       ok: false,
       error: serializeError(error),
       retryDelaySeconds: retryable ? backoffSeconds(queue.backoff, job.attempts) : null,
+      history,
     })
   ).get(job.id);
   if (status === undefined) return reportLost(core, claimed, 'lost');

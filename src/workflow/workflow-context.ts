@@ -1,82 +1,41 @@
-import type { EngineCore } from '../engine-core.js';
 import { ChildJobFailedError, InvalidOptionError } from '../errors.js';
 import { addChild } from '../intake/add-child.js';
 import { resolveChild } from '../intake/job-request.js';
 import { validateRequests } from '../intake/validate-data.js';
 import { isFinished } from '../job-status.js';
 import { isObject } from '../model/guards.js';
-import type { Job } from '../model/job.js';
 import type { JobLog, JobMetadata, Progress } from '../model/notes.js';
 import type { AttemptTracing } from '../model/tracing.js';
-import type { CheckpointRow } from '../model/workflow.js';
 import { checkInteger, checkSeconds } from '../options/check.js';
 import { toJsonText } from '../options/json.js';
-import type { ResolvedQueue } from '../queues/queue-options.js';
 import type { Queryable } from '../storage/storage.js';
 import {
   checkDeclaredSignals,
   type JobContext,
   type RunChildOptions,
-  RunNames,
   type SignalResult,
   type SignalsResult,
   WAIT_PREFIX,
 } from './job-context.js';
-import { NoteBook, type NotesSink } from './note-book.js';
+import { NoteBook } from './note-book.js';
 import { RetryAfter, type RetryAfterOptions } from './retry-after.js';
-import { LostOwnership, Suspension, type Wait } from './suspend.js';
+import { RunState, type WorkflowContextDeps } from './run-state.js';
+import { LostOwnership } from './suspend.js';
 
-export interface WorkflowContextDeps {
-  /** The engine's parts: its storage, and the intake children go through. */
-  core: EngineCore;
-  queue: ResolvedQueue;
-  job: Job;
-  token: string;
-  /** The attempt's abort signal, made when first asked for. */
-  attempt: { signal(): AbortSignal };
-  /** Where what the handler says of its job goes to be written. */
-  notes: NotesSink;
-  /** The attempt's span, when tracing is on. */
-  tracing: AttemptTracing | null;
-}
+export type { WorkflowContextDeps } from './run-state.js';
 
-/**
- * One attempt's context. Checkpoints are read once, on the first workflow call, so plain
- * jobs never pay for them.
- */
-export class WorkflowContext implements JobContext {
-  readonly job: Job;
+/** One attempt's context: the handler's API over the run's state (RunState). */
+export class WorkflowContext extends RunState implements JobContext {
   /** Set by `completionTx`; the executor runs it inside the completing transaction. */
   completionHook: ((tx: Queryable) => Promise<void> | void) | null = null;
-  /**
-   * The first suspension raised in this attempt. It decides the attempt's outcome even when
-   * the handler caught it, and every later workflow call rethrows it, so a handler that
-   * swallows it can neither complete early nor run further steps.
-   */
-  suspension: Suspension | null = null;
-  private namesMade: RunNames | null = null;
   /** What the handler said of its job (progress, metadata, log), when it said anything. */
   notes: NoteBook | null = null;
   /** The attempt's span, when tracing is on. */
   readonly tracing: AttemptTracing | null;
-  private checkpoints: Promise<Map<string, CheckpointRow>> | null = null;
 
-  /**
-   * How far the database clock was ahead of this process when the job was claimed. Timers
-   * are made due by the database's clock; judging them by a clock that lags would find a
-   * due timer still pending and park the job again at once, over and over.
-   */
-  private readonly clockLeadMs: number;
-
-  constructor(private readonly deps: WorkflowContextDeps) {
-    this.job = deps.job;
+  constructor(deps: WorkflowContextDeps) {
+    super(deps);
     this.tracing = deps.tracing;
-    this.clockLeadMs = Math.max(0, (deps.job.startedAt?.getTime() ?? 0) - deps.core.clock.now());
-  }
-  /** Made on the first workflow call: plain jobs never need it. */
-  private get names(): RunNames {
-    this.namesMade ??= new RunNames();
-    return this.namesMade;
   }
 
   /** Made on first read, so a handler that never reads it costs no AbortController. */
@@ -91,12 +50,21 @@ export class WorkflowContext implements JobContext {
     const stored = (await this.loadCheckpoints()).get(name);
     if (stored) {
       this.tracing?.replayed(name);
+      this.book.replay(name);
       return stored.output as T;
     }
     this.throwIfAborted();
-    const value = this.tracing === null ? await fn() : await this.tracing.step(name, fn);
-    const text = toJsonText(value, `step '${name}' result`);
-    await this.save(name, 'step', text);
+    const startedAt = this.now();
+    let text: string;
+    try {
+      const value = this.tracing === null ? await fn() : await this.tracing.step(name, fn);
+      text = toJsonText(value, `step '${name}' result`);
+      await this.save(name, 'step', text);
+    } catch (error) {
+      if (!(error instanceof LostOwnership)) this.book.step(name, startedAt, error);
+      throw error;
+    }
+    this.book.step(name, startedAt);
     return JSON.parse(text) as T;
   }
 
@@ -163,8 +131,13 @@ export class WorkflowContext implements JobContext {
           : await this.tracing.step(key, () => addChild(core, request, placement));
       child = await core.storage.workflow.findChild(job.id, key);
       if (!id && !child) throw new LostOwnership(job.id);
+      if (child) this.book.add('child', { key, childId: child.id, queue: child.queue });
     }
     if (!child) throw new LostOwnership(job.id);
+    const { woken } = this.deps;
+    if (isFinished(child.status) && woken?.kind === 'child' && woken.key === key) {
+      this.book.add('child-done', { key, childId: child.id, status: child.status });
+    }
     if (child.status === 'completed') return child.output as T;
     if (isFinished(child.status)) {
       throw new ChildJobFailedError(child.id, child.status, child.error, child.queue);
@@ -183,19 +156,19 @@ export class WorkflowContext implements JobContext {
   }
 
   progress(value: Progress): void {
-    this.book.progress(value);
+    this.noteBook.progress(value);
   }
 
   get metadata(): JobMetadata {
-    return this.book.metadata;
+    return this.noteBook.metadata;
   }
 
   get log(): JobLog {
-    return this.book.log;
+    return this.noteBook.log;
   }
 
   /** Made on the first note: a handler that writes none costs nothing here. */
-  private get book(): NoteBook {
+  private get noteBook(): NoteBook {
     const { core, job, token, notes } = this.deps;
     this.notes ??= new NoteBook(job, token, notes, core.clock);
     return this.notes;
@@ -240,54 +213,20 @@ export class WorkflowContext implements JobContext {
     }
     const { core, job, token } = this.deps;
     const consumed = await core.storage.workflow.consumeSignals(job.id, token, names, count, key);
-    if (consumed) return consumed.signals;
+    if (consumed) {
+      this.book.add('signal', { key, signals: consumed.signals.map((signal) => signal.name) });
+      return consumed.signals;
+    }
     if (deadline && deadline.getTime() <= this.now()) {
       await this.save(
         key,
         'wait',
         JSON.stringify({ state: 'timed-out', names, deadline: deadline.toISOString() }),
       );
+      this.book.add('timeout', { key, deadline: deadline.toISOString() });
       return null;
     }
     throw this.suspend({ kind: 'signal', names, count, key }, deadline);
-  }
-
-  private loadCheckpoints(): Promise<Map<string, CheckpointRow>> {
-    this.checkpoints ??= this.deps.core.storage.workflow
-      .listCheckpoints(this.job.id)
-      .then((rows) => new Map(rows.map((row) => [row.name, row])));
-    return this.checkpoints;
-  }
-
-  private async save(name: string, kind: string, outputText: string): Promise<void> {
-    const saved = await this.deps.core.storage.workflow.saveCheckpoint(
-      this.job.id,
-      this.deps.token,
-      name,
-      kind,
-      outputText,
-    );
-    if (!saved) throw new LostOwnership(this.job.id);
-    (await this.loadCheckpoints()).set(name, {
-      name,
-      kind,
-      output: JSON.parse(outputText),
-      createdAt: new Date(this.deps.core.clock.now()),
-    });
-  }
-
-  private now(): number {
-    return this.deps.core.clock.now() + this.clockLeadMs;
-  }
-
-  private suspend(wait: Wait, wakeAt: Date | null): Suspension {
-    const suspension = new Suspension(wait, wakeAt);
-    this.suspension ??= suspension;
-    return suspension;
-  }
-
-  private throwIfSuspended(): void {
-    if (this.suspension) throw this.suspension;
   }
 
   private throwIfAborted(): void {

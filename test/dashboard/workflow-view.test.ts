@@ -135,7 +135,32 @@ describeEachDriver('dashboard: what a workflow waits for, its tree, timeline and
     const checkpoints = (await tm.getJobDetail(id))!.checkpoints.length;
     assert.equal(checkpoints, 4);
     assert.equal(svg.match(/class="mark-checkpoint"/g)?.length, checkpoints);
-    assert.equal(svg.match(/class="mark-attempt"/g)?.length, 2, 'one failed attempt, one completed');
+    // From the run history: the failed run, then the second attempt's runs, with the nap
+    // between them when it parked (a nap over before its checkpoint was saved does not park).
+    const runs = (await tm.getJobDetail(id))!.history.events.filter((e) => e.kind === 'run');
+    const parked = runs.filter((run) => run.detail.outcome === 'waiting').length;
+    assert.deepEqual([runs.length - parked, runs.length], [2, 2 + parked]);
+    assert.equal(svg.match(/class="mark-attempt"/g)?.length, runs.length + parked);
+    assert.match(svg, /<title>attempt 1, run 1: retry, /);
+    assert.equal(svg.match(/<title>parked on sleep<\/title>/g)?.length, parked || undefined);
+    assert.match(svg, new RegExp(`<title>attempt 2, run ${runs.length}: completed, `));
+    // The history card tells each event, escaped; the attempts card names each attempt's worker.
+    const history = page.slice(
+      page.indexOf('id="run-history"'),
+      page.indexOf('</table>', page.indexOf('id="run-history"')),
+    );
+    assert.ok(
+      history.includes('<span class="mono">a&lt;b&gt;</span>') && !history.includes('a<b>'),
+      'names are escaped',
+    );
+    assert.match(textOf(history), /runretry in \d+ ms on \S+: Error: first try fails/);
+    if (parked) assert.match(textOf(history), /parkedsleep nap until /);
+    assert.match(textOf(history), /replay2 from checkpoints: a&lt;b&gt;, second/);
+    const attempts = textOf(
+      page.slice(page.indexOf('<h2>Attempts</h2>'), page.indexOf('</ol>', page.indexOf('<h2>Attempts</h2>'))),
+    );
+    assert.match(attempts, /attempt 1 failed: Error first try fails .* on \S+/);
+    assert.match(attempts, /attempt 2 completed .* on \S+/);
     assert.ok(svg.includes('a&lt;b&gt;') && !svg.includes('a<b>'), 'labels are escaped');
     assert.doesNotMatch(page, /<script|style="/);
     assert.match(svg, new RegExp(`<title>second \\(step\\) saved ${UTC_TIME}</title>`));

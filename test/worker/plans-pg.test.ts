@@ -81,14 +81,14 @@ describePostgresOnly('worker statement plans', ({ open }) => {
       await plan(
         tm,
         sql.suspendJob.text(tm.schema),
-        sql.suspendJob.values({ ...one, wait: '{"kind":"sleep"}', wake_at: null }),
+        sql.suspendJob.values({ ...one, wait: '{"kind":"sleep"}', wake_at: null, history: null }),
       ),
     );
     assertByPrimaryKey(
       await plan(
         tm,
         sql.completeOne.text(tm.schema),
-        sql.completeOne.values({ ...one, output: null, drop_checkpoints: false }),
+        sql.completeOne.values({ ...one, output: null, drop_checkpoints: false, history: null }),
       ),
     );
     assertByPrimaryKey(

@@ -1,4 +1,4 @@
-import { loadJobExtras, TREE_LIMIT } from '../../admin/job-extras.js';
+import { loadTree, TREE_LIMIT } from '../../admin/job-extras.js';
 import { isFinished } from '../../job-status.js';
 import { csrfField, type DashboardContext, href } from '../context.js';
 import { type Html, html } from '../html.js';
@@ -8,7 +8,7 @@ import { layout, notice, statusBadge } from '../layout.js';
 export async function confirmCancelPage(ctx: DashboardContext, id: string): Promise<Html | null> {
   const job = await ctx.tm.getJob(id);
   if (!job) return null;
-  const { tree } = await loadJobExtras(ctx.core, id);
+  const tree = await loadTree(ctx.core, id);
   const inFlight = tree.filter((n) => n.id !== job.id && !isFinished(n.status)).length;
   const below =
     inFlight === 0

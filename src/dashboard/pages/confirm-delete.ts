@@ -1,4 +1,4 @@
-import { loadJobExtras } from '../../admin/job-extras.js';
+import { loadTree } from '../../admin/job-extras.js';
 import type { DashboardContext } from '../context.js';
 import { csrfField, href } from '../context.js';
 import { type Html, html } from '../html.js';
@@ -13,7 +13,7 @@ export async function confirmDeletePage(
   const job = await ctx.tm.getJob(id);
   if (!job) return null;
   const subtree = action === 'delete-subtree';
-  const { tree } = subtree ? await loadJobExtras(ctx.core, id) : { tree: [] };
+  const tree = subtree ? await loadTree(ctx.core, id) : [];
   const body = html`${notice(
     'info',
     subtree

@@ -1,6 +1,6 @@
 import { formatTime, relativeTime } from '../../admin/format.js';
-import type { AttemptEntry } from '../../admin/job-extras.js';
 import { finiteTime, type WorkflowView } from '../../admin/workflow-wait.js';
+import type { AttemptRecord } from '../../model/history.js';
 import type { Job } from '../../model/job.js';
 import { type DashboardContext, href } from '../context.js';
 import { type Html, html } from '../html.js';
@@ -41,49 +41,49 @@ function traceLink(ctx: DashboardContext, traceparent: string): Html {
   return html`<a class="mono" id="trace-id" href="${url}" rel="noreferrer">${traceId}</a>`;
 }
 
-/** Every failed attempt with its error and times, then the current or final one. */
+/** Every attempt from the run history, with its outcome, error, worker and times; then what comes next. */
 export function attemptList(
   ctx: DashboardContext,
   job: Job,
-  log: AttemptEntry[],
+  attempts: AttemptRecord[],
   view: WorkflowView | null,
 ): Html {
   const items: Html[] = [
     html`<li>created <span class="muted small">${formatTime(job.createdAt)}</span></li>`,
   ];
-  for (const entry of log) {
-    items.push(html`<li class="bad">attempt ${entry.attempt} failed: <strong>${entry.name ?? 'Error'}</strong> ${entry.message ?? ''}
-<div class="muted small">${formatTime(entry.startedAt)} → ${formatTime(entry.endedAt)}</div></li>`);
+  for (const a of attempts) {
+    const what =
+      a.outcome === 'running'
+        ? html`running since ${formatTime(a.startedAt)}`
+        : a.outcome === 'waiting'
+          ? html`suspended: ${view ? waitInWords(ctx, view) : 'waiting'}`
+          : a.outcome;
+    const error = a.error ? html`: <strong>${a.error.name ?? 'Error'}</strong> ${a.error.message ?? ''}` : '';
+    const worker = a.worker ? html` on <span class="mono">${a.worker}</span>` : '';
+    items.push(html`<li class="${OUTCOME_CLASS[a.outcome] ?? ''}">attempt ${a.attempt} ${what}${error}
+<div class="muted small">${formatTime(a.startedAt)} → ${formatTime(a.endedAt)}${worker}</div></li>`);
   }
-  const loggedLast = log.length > 0 && log[log.length - 1].attempt === job.attempts;
-  const span = html`<div class="muted small">${formatTime(job.startedAt)} → ${formatTime(job.finishedAt)}</div>`;
-  switch (job.status) {
-    case 'completed':
-      items.push(html`<li class="ok">attempt ${job.attempts} completed${span}</li>`);
-      break;
-    case 'active':
-      items.push(
-        html`<li class="run">attempt ${job.attempts} running since ${formatTime(job.startedAt)}</li>`,
-      );
-      break;
-    case 'failed':
-      if (!loggedLast) items.push(html`<li class="bad">attempt ${job.attempts} failed${span}</li>`);
-      break;
-    case 'retry':
-      items.push(
-        html`<li>next attempt ${relativeTime(job.runAt)} <span class="muted small">${formatTime(job.runAt)}</span></li>`,
-      );
-      break;
-    case 'waiting':
-      items.push(
-        html`<li class="run">attempt ${job.attempts} suspended: ${view ? waitInWords(ctx, view) : 'waiting'}</li>`,
-      );
-      break;
-    case 'pending':
-      items.push(html`<li>waiting to run ${relativeTime(job.runAt)}</li>`);
-      break;
-    default:
-      items.push(html`<li>${job.status} <span class="muted small">${formatTime(job.finishedAt)}</span></li>`);
+  if (job.status === 'retry') {
+    items.push(
+      html`<li>next attempt ${relativeTime(job.runAt)} <span class="muted small">${formatTime(job.runAt)}</span></li>`,
+    );
+  } else if (job.status === 'pending') {
+    items.push(html`<li>waiting to run ${relativeTime(job.runAt)}</li>`);
+  } else if (job.status === 'paused') {
+    items.push(html`<li>paused <span class="muted small">resume it to run</span></li>`);
+  } else if (
+    attempts.at(-1)?.outcome !== job.status &&
+    (job.status === 'cancelled' || job.status === 'expired')
+  ) {
+    items.push(html`<li>${job.status} <span class="muted small">${formatTime(job.finishedAt)}</span></li>`);
   }
   return html`<ol class="timeline">${items}</ol>`;
 }
+
+const OUTCOME_CLASS: Record<string, string> = {
+  completed: 'ok',
+  failed: 'bad',
+  stalled: 'bad',
+  running: 'run',
+  waiting: 'run',
+};

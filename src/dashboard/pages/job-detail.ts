@@ -1,4 +1,4 @@
-import { loadJobExtras, loadTree } from '../../admin/job-extras.js';
+import { loadTree } from '../../admin/job-extras.js';
 import { loadWorkflowView } from '../../admin/workflow-wait.js';
 import { isFinished } from '../../job-status.js';
 import type { Job } from '../../model/job.js';
@@ -7,6 +7,7 @@ import { type Html, html, jsonBlock } from '../html.js';
 import { layout, notice } from '../layout.js';
 import { stepTimeline } from '../step-timeline.js';
 import { attemptList, facts } from './job-attempts.js';
+import { historyCard } from './job-history.js';
 import { notesCard } from './job-notes.js';
 import { checkpointTable, errorCard, heldBy, retention, signalTable } from './job-sections.js';
 import { type SignalFormInput, signalForm, signalOutcome } from './signal-form.js';
@@ -32,10 +33,10 @@ export async function jobDetailPage(
   const detail = await ctx.tm.getJobDetail(id);
   if (!detail) return null;
   const { job, checkpoints, signals, holds } = detail;
-  const [extras, view] = await Promise.all([loadJobExtras(ctx.core, id), loadWorkflowView(ctx.core, id)]);
+  const [subtree, view] = await Promise.all([loadTree(ctx.core, id), loadWorkflowView(ctx.core, id)]);
   // The whole tree from its root; for a root, the subtree already read is that tree.
-  const tree = job.rootId ? await loadTree(ctx.core, job.rootId) : extras.tree;
-  const hasChildren = extras.tree.length > 1;
+  const tree = job.rootId ? await loadTree(ctx.core, job.rootId) : subtree;
+  const hasChildren = subtree.length > 1;
   const done = DONE_MESSAGES[ctx.url.searchParams.get('done') ?? ''];
   // A job in flight streams its changes to the page; a finished one has nothing more to say.
   const live = isFinished(job.status) ? null : href(ctx, `/jobs/${job.id}/events`);
@@ -44,7 +45,7 @@ ${done ? notice('ok', done) : ''}${signalOutcome(ctx)}
 <div class="actions">${jobActions(ctx, job, hasChildren)}</div>
 <div class="grid2">
 <div class="card"><h2>Job</h2>${facts(ctx, job, view)}</div>
-<div class="card"><h2>Attempts</h2>${attemptList(ctx, job, extras.attempts, view)}</div>
+<div class="card"><h2>Attempts</h2>${attemptList(ctx, job, detail.history.attempts, view)}</div>
 </div>
 ${signalForm(ctx, job, view, signalInput)}
 <div class="grid2">
@@ -53,7 +54,8 @@ ${signalForm(ctx, job, view, signalInput)}
 </div>
 ${job.error ? errorCard(job) : ''}
 ${notesCard(job, detail.logs, live)}
-<div class="card chart"><h2>Step timeline</h2>${stepTimeline(job, checkpoints, extras.attempts)}</div>
+<div class="card chart"><h2>Step timeline</h2>${stepTimeline(job, checkpoints, detail.history)}</div>
+${historyCard(ctx, job, detail.history)}
 <div class="card"><h2>Checkpoints (${checkpoints.length})</h2>${checkpointTable(checkpoints)}</div>
 <div class="card"><h2>Signals (${signals.length})</h2>${signalTable(signals)}</div>
 <div class="card"><h2>Workflow tree</h2>${workflowTree(ctx, tree, job.id)}</div>

@@ -1,5 +1,6 @@
 import type { Runner } from '../runner.js';
 import { type AttemptEntry, jobAttemptLog, jobTree, type TreeNode } from '../sql/admin.js';
+import { jobRunRecord, listHistory, type StoredHistoryEvent } from '../sql/history.js';
 import { type WorkflowViewRow, workflowView } from '../sql/workflow-view.js';
 
 export type { AttemptEntry, TreeNode } from '../sql/admin.js';
@@ -21,4 +22,21 @@ export async function jobTreeOf(db: Runner, id: string, maxRows: number): Promis
 export async function workflowWaitOf(db: Runner, id: string): Promise<WorkflowViewRow | null> {
   const [row] = await db.run(workflowView, { id });
   return row ?? null;
+}
+
+/** The stored parts of a job's run history: its events, attempt log and last worker. */
+export async function runRecordOf(db: Runner, id: string): Promise<RunRecord> {
+  const [events, [row]] = await Promise.all([db.run(listHistory, { id }), db.run(jobRunRecord, { id })]);
+  return {
+    events,
+    attemptLog: Array.isArray(row?.attempt_log) ? row.attempt_log : [],
+    lastWorker: row?.locked_by ?? null,
+  };
+}
+
+/** A job's run history as stored (see runRecordOf). */
+export interface RunRecord {
+  events: StoredHistoryEvent[];
+  attemptLog: AttemptEntry[];
+  lastWorker: string | null;
 }

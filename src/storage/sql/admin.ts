@@ -136,6 +136,8 @@ export interface AttemptEntry {
   endedAt: string | null;
   name: string | null;
   message: string | null;
+  /** The worker that ran it (entries written before the run history have none). */
+  worker?: string | null;
 }
 
 /** Failed attempts recorded on a job (the attempts timeline). */

@@ -1,5 +1,6 @@
 import type { JobStatus } from '../../job-status.js';
 import { defineQuery, type NoRows } from './define-query.js';
+import { appendHistory } from './history.js';
 import { PLAIN_COLUMNS, type PlainJobColumns } from './job-columns.js';
 import type { IdRow } from './jobs.js';
 import { STILL_ACTIVE } from './still-active.js';
@@ -142,7 +143,7 @@ export const claimJobs = defineQuery<
  */
 export const finishAttempts = defineQuery<
   {
-    /** JSON array of { id, token, ok, output, error, retry_delay, drop_checkpoints }; see Storage. */
+    /** JSON array of { id, token, ok, output, error, retry_delay, drop_checkpoints, history? }; see Storage. */
     outcomes: string;
   },
   { id: string; status: JobStatus }
@@ -152,7 +153,7 @@ export const finishAttempts = defineQuery<
   with outcome as (
     select * from json_to_recordset(@outcomes::json)
            as o(id bigint, token uuid, ok boolean, output json, error json, retry_delay float8,
-                drop_checkpoints boolean)
+                drop_checkpoints boolean, history json)
   ),
   -- A failed attempt retries when it is retryable (a delay was given) and attempts remain.
   -- Decided against the row in the one UPDATE, without joining jobs a second time.
@@ -165,7 +166,8 @@ export const finishAttempts = defineQuery<
            error = case when o.ok then j.error else o.error::jsonb end,
            attempt_log = case when o.ok then j.attempt_log else /*schema*/log_attempt(j.attempt_log,
              jsonb_build_object('attempt', j.attempts, 'startedAt', j.started_at, 'endedAt', now(),
-                                'name', o.error ->> 'name', 'message', o.error ->> 'message')) end,
+                                'name', o.error ->> 'name', 'message', o.error ->> 'message',
+                                'worker', j.locked_by)) end,
            run_at = case when not o.ok and o.retry_delay is not null and j.attempts < j.max_attempts
                          then now() + o.retry_delay * interval '1 second' else j.run_at end,
            finished_at = case when o.ok or o.retry_delay is null or j.attempts >= j.max_attempts then now() end,
@@ -173,12 +175,17 @@ export const finishAttempts = defineQuery<
                            case when o.ok then 'completed'
                                 when o.retry_delay is not null and j.attempts < j.max_attempts then 'retry'
                                 else 'failed' end, now()),
-           lock_token = null, locked_by = null, locked_until = null, wait = null
+           -- locked_by stays: the worker of the job's last run (the lock is locked_until)
+           lock_token = null, locked_until = null, wait = null
       from outcome o
      where j.id = any(array(select id from outcome)) and j.id = o.id and j.lock_token = o.token
        and ${STILL_ACTIVE('j.')}
-    returning j.id, j.status
+    returning j.id, j.status, j.attempts
   ),
+  ${appendHistory(`select f.id as job_id, f.attempts as attempt, o.history as events,
+           jsonb_build_object('outcome', f.status) || case when o.ok then '{}'::jsonb
+             else jsonb_build_object('error', jsonb_build_object('name', o.error ->> 'name', 'message', o.error ->> 'message')) end as note
+      from finished f join outcome o on o.id = f.id where o.history is not null`)},
   dropped as (
     delete from /*schema*/checkpoints c
      using finished f, outcome o
@@ -194,6 +201,8 @@ export const completeOne = defineQuery<
     token: string;
     output: string | null;
     drop_checkpoints: boolean;
+    /** The run's history events (a JSON array), or null for a run that has none. */
+    history: string | null;
   },
   IdRow
 >(
@@ -203,10 +212,12 @@ export const completeOne = defineQuery<
     update /*schema*/jobs j
        set status = 'completed', output = @output::jsonb, finished_at = now(),
            purge_after = /*schema*/purge_time(j.retention, 'completed', now()),
-           lock_token = null, locked_by = null, locked_until = null, wait = null
+           lock_token = null, locked_until = null, wait = null
      where j.id = @id::bigint and j.lock_token = @token::uuid and ${STILL_ACTIVE('j.')}
-    returning j.id
+    returning j.id, j.attempts
   ),
+  ${appendHistory(`select f.id as job_id, f.attempts as attempt, @history::json as events,
+           '{"outcome": "completed"}'::jsonb as note from finished f`)},
   dropped as (
     delete from /*schema*/checkpoints c using finished f where c.job_id = f.id and @drop_checkpoints::boolean
   )
@@ -233,18 +244,23 @@ export const extendLocks = defineQuery<
  * mark) makes it due at once, so no wake-up is lost between checking and suspending.
  */
 export const suspendJob = defineQuery<
-  { id: string; token: string; wait: string; wake_at: Date | null },
+  { id: string; token: string; wait: string; wake_at: Date | null; history: string | null },
   IdRow
 >(
   'suspendJob',
   /* sql */ `
-  update /*schema*/jobs j
-     set status = 'waiting',
-         run_at = case when j.wait ? 'poke' then now() else coalesce(@wake_at::timestamptz, 'infinity') end,
-         wait = @wait::jsonb,
-         lock_token = null, locked_by = null, locked_until = null
-   where j.id = @id::bigint and j.lock_token = @token::uuid and ${STILL_ACTIVE('j.')}
-  returning j.id::text as id`,
+  with parked as (
+    update /*schema*/jobs j
+       set status = 'waiting',
+           run_at = case when j.wait ? 'poke' then now() else coalesce(@wake_at::timestamptz, 'infinity') end,
+           wait = @wait::jsonb,
+           lock_token = null, locked_by = null, locked_until = null
+     where j.id = @id::bigint and j.lock_token = @token::uuid and ${STILL_ACTIVE('j.')}
+    returning j.id, j.attempts
+  ),
+  ${appendHistory(`select p.id as job_id, p.attempts as attempt, @history::json as events,
+           jsonb_build_object('outcome', 'waiting', 'wait', @wait::jsonb ->> 'kind') as note from parked p`)}
+  select id::text as id from parked`,
 );
 
 /**

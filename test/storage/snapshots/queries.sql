@@ -280,20 +280,53 @@ select q.name as queue, c.retention, c.jobs
    order by q.name, c.jobs desc, c.retention::text
 
 -- defer.ts#deferJob
-update "tidemark".jobs j
-     set status = 'pending',
-         attempts = greatest(j.attempts - 1, 0),
-         run_at = now() + $1::float8 * interval '1 second',
-         expire_at = null,
-         attempt_log = "tidemark".log_attempt(j.attempt_log,
-           jsonb_build_object('attempt', j.attempts, 'startedAt', j.started_at, 'endedAt', now(),
-                              'name', 'RetryAfter',
-                              'message', 'retry after ' || $1::float8 || ' s'
-                                         || coalesce(': ' || $2::text, ''))),
-         wait = null,
-         lock_token = null, locked_by = null, locked_until = null
-   where j.id = $3::bigint and j.lock_token = $4::uuid and case when j.status = 'active' then true end
-  returning j.id::text as id
+with deferred as (
+    update "tidemark".jobs j
+       set status = 'pending',
+           attempts = greatest(j.attempts - 1, 0),
+           run_at = now() + $1::float8 * interval '1 second',
+           expire_at = null,
+           attempt_log = "tidemark".log_attempt(j.attempt_log,
+             jsonb_build_object('attempt', j.attempts, 'startedAt', j.started_at, 'endedAt', now(),
+                                'name', 'RetryAfter',
+                                'message', 'retry after ' || $1::float8 || ' s'
+                                           || coalesce(': ' || $2::text, ''),
+                                'worker', j.locked_by)),
+           wait = null,
+           lock_token = null, locked_by = null, locked_until = null
+     where j.id = $3::bigint and j.lock_token = $4::uuid and case when j.status = 'active' then true end
+    returning j.id, j.attempts
+  ),
+  -- the attempt the run belonged to: the update gave it back (attempts - 1)
+  history_in as (select d.id as job_id, d.attempts + 1 as attempt, $5::json as events,
+           jsonb_build_object('outcome', 'deferred', 'delaySeconds', $1::float8, 'reason', $2::text) as note
+      from deferred d),
+  history_events as (
+    select h.job_id, h.attempt, h.note, e.value as event,
+           coalesce((select max(x.seq) from "tidemark".job_history x where x.job_id = h.job_id), 0) + e.ord as seq,
+           -- a run keeps at most HISTORY_CAP events in memory and counts the rest in a last one
+           case when e.value ->> 'kind' = 'dropped' then (e.value -> 'detail' ->> 'count')::int else 1 end as weight
+      from history_in h
+     cross join lateral json_array_elements(h.events) with ordinality as e(value, ord)
+     where h.events is not null
+  ),
+  history_written as (
+    insert into "tidemark".job_history as h (job_id, seq, attempt, kind, at, ended_at, worker, detail)
+    select job_id, seq::int, attempt, event ->> 'kind', (event ->> 'at')::timestamptz,
+           case when event ->> 'kind' = 'run' then now() else (event ->> 'endedAt')::timestamptz end,
+           event ->> 'worker',
+           case when event ->> 'kind' = 'run' then coalesce((event -> 'detail')::jsonb, '{}') || note
+                else (event -> 'detail')::jsonb end
+      from history_events where seq <= 1000 and event ->> 'kind' <> 'dropped'
+    union all
+    select job_id, 1001, max(attempt), 'dropped', now(), null, null, jsonb_build_object('count', sum(weight))
+      from history_events where seq > 1000 or event ->> 'kind' = 'dropped'
+     group by job_id
+    on conflict (job_id, seq) do update
+       set at = excluded.at, attempt = excluded.attempt,
+           detail = jsonb_build_object('count', (h.detail ->> 'count')::int + (excluded.detail ->> 'count')::int)
+  )
+  select id::text as id from deferred
 
 -- folds.ts#lockFoldKey
 select pg_advisory_xact_lock(hashtextextended($1 || chr(31) || $2, 9))
@@ -321,6 +354,15 @@ update "tidemark".jobs
          run_at = now() + $2::float8 * interval '1 second',
          expire_at = now() + $2::float8 * interval '1 second' + (expire_at - run_at)
    where id = $3::bigint and (status in ('pending', 'paused') and attempts = 0 and attempt_log is null)
+
+-- history.ts#jobRunRecord
+select attempt_log, locked_by from "tidemark".jobs where id = $1::bigint
+
+-- history.ts#listHistory
+select seq, attempt, kind, at, ended_at, worker, detail
+    from "tidemark".job_history
+   where job_id = $1::bigint
+   order by seq
 
 -- job-actions.ts#cancelSubtree
 with recursive subtree as (
@@ -1241,6 +1283,12 @@ with recursive subtree as (
      where (select exists (select 1 from "tidemark".job_logs x
      where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
        and d.job_id = any(array(select id from removed))
+  ),
+  removed_job_history as (
+    delete from "tidemark".job_history d
+     where (select exists (select 1 from "tidemark".job_history x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
   )
   select f.members, f.in_flight, f.ancestor, f.top, f.hold, (select count(*) from removed)::int as deleted
     from facts f
@@ -1447,6 +1495,12 @@ with
   removed_job_logs as (
     delete from "tidemark".job_logs d
      where (select exists (select 1 from "tidemark".job_logs x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
+  ),
+  removed_job_history as (
+    delete from "tidemark".job_history d
+     where (select exists (select 1 from "tidemark".job_history x
      where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
        and d.job_id = any(array(select id from removed))
   )
@@ -1683,6 +1737,12 @@ with
      where (select exists (select 1 from "tidemark".job_logs x
      where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
        and d.job_id = any(array(select id from removed))
+  ),
+  removed_job_history as (
+    delete from "tidemark".job_history d
+     where (select exists (select 1 from "tidemark".job_history x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
   )
   select (select count(*) from scanned)::int as scanned, last.after, last.after_id, (select g.paused from gate g) as paused,
          (select g.fresh from gate g) as fresh,
@@ -1760,6 +1820,12 @@ with by_id as (
   removed_job_logs as (
     delete from "tidemark".job_logs d
      where (select exists (select 1 from "tidemark".job_logs x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
+  ),
+  removed_job_history as (
+    delete from "tidemark".job_history d
+     where (select exists (select 1 from "tidemark".job_history x
      where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
        and d.job_id = any(array(select id from removed))
   )
@@ -2071,12 +2137,39 @@ with finished as (
     update "tidemark".jobs j
        set status = 'completed', output = $1::jsonb, finished_at = now(),
            purge_after = "tidemark".purge_time(j.retention, 'completed', now()),
-           lock_token = null, locked_by = null, locked_until = null, wait = null
+           lock_token = null, locked_until = null, wait = null
      where j.id = $2::bigint and j.lock_token = $3::uuid and case when j.status = 'active' then true end
-    returning j.id
+    returning j.id, j.attempts
+  ),
+  history_in as (select f.id as job_id, f.attempts as attempt, $4::json as events,
+           '{"outcome": "completed"}'::jsonb as note from finished f),
+  history_events as (
+    select h.job_id, h.attempt, h.note, e.value as event,
+           coalesce((select max(x.seq) from "tidemark".job_history x where x.job_id = h.job_id), 0) + e.ord as seq,
+           -- a run keeps at most HISTORY_CAP events in memory and counts the rest in a last one
+           case when e.value ->> 'kind' = 'dropped' then (e.value -> 'detail' ->> 'count')::int else 1 end as weight
+      from history_in h
+     cross join lateral json_array_elements(h.events) with ordinality as e(value, ord)
+     where h.events is not null
+  ),
+  history_written as (
+    insert into "tidemark".job_history as h (job_id, seq, attempt, kind, at, ended_at, worker, detail)
+    select job_id, seq::int, attempt, event ->> 'kind', (event ->> 'at')::timestamptz,
+           case when event ->> 'kind' = 'run' then now() else (event ->> 'endedAt')::timestamptz end,
+           event ->> 'worker',
+           case when event ->> 'kind' = 'run' then coalesce((event -> 'detail')::jsonb, '{}') || note
+                else (event -> 'detail')::jsonb end
+      from history_events where seq <= 1000 and event ->> 'kind' <> 'dropped'
+    union all
+    select job_id, 1001, max(attempt), 'dropped', now(), null, null, jsonb_build_object('count', sum(weight))
+      from history_events where seq > 1000 or event ->> 'kind' = 'dropped'
+     group by job_id
+    on conflict (job_id, seq) do update
+       set at = excluded.at, attempt = excluded.attempt,
+           detail = jsonb_build_object('count', (h.detail ->> 'count')::int + (excluded.detail ->> 'count')::int)
   ),
   dropped as (
-    delete from "tidemark".checkpoints c using finished f where c.job_id = f.id and $4::boolean
+    delete from "tidemark".checkpoints c using finished f where c.job_id = f.id and $5::boolean
   )
   select id::text as id from finished
 
@@ -2091,7 +2184,7 @@ update "tidemark".jobs
 with outcome as (
     select * from json_to_recordset($1::json)
            as o(id bigint, token uuid, ok boolean, output json, error json, retry_delay float8,
-                drop_checkpoints boolean)
+                drop_checkpoints boolean, history json)
   ),
   -- A failed attempt retries when it is retryable (a delay was given) and attempts remain.
   -- Decided against the row in the one UPDATE, without joining jobs a second time.
@@ -2104,7 +2197,8 @@ with outcome as (
            error = case when o.ok then j.error else o.error::jsonb end,
            attempt_log = case when o.ok then j.attempt_log else "tidemark".log_attempt(j.attempt_log,
              jsonb_build_object('attempt', j.attempts, 'startedAt', j.started_at, 'endedAt', now(),
-                                'name', o.error ->> 'name', 'message', o.error ->> 'message')) end,
+                                'name', o.error ->> 'name', 'message', o.error ->> 'message',
+                                'worker', j.locked_by)) end,
            run_at = case when not o.ok and o.retry_delay is not null and j.attempts < j.max_attempts
                          then now() + o.retry_delay * interval '1 second' else j.run_at end,
            finished_at = case when o.ok or o.retry_delay is null or j.attempts >= j.max_attempts then now() end,
@@ -2112,11 +2206,41 @@ with outcome as (
                            case when o.ok then 'completed'
                                 when o.retry_delay is not null and j.attempts < j.max_attempts then 'retry'
                                 else 'failed' end, now()),
-           lock_token = null, locked_by = null, locked_until = null, wait = null
+           -- locked_by stays: the worker of the job's last run (the lock is locked_until)
+           lock_token = null, locked_until = null, wait = null
       from outcome o
      where j.id = any(array(select id from outcome)) and j.id = o.id and j.lock_token = o.token
        and case when j.status = 'active' then true end
-    returning j.id, j.status
+    returning j.id, j.status, j.attempts
+  ),
+  history_in as (select f.id as job_id, f.attempts as attempt, o.history as events,
+           jsonb_build_object('outcome', f.status) || case when o.ok then '{}'::jsonb
+             else jsonb_build_object('error', jsonb_build_object('name', o.error ->> 'name', 'message', o.error ->> 'message')) end as note
+      from finished f join outcome o on o.id = f.id where o.history is not null),
+  history_events as (
+    select h.job_id, h.attempt, h.note, e.value as event,
+           coalesce((select max(x.seq) from "tidemark".job_history x where x.job_id = h.job_id), 0) + e.ord as seq,
+           -- a run keeps at most HISTORY_CAP events in memory and counts the rest in a last one
+           case when e.value ->> 'kind' = 'dropped' then (e.value -> 'detail' ->> 'count')::int else 1 end as weight
+      from history_in h
+     cross join lateral json_array_elements(h.events) with ordinality as e(value, ord)
+     where h.events is not null
+  ),
+  history_written as (
+    insert into "tidemark".job_history as h (job_id, seq, attempt, kind, at, ended_at, worker, detail)
+    select job_id, seq::int, attempt, event ->> 'kind', (event ->> 'at')::timestamptz,
+           case when event ->> 'kind' = 'run' then now() else (event ->> 'endedAt')::timestamptz end,
+           event ->> 'worker',
+           case when event ->> 'kind' = 'run' then coalesce((event -> 'detail')::jsonb, '{}') || note
+                else (event -> 'detail')::jsonb end
+      from history_events where seq <= 1000 and event ->> 'kind' <> 'dropped'
+    union all
+    select job_id, 1001, max(attempt), 'dropped', now(), null, null, jsonb_build_object('count', sum(weight))
+      from history_events where seq > 1000 or event ->> 'kind' = 'dropped'
+     group by job_id
+    on conflict (job_id, seq) do update
+       set at = excluded.at, attempt = excluded.attempt,
+           detail = jsonb_build_object('count', (h.detail ->> 'count')::int + (excluded.detail ->> 'count')::int)
   ),
   dropped as (
     delete from "tidemark".checkpoints c
@@ -2140,13 +2264,43 @@ update "tidemark".jobs
   returning id::text as id, queue
 
 -- worker.ts#suspendJob
-update "tidemark".jobs j
-     set status = 'waiting',
-         run_at = case when j.wait ? 'poke' then now() else coalesce($1::timestamptz, 'infinity') end,
-         wait = $2::jsonb,
-         lock_token = null, locked_by = null, locked_until = null
-   where j.id = $3::bigint and j.lock_token = $4::uuid and case when j.status = 'active' then true end
-  returning j.id::text as id
+with parked as (
+    update "tidemark".jobs j
+       set status = 'waiting',
+           run_at = case when j.wait ? 'poke' then now() else coalesce($1::timestamptz, 'infinity') end,
+           wait = $2::jsonb,
+           lock_token = null, locked_by = null, locked_until = null
+     where j.id = $3::bigint and j.lock_token = $4::uuid and case when j.status = 'active' then true end
+    returning j.id, j.attempts
+  ),
+  history_in as (select p.id as job_id, p.attempts as attempt, $5::json as events,
+           jsonb_build_object('outcome', 'waiting', 'wait', $2::jsonb ->> 'kind') as note from parked p),
+  history_events as (
+    select h.job_id, h.attempt, h.note, e.value as event,
+           coalesce((select max(x.seq) from "tidemark".job_history x where x.job_id = h.job_id), 0) + e.ord as seq,
+           -- a run keeps at most HISTORY_CAP events in memory and counts the rest in a last one
+           case when e.value ->> 'kind' = 'dropped' then (e.value -> 'detail' ->> 'count')::int else 1 end as weight
+      from history_in h
+     cross join lateral json_array_elements(h.events) with ordinality as e(value, ord)
+     where h.events is not null
+  ),
+  history_written as (
+    insert into "tidemark".job_history as h (job_id, seq, attempt, kind, at, ended_at, worker, detail)
+    select job_id, seq::int, attempt, event ->> 'kind', (event ->> 'at')::timestamptz,
+           case when event ->> 'kind' = 'run' then now() else (event ->> 'endedAt')::timestamptz end,
+           event ->> 'worker',
+           case when event ->> 'kind' = 'run' then coalesce((event -> 'detail')::jsonb, '{}') || note
+                else (event -> 'detail')::jsonb end
+      from history_events where seq <= 1000 and event ->> 'kind' <> 'dropped'
+    union all
+    select job_id, 1001, max(attempt), 'dropped', now(), null, null, jsonb_build_object('count', sum(weight))
+      from history_events where seq > 1000 or event ->> 'kind' = 'dropped'
+     group by job_id
+    on conflict (job_id, seq) do update
+       set at = excluded.at, attempt = excluded.attempt,
+           detail = jsonb_build_object('count', (h.detail ->> 'count')::int + (excluded.detail ->> 'count')::int)
+  )
+  select id::text as id from parked
 
 -- workers.ts#beatWorker
 update "tidemark".workers set heartbeat_at = now(), running = $1

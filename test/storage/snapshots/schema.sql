@@ -11,6 +11,14 @@ checkpoints.name text not null
 checkpoints.kind text not null default 'step'::text
 checkpoints.output jsonb
 checkpoints.created_at timestamp with time zone not null default now()
+job_history.job_id bigint not null
+job_history.seq integer not null
+job_history.attempt integer not null
+job_history.kind text not null
+job_history.at timestamp with time zone not null
+job_history.ended_at timestamp with time zone
+job_history.worker text
+job_history.detail jsonb
 job_logs.id bigint not null
 job_logs.job_id bigint not null
 job_logs.attempt integer not null
@@ -146,6 +154,7 @@ workers.instance text not null default ''::text
 CREATE INDEX audit_log_at_idx ON audit_log USING btree (at)
 CREATE UNIQUE INDEX audit_log_pkey ON audit_log USING btree (id)
 CREATE UNIQUE INDEX checkpoints_pkey ON checkpoints USING btree (job_id, name)
+CREATE UNIQUE INDEX job_history_pkey ON job_history USING btree (job_id, seq)
 CREATE INDEX job_logs_job_idx ON job_logs USING btree (job_id, id)
 CREATE UNIQUE INDEX job_logs_pkey ON job_logs USING btree (id)
 CREATE INDEX job_logs_purge_idx ON job_logs USING btree (purge_after) WHERE (purge_after IS NOT NULL)
@@ -199,6 +208,7 @@ CREATE UNIQUE INDEX workers_pkey ON workers USING btree (id)
 audit_log audit_log_pkey PRIMARY KEY (id)
 audit_log audit_log_source_check CHECK ((source = ANY (ARRAY['api'::text, 'dashboard'::text, 'cli'::text])))
 checkpoints checkpoints_pkey PRIMARY KEY (job_id, name)
+job_history job_history_pkey PRIMARY KEY (job_id, seq)
 job_logs job_logs_level_check CHECK ((level = ANY (ARRAY['info'::text, 'warn'::text, 'error'::text])))
 job_logs job_logs_pkey PRIMARY KEY (id)
 jobs jobs_pkey PRIMARY KEY (id)
