@@ -21,7 +21,11 @@ a { color:var(--accent); }
 .scroll > table { margin:0; }
 table { border-collapse:collapse; width:100%; background:var(--card); border:1px solid var(--line); border-radius:6px; }
 th, td { text-align:left; padding:6px 10px; border-bottom:1px solid var(--line); vertical-align:top; }
-td { overflow-wrap:anywhere; }
+/* A cell breaks a word only when the word alone is wider than the column can be (a URL, a
+   hash): names and numbers stay whole and the table scrolls in its box. Data and errors,
+   opaque text, may break anywhere, in a column wide enough for their ordinary words. */
+td { overflow-wrap:break-word; }
+td.blob:not(.num) { overflow-wrap:anywhere; min-width:24em; }
 td:not(.num) { min-width:5em; }
 /* The first column names the row (a queue, a table, a checkpoint): keep it readable when squeezed. */
 td:first-child:not(.num) { min-width:9em; }
@@ -116,8 +120,11 @@ details.chart-values { margin-top:6px; font-size:12px; }
 details.chart-values summary { cursor:pointer; color:var(--accent); }
 details.chart-values table { margin-top:6px; }
 details.chart-values .scroll > table { min-width:0; width:auto; }
+/* The step timeline is drawn 960 units wide with its labels in the SVG: never narrower, so its
+   11 px labels stay 11 px; on a phone its card scrolls sideways. */
+.chart:has(> #step-timeline) { overflow-x:auto; }
+#step-timeline { min-width:960px; }
 td.when { white-space:nowrap; overflow-wrap:normal; }
-dl.options { grid-template-columns: minmax(0, 220px) minmax(0, 1fr); }
 .counts-row { display:flex; flex-wrap:wrap; gap:8px 20px; margin:0 0 16px; padding:0; list-style:none; }
 .counts-row li { display:flex; flex-direction:column; min-width:5.5em; }
 .counts-row .n { font-size:18px; font-weight:600; font-variant-numeric: tabular-nums; white-space:nowrap; }

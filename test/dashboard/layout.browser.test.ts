@@ -7,8 +7,10 @@ import { describeOnOneDriver } from '../support/each-driver.js';
 import { fastWorker, waitForStatus } from '../support/jobs.js';
 import {
   assertFits,
+  assertReadable,
   discoverPages,
   measureOverflow,
+  measureText,
   type PageToVisit,
   saveScreenshot,
   WIDTHS,
@@ -89,7 +91,48 @@ describeOnOneDriver('dashboard layout at desktop and phone widths', ({ kind, ope
     }
   });
 
-  test('every page reached from the navigation fits 1280 and 390 px; screenshots of each', async () => {
+  test('the text checks can fail: SVG text scaled below 10 px, small CSS text, a short word broken mid-token', async () => {
+    const page = await browser().newPage({ viewport: { width: 390, height: 844 } });
+    try {
+      // A chart's label inside a viewBox 720 wide drawn 360 px wide: 11 px becomes 5.5 px.
+      await page.setContent(
+        '<body style="margin:0"><svg viewBox="0 0 720 150" style="width:360px"><text x="10" y="20" font-size="11">scaled label</text></svg><p style="font-size:9px">tiny note</p></body>',
+      );
+      const scaled = await measureText(page);
+      assert.match(scaled.small.join(' '), /5\.5 px "scaled label"/);
+      assert.match(scaled.small.join(' '), /9\.0 px "tiny note"/);
+      assert.throws(() => assertReadable(scaled, 'scaled', 390), /scaled draws text below 10 px at 390 px/);
+      // The same label in HTML at 11 px, and a closed <details> (not drawn), pass.
+      await page.setContent(
+        '<body style="margin:0"><span style="font-size:11px">label</span><details><summary>values</summary><p style="font-size:6px">hidden</p></details></body>',
+      );
+      assertReadable(await measureText(page), 'html labels', 390);
+
+      // A queue name and a number in cells squeezed narrower than them, allowed to break anywhere.
+      const squeezed = (wrap: string) =>
+        `<body style="margin:0;font:14px sans-serif"><div style="width:70px;overflow-wrap:${wrap}">demo.payments</div><div style="width:60px;overflow-wrap:${wrap}">(7,776,000 s)</div></body>`;
+      await page.setContent(squeezed('anywhere'));
+      const broken = await measureText(page);
+      assert.match(broken.broken.join(' '), /"demo\.payments"/);
+      assert.match(broken.broken.join(' '), /"\(7,776,000"/);
+      assert.throws(
+        () => assertReadable(broken, 'squeezed', 390),
+        /squeezed breaks a word mid-token at 390 px/,
+      );
+      // Kept whole (it sticks out instead, which the overflow check sees), or broken between
+      // words, after a hyphen, or inside a value longer than any phone: all pass.
+      await page.setContent(squeezed('normal'));
+      assertReadable(await measureText(page), 'whole words', 390);
+      await page.setContent(
+        `<body style="margin:0"><div style="width:80px">nightly-report run</div><div style="width:120px;overflow-wrap:anywhere">${LONG_WORD}</div></body>`,
+      );
+      assertReadable(await measureText(page), 'allowed breaks', 390);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('every page reached from the navigation fits 1280 and 390 px, with readable text; screenshots of each', async () => {
     const tm = await open();
     const { failed, flow } = await seedRealistic(tm);
     // A schedule and a live worker, so those pages show rows; the worker takes a queue of its own.
@@ -136,8 +179,14 @@ describeOnOneDriver('dashboard layout at desktop and phone widths', ({ kind, ope
         for (const target of pages) {
           await page.goto(target.url);
           await saveScreenshot(browser(), page, size.width, `${kind}-${target.name}`);
+          const label = `${target.name} (${target.url.slice(url.length - 1)})`;
           try {
-            assertFits(await measureOverflow(page), `${target.name} (${target.url.slice(url.length - 1)})`);
+            assertFits(await measureOverflow(page), label);
+          } catch (error) {
+            problems.push((error as Error).message);
+          }
+          try {
+            assertReadable(await measureText(page), label, size.width);
           } catch (error) {
             problems.push((error as Error).message);
           }
@@ -158,6 +207,7 @@ describeOnOneDriver('dashboard layout at desktop and phone widths', ({ kind, ope
         await page.goto(`${url}login`);
         await saveScreenshot(browser(), page, size.width, `${kind}-login`);
         assertFits(await measureOverflow(page), 'login');
+        assertReadable(await measureText(page), 'login', size.width);
       } finally {
         await page.close();
       }

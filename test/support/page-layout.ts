@@ -60,6 +60,95 @@ export function assertFits(overflow: Overflow, label: string): void {
   );
 }
 
+/** Text smaller than this many CSS pixels, as drawn, is a failure at any width. */
+export const MIN_TEXT_PX = 10;
+
+/**
+ * A whitespace-separated word longer than this is an opaque value (a URL, a hash, JSON): it
+ * has to break somewhere on a phone, so only shorter words are held to staying whole.
+ */
+export const MAX_TOKEN = 40;
+
+/** Text as drawn: what is too small, and which short words were broken across two lines. */
+export interface TextCheck {
+  /** Visible text drawn below MIN_TEXT_PX, as `size px "text"`. */
+  small: string[];
+  /** Words of at most MAX_TOKEN characters split over lines at no hyphen, slash or space. */
+  broken: string[];
+}
+
+/**
+ * Runs in the page. Every visible text node (its element passes checkVisibility, which a
+ * closed <details> and display:none fail, and a Range over it has boxes, which SVG <title> has not): its size is the computed font size, times the
+ * scale of the SVG user space for SVG text, since a viewBox scales text with the drawing.
+ * Each word (split at whitespace; longer than MAX_TOKEN left out) is split again after
+ * hyphens and slashes, where a line may break; a piece whose Range's boxes lie on two lines
+ * is broken mid-token when, measured again with word breaking turned off, it lies on one.
+ */
+const MEASURE_TEXT = `((minPx, maxToken) => {
+  const small = [];
+  const broken = [];
+  const candidates = [];
+  const range = document.createRange();
+  const lines = (node, start, end) => {
+    range.setStart(node, start);
+    range.setEnd(node, end);
+    return new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top / 4))).size;
+  };
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const text = node.textContent || '';
+    const el = node.parentElement;
+    if (!el || !text.trim() || el.closest('script, style, title, textarea, option')) continue;
+    if (!el.checkVisibility({ visibilityProperty: true, contentVisibilityAuto: true })) continue;
+    range.selectNodeContents(node);
+    if (![...range.getClientRects()].some((r) => r.width > 0 && r.height > 0)) continue;
+    let size = parseFloat(getComputedStyle(el).fontSize);
+    if (el instanceof SVGElement && el.getScreenCTM()) {
+      const m = el.getScreenCTM();
+      size *= Math.sqrt(Math.abs(m.a * m.d - m.b * m.c));
+    }
+    if (size < minPx) small.push(size.toFixed(1) + ' px "' + text.trim().slice(0, 40) + '"');
+    for (const word of text.matchAll(/\\S+/g)) {
+      if (word[0].length > maxToken) continue;
+      for (const piece of word[0].matchAll(/[^\\-\\/\u2010-\u2014]+[\\-\\/\u2010-\u2014]?/g)) {
+        const start = word.index + piece.index;
+        if (lines(node, start, start + piece[0].length) > 1) candidates.push([node, el, start, piece[0], text]);
+      }
+    }
+  }
+  // A piece on two lines is broken mid-token only if the line would not break there anyway:
+  // measured again with word breaking off (overflow-wrap and word-break normal), it lies on
+  // one line. Where the text itself allows a break (punctuation, CJK), it still spans two.
+  for (const [node, el, start, piece, text] of candidates) {
+    const wrap = el.style.overflowWrap;
+    const word = el.style.wordBreak;
+    el.style.overflowWrap = 'normal';
+    el.style.wordBreak = 'normal';
+    const natural = lines(node, start, start + piece.length);
+    el.style.overflowWrap = wrap;
+    el.style.wordBreak = word;
+    if (natural === 1) broken.push('"' + piece + '" in "' + text.trim().slice(0, 60) + '"');
+  }
+  return { small: small.slice(0, 12), broken: broken.slice(0, 12) };
+})`;
+
+export async function measureText(page: Page): Promise<TextCheck> {
+  return page.evaluate(`${MEASURE_TEXT}(${MIN_TEXT_PX}, ${MAX_TOKEN})`) as Promise<TextCheck>;
+}
+
+/** Passes when no visible text is drawn below MIN_TEXT_PX and no short word breaks mid-word. */
+export function assertReadable(check: TextCheck, label: string, width: number): void {
+  assert.ok(
+    check.small.length === 0,
+    `${label} draws text below ${MIN_TEXT_PX} px at ${width} px: ${check.small.join('; ')}`,
+  );
+  assert.ok(
+    check.broken.length === 0,
+    `${label} breaks a word mid-token at ${width} px: ${check.broken.join('; ')}`,
+  );
+}
+
 /** A full-page screenshot under test-results/screenshots/<width>/, checked to show something. */
 export async function saveScreenshot(
   browser: Browser,
