@@ -459,6 +459,28 @@ async function insertBuckets(
   }
 }
 
+/** The audit's window in the property test (`audit.retainDays: 1`), in hours. */
+const AUDIT_HOURS = 24;
+
+/** Audit rows written hours ago, on both sides of the window and crossing it as the clock moves. */
+async function insertAuditRows(tm: Tidemark): Promise<void> {
+  await rawQuery(
+    tm,
+    `insert into "${tm.schema}".audit_log (at, actor, source, action, rows)
+     select now() - h * interval '1 hour', 'property', 'api', 'pause-queue', 1
+       from unnest(array[0.5, 10.5, 23.5, 24.5, 30.5, 100.5]::float8[]) h`,
+  );
+}
+
+/** Every audit row with its age in hours, oldest id first. */
+function auditAges(tm: Tidemark): Promise<{ id: string; hours: number }[]> {
+  return rawQuery<{ id: string; hours: number }>(
+    tm,
+    `select id::text as id, extract(epoch from now() - at)::float8 / 3600 as hours
+       from "${tm.schema}".audit_log order by id`,
+  );
+}
+
 async function assertMatches(tm: Tidemark, model: Model, after: string): Promise<void> {
   const s = `"${tm.schema}"`;
   const orphans = await rawQuery<{ what: string }>(
@@ -549,7 +571,8 @@ async function assertMatches(tm: Tidemark, model: Model, after: string): Promise
 
 describeEachDriver('retention against a model (property)', ({ kind, open }) => {
   test('nothing protected is ever deleted; everything due goes by the next full sweep', async () => {
-    const tm = await open({ logger: silentLogger });
+    // The audit keeps a day: its rows cross the window as the clock moves by whole hours.
+    const tm = await open({ logger: silentLogger, audit: { retainDays: 1 } });
     tm.createQueue({ name: 'a' });
     tm.createQueue({ name: 'b' });
     await tm.defineLimiter('api', { limit: 10, periodSeconds: 60 });
@@ -561,7 +584,7 @@ describeEachDriver('retention against a model (property)', ({ kind, open }) => {
         async (spec, buckets, actions) => {
           await rawQuery(
             tm,
-            `truncate ${['jobs', 'retention_holds', 'key_settings', 'limiter_buckets', ...JOB_DEPENDENTS].map((t) => `"${tm.schema}".${t}`).join(', ')}`,
+            `truncate ${['jobs', 'retention_holds', 'key_settings', 'limiter_buckets', 'audit_log', ...JOB_DEPENDENTS].map((t) => `"${tm.schema}".${t}`).join(', ')}`,
           );
           await tm.resumeRetention();
           const model: Model = {
@@ -577,6 +600,7 @@ describeEachDriver('retention against a model (property)', ({ kind, open }) => {
           };
           await insertHistory(tm, spec, model);
           await insertBuckets(tm, buckets, model);
+          await insertAuditRows(tm);
           await assertMatches(tm, model, 'insert');
           const finale = [{ kind: 'resume' } as const, { kind: 'sweep', batchSize: 2 } as const];
           for (const [step, act] of [...actions, ...finale].entries()) {
@@ -608,10 +632,18 @@ async function runAction(
     case 'sweep':
     case 'dryRun': {
       const expected = modelSweep(model, act.kind === 'dryRun');
+      const audit = await auditAges(tm);
       const got =
         act.kind === 'sweep'
           ? await tm.sweep({ batchSize: act.batchSize })
           : await tm.sweep({ dryRun: true });
+      const kept = audit.filter((r) => act.kind === 'dryRun' || model.paused || r.hours < AUDIT_HOURS);
+      assert.deepEqual(
+        (await auditAges(tm)).map((r) => r.id),
+        kept.map((r) => r.id),
+        `audit rows after ${label}: those older than the audit's window go with a sweep, the rest stay (a pause keeps all)`,
+      );
+      if (!('dryRun' in got)) assert.equal(got.auditRows ?? 0, audit.length - kept.length, label);
       assert.deepEqual(
         {
           jobs: got.jobs,

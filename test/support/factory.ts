@@ -186,6 +186,7 @@ export async function passTime(tm: Tidemark, seconds: number): Promise<void> {
                                      booked = booked - $1::float8 * interval '1 second'`,
     shift,
   );
+  await rawQuery(tm, `update ${s}.audit_log set at = at - $1::float8 * interval '1 second'`, shift);
 }
 
 /** Ids of the jobs that exist, sorted. */
