@@ -37,6 +37,8 @@ export async function jobDetailPage(
   // The whole tree from its root; for a root, the subtree already read is that tree.
   const tree = job.rootId ? await loadTree(ctx.core, job.rootId) : subtree;
   const hasChildren = subtree.length > 1;
+  // A plain job (no steps, no signals, no parent or children) has no workflow panels to show.
+  const plain = checkpoints.length === 0 && signals.length === 0 && tree.length <= 1;
   const done = DONE_MESSAGES[ctx.url.searchParams.get('done') ?? ''];
   // A job in flight streams its changes to the page; a finished one has nothing more to say.
   const live = isFinished(job.status) ? null : href(ctx, `/jobs/${job.id}/events`);
@@ -56,9 +58,13 @@ ${job.error ? errorCard(job) : ''}
 ${notesCard(job, detail.logs, live)}
 <div class="card chart"><h2>Step timeline</h2>${stepTimeline(job, checkpoints, detail.history)}</div>
 ${historyCard(ctx, job, detail.history)}
-<div class="card"><h2>Checkpoints (${checkpoints.length})</h2>${checkpointTable(checkpoints)}</div>
+${
+  plain
+    ? html`<p class="small muted" id="plain-job">No checkpoints, signals or workflow tree: nothing of a workflow to show.</p>`
+    : html`<div class="card"><h2>Checkpoints (${checkpoints.length})</h2>${checkpointTable(checkpoints)}</div>
 <div class="card"><h2>Signals (${signals.length})</h2>${signalTable(signals)}</div>
-<div class="card"><h2>Workflow tree</h2>${workflowTree(ctx, tree, job.id)}</div>
+<div class="card"><h2>Workflow tree</h2>${workflowTree(ctx, tree, job.id)}</div>`
+}
 <div class="card"><h2>Retention</h2>${heldBy(ctx, holds)}${retention(job, hasChildren)}</div>
 ${live === null ? '' : html`<script src="${href(ctx, '/assets/live.js')}" defer></script>`}`;
   return layout(ctx, `Job ${job.id}`, '/jobs', body);
