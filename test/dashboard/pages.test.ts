@@ -213,6 +213,9 @@ describeEachDriver('dashboard pages', ({ open }) => {
       const nums = [...jobs.matchAll(/<td class="num">([^<]*)<\/td>/g)].map((m) => m[1]);
       assert.equal(nums[3], '20', 'live rows');
       assert.ok(Number(nums[4]) >= 5, `dead rows (${nums[4]})`);
+      assert.match(body, /id="pglite-statistics">Embedded PGlite keeps no statistics across opens/);
+    } else {
+      assert.doesNotMatch(body, /pglite-statistics/, 'PostgreSQL keeps its statistics: nothing to explain');
     }
   });
 });

@@ -2,13 +2,13 @@ import { formatBytes, formatCount, formatTime } from '../../admin/format.js';
 import { loadStorageStats } from '../../admin/storage-stats.js';
 import type { DashboardContext } from '../context.js';
 import { type Html, html } from '../html.js';
-import { layout } from '../layout.js';
+import { layout, notice } from '../layout.js';
 
 /** Table and index sizes, live and dead rows, last (auto)vacuum and analyze. */
 export async function storagePage(ctx: DashboardContext): Promise<Html> {
   const { tables, indexes } = await loadStorageStats(ctx.core);
   const pglite = ctx.tm.driverKind === 'pglite';
-  const body = html`
+  const body = html`${pglite ? pgliteNotice() : ''}
 <div class="scroll"><table class="tables"><thead><tr><th>table</th><th class="num">total</th><th class="num">table</th><th class="num">indexes</th>
 <th class="num">live rows</th><th class="num">dead rows</th><th class="num">dead %</th><th>last vacuum</th><th>last analyze</th></tr></thead><tbody>
 ${tables.map((t) => {
@@ -32,6 +32,20 @@ ${indexes.map(
 )}
 </tbody></table></div>`;
   return layout(ctx, 'Storage', '/storage', body);
+}
+
+/**
+ * What the statistics mean on embedded PGlite: its statistics collector starts empty at each
+ * open, so row and scan counts are of this open only; the sizes are read from the files.
+ */
+function pgliteNotice(): Html {
+  return notice(
+    'info',
+    html`<span id="pglite-statistics">Embedded PGlite keeps no statistics across opens: <strong>live rows</strong>,
+<strong>dead rows</strong>, <strong>scans</strong> and the vacuum and analyze times count from when this process
+opened the database (rows written before it show as 0), and there is no autovacuum. The sizes are exact: they
+are read from the database files.</span>`,
+  );
 }
 
 function vacuumCell(auto: Date | null, manual: Date | null): Html {
