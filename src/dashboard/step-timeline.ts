@@ -71,7 +71,7 @@ ${axis(start, end, x, height)}${attemptRow}${checkpointRows}
 </svg>
 <div class="small muted">${formatTime(new Date(start))} → ${formatTime(new Date(end))}; <span class="legend-ok">■</span> completed
 <span class="legend-bad">■</span> failed <span class="legend-run">■</span> running <span class="legend-wait">■</span> parked, sleep or wait;
-hover a mark for its name and time.</div>`;
+hover a mark for its name and time; on a touch screen, the Attempts list and the Checkpoints table give the same times.</div>`;
 }
 
 function checkpointMark(
