@@ -105,9 +105,9 @@ describePostgresOnly('dashboard job list: the finished order reads an index', ({
     await rawQuery(
       tm,
       `insert into ${s}.jobs (queue, status, started_at, finished_at, created_at)
-       select 'q' || (g % 10), 'completed', now() - (200000 - g) * interval '1 second',
-              now() - (200000 - g) * interval '1 second', now() - (200000 - g) * interval '1 second'
-         from generate_series(1, 200000) g`,
+       select 'q' || (g % 10), 'completed', now() - (100000 - g) * interval '1 second',
+              now() - (100000 - g) * interval '1 second', now() - (100000 - g) * interval '1 second'
+         from generate_series(1, 100000) g`,
     );
     await rawQuery(tm, `analyze ${s}.jobs`);
     const window = { floor: '1', before: '9223372036854775807', limit: 51, after_us: null, after_id: null };
