@@ -211,6 +211,8 @@ for (const kind of TEST_DRIVERS) {
       assert.match(shown.io.out(), /^ {2}tags {5}ops$/m);
       const json = await runCli(['job', id, '--json', ...db.args]);
       assert.equal(JSON.parse(json.io.out()).job.id, id);
+      assert.deepEqual(JSON.parse(json.io.out()).history, { attempts: [], events: [], dropped: 0 });
+      assert.match(shown.io.out(), /^ {2}0 run history event\(s\), 0 checkpoint\(s\)/m);
       assert.equal((await runCli(['job', '987654321', ...db.args])).code, 1);
 
       const bad = await runCli(['add', 'ops.q', '--options', '{"priority":"high"}', ...db.args]);

@@ -207,6 +207,8 @@ interface Model {
    * (hours; null: none). Each goes with its job, or before it once its own window passed.
    */
   logLines: Map<string, { loggedAt: number; purgeAfter: number | null }[]>;
+  /** Job id → how many run-history events (job_history) it holds: they go with their job alone. */
+  historyEvents: Map<string, number>;
 }
 
 const isFinished = (status: string) => (FINISHED_STATUSES as readonly string[]).includes(status);
@@ -306,6 +308,7 @@ function cloneModel(model: Model): Model {
     keySettings: new Map(model.keySettings),
     buckets: new Map(model.buckets),
     logLines: new Map(model.logLines),
+    historyEvents: new Map(model.historyEvents),
     signals: new Map(model.signals),
     locks: new Map(model.locks),
     paused: model.paused,
@@ -338,8 +341,11 @@ function modelDelete(model: Model, id: string, subtree: boolean): { refused: Err
 function modelApply(model: Model, queue: string, windows: Windows): number {
   let changed = 0;
   for (const job of model.jobs.values()) {
-    if (job.queue !== queue || sameWindows(job.windows, windows)) continue;
-    changed++;
+    if (job.queue !== queue) continue;
+    // Every job of the queue leaves with the policy's windows, and so do its signals and log
+    // lines (a row whose window disagreed with its job's gets its job's); a job counts as
+    // changed when its own windows did.
+    if (!sameWindows(job.windows, windows)) changed++;
     job.windows = windows;
     if (job.finishedAt !== null) {
       const window = windows[job.status as keyof Windows];
@@ -427,6 +433,17 @@ async function insertBuckets(
     tm,
     `update ${s}.jobs set tags = array['t:' || key], progress = '50', metadata = '{"m": 1}' where key = 'k2'`,
   );
+  // One to three run-history events per job (a workflow's runs): they stay while their job does.
+  const events = await rawQuery<{ id: string; n: number }>(
+    tm,
+    `with event as (
+       insert into ${s}.job_history (job_id, seq, attempt, kind, at, detail)
+       select j.id, g, 1, 'step', now(), jsonb_build_object('name', 's' || g)
+         from ${s}.jobs j cross join generate_series(1, 1 + (j.id % 3)::int) g
+       returning job_id)
+     select job_id::text as id, count(*)::int as n from event group by job_id`,
+  );
+  for (const { id, n } of events) model.historyEvents.set(id, n);
   // One or two lines per job, written hours ago; the second has a window of its own.
   const logged = await rawQuery<{ id: string; ago: number; window: number | null }>(
     tm,
@@ -525,6 +542,16 @@ async function assertMatches(tm: Tidemark, model: Model, after: string): Promise
     ),
     `log lines and their own windows after ${after}: each stays while its job does, until its window passes`,
   );
+  const history = await rawQuery<{ id: string; events: number }>(
+    tm,
+    `select j.id::text as id, (select count(*) from ${s}.job_history h where h.job_id = j.id)::int as events
+       from ${s}.jobs j order by j.id`,
+  );
+  assert.deepEqual(
+    history.map((r) => r.events),
+    history.map((r) => model.historyEvents.get(r.id) ?? 0),
+    `run history after ${after}: every event stays while its job does (and leaves with it: no orphans)`,
+  );
   const buckets = await rawQuery<{ key: string }>(tm, `select key from ${s}.limiter_buckets order by key`);
   assert.deepEqual(
     buckets.map((r) => r.key),
@@ -597,6 +624,7 @@ describeEachDriver('retention against a model (property)', ({ kind, open }) => {
             keySettings: new Map(),
             buckets: new Map(),
             logLines: new Map(),
+            historyEvents: new Map(),
           };
           await insertHistory(tm, spec, model);
           await insertBuckets(tm, buckets, model);

@@ -36,7 +36,7 @@ export const jobCommand: Command = {
   },
 };
 
-function describe({ job, checkpoints, signals, children, holds, logs }: JobDetail): string {
+function describe({ job, checkpoints, signals, children, holds, logs, history }: JobDetail): string {
   const time = (date: Date | null) => (date === null ? '-' : formatTime(date));
   const lines = [
     `Job ${job.id} (${job.queue}): ${job.status}, attempt ${job.attempts} of ${job.maxAttempts}`,
@@ -48,8 +48,14 @@ function describe({ job, checkpoints, signals, children, holds, logs }: JobDetai
   if (job.progress !== null) lines.push(`  progress ${JSON.stringify(job.progress)}`);
   if (job.tags.length > 0) lines.push(`  tags     ${job.tags.join(', ')}`);
   if (job.key !== null) lines.push(`  key      ${job.key}`);
+  for (const a of history.attempts) {
+    const error = a.error ? `: ${a.error.name ?? 'Error'}: ${a.error.message ?? ''}` : '';
+    lines.push(
+      `  attempt ${a.attempt} ${a.outcome}${error} (${time(a.startedAt)} -> ${time(a.endedAt)}${a.worker ? ` on ${a.worker}` : ''})`,
+    );
+  }
   lines.push(
-    `  ${checkpoints.length} checkpoint(s), ${signals.length} signal(s), ${children.length} child job(s), ${logs.lines.length}${logs.next === null ? '' : '+'} log line(s), ${holds.length} hold(s)`,
+    `  ${history.events.length} run history event(s)${history.dropped > 0 ? ` (${history.dropped} more not kept)` : ''}, ${checkpoints.length} checkpoint(s), ${signals.length} signal(s), ${children.length} child job(s), ${logs.lines.length}${logs.next === null ? '' : '+'} log line(s), ${holds.length} hold(s)`,
     `  purge after ${time(job.purgeAfter)}`,
   );
   return `${lines.join('\n')}\n`;
