@@ -51,6 +51,41 @@ for (const kind of TEST_DRIVERS) {
       assert.equal((await running).code, 0);
     });
 
+    test('named tokens from TIDEMARK_DASHBOARD_TOKENS: each logs in, its actions recorded under its name', async () => {
+      const secret = 'alice-secret-0123456789';
+      const io = captureIo({ TIDEMARK_DASHBOARD_TOKENS: `alice=${secret},ops-bot=ops-bot-secret-0123456` });
+      const running = runCli(['dashboard', '--port', '0', ...db.args], io);
+      await io.waiting;
+      assert.match(io.out(), /\(token required\)/);
+      const url = urlIn(io.out());
+      assert.equal((await fetch(url, { redirect: 'manual' })).status, 303, 'a token is asked for');
+      const auth = { authorization: `Bearer ${secret}` };
+      const page = await (await fetch(`${url}purge`, { headers: auth })).text();
+      const csrf = page.match(/name="csrf" value="([^"]+)"/)?.[1] ?? '';
+      const paused = await fetch(`${url}queues/pause`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ csrf, queue: 'demo.emails' }),
+        redirect: 'manual',
+      });
+      assert.equal(paused.status, 303);
+      io.interrupt();
+      assert.equal((await running).code, 0);
+      const audit = await runCli(['audit', '--json', '--action', 'pause-queue', ...db.args]);
+      const { actions } = JSON.parse(audit.io.out()) as { actions: { actor: string; source: string }[] };
+      assert.deepEqual(
+        actions.map((a) => [a.actor, a.source]),
+        [['alice', 'dashboard']],
+      );
+      const bad = await runCli(
+        ['dashboard', '--port', '0', ...db.args],
+        captureIo({ TIDEMARK_DASHBOARD_TOKENS: 'alice=short' }),
+      );
+      assert.equal(bad.code, 1);
+      assert.match(bad.io.err(), /tokens\.alice/);
+      assert.doesNotMatch(bad.io.err(), /short/);
+    });
+
     test('dashboard on another address without a token is refused with exit 1', async () => {
       const { code, io } = await runCli(['dashboard', '--host', '0.0.0.0', '--port', '0', ...db.args]);
       assert.equal(code, 1);

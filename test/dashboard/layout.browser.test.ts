@@ -145,6 +145,14 @@ describeOnOneDriver('dashboard layout at desktop and phone widths', ({ kind, ope
     });
     const worker = tm.worker({ queues: ['nightly-report'], concurrency: 2 });
     await worker.start();
+    // Audit rows, one with a bulk action's long filter (matching no job, so every page keeps
+    // its seeded state), so the Audit page shows them.
+    await tm.pauseSchedule('nightly-report', { actor: 'ops-bot', source: 'dashboard' });
+    await tm.resumeSchedule('nightly-report', { actor: 'alice.long-name@example.com', source: 'cli' });
+    await tm.retryJobs(
+      { status: 'failed', q: 'no job says this: a filter as long as an operator types it', since: 86_400 },
+      { actor: 'alice' },
+    );
     const { url } = await tm.dashboard({ port: 0 });
     const crawler = await browser().newPage({ viewport: WIDTHS[0] });
     const flowDetail = await tm.getJobDetail(flow);
@@ -166,6 +174,7 @@ describeOnOneDriver('dashboard layout at desktop and phone widths', ({ kind, ope
       'storage',
       'schedules',
       'workers',
+      'audit',
       'jobs-id',
       'jobs-id-confirm-action-delete',
     ]) {

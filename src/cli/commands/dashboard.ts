@@ -16,6 +16,8 @@ Options:
   --host ADDR           address to bind (default 127.0.0.1)
   --token T             require this token (env TIDEMARK_DASHBOARD_TOKEN, which keeps it
                         out of the process list)
+                        Named tokens, whose actions the audit records under their names,
+                        come from env TIDEMARK_DASHBOARD_TOKENS: 'alice=SECRET,ops-bot=SECRET'
   --read-only           show everything, allow no action
 ${DATABASE_HELP}`;
 
@@ -40,16 +42,18 @@ export const dashboardCommand: Command = {
       throw new UsageError(`--port must be a whole number from 0 to 65535, got '${values.port}'`);
     }
     const token = values.token ?? io.env.TIDEMARK_DASHBOARD_TOKEN;
+    const tokens = namedTokens(io.env.TIDEMARK_DASHBOARD_TOKENS);
     const tm = await openForCommand(values, io);
     try {
       const dashboard = await tm.dashboard({
         ...(port !== undefined ? { port } : {}),
         ...(values.host !== undefined ? { host: values.host } : {}),
         ...(token ? { token } : {}),
+        ...(tokens ? { tokens } : {}),
         readOnly: values['read-only'] === true,
       });
       io.stdout.write(
-        `Tidemark dashboard at ${dashboard.url}${token ? ' (token required)' : ''}${values['read-only'] ? ' (read-only)' : ''}. Ctrl-C to stop.\n`,
+        `Tidemark dashboard at ${dashboard.url}${token || tokens ? ' (token required)' : ''}${values['read-only'] ? ' (read-only)' : ''}. Ctrl-C to stop.\n`,
       );
       await io.untilInterrupted?.();
       await dashboard.close();
@@ -59,3 +63,21 @@ export const dashboardCommand: Command = {
     }
   },
 };
+
+/**
+ * `TIDEMARK_DASHBOARD_TOKENS`: `name=secret` pairs separated by commas (a secret may hold `=`,
+ * not a comma); the dashboard checks each name and secret. Unset or blank: none.
+ */
+function namedTokens(text: string | undefined): Record<string, string> | undefined {
+  if (text === undefined || text.trim() === '') return undefined;
+  const tokens: Record<string, string> = {};
+  for (const pair of text.split(',')) {
+    const at = pair.indexOf('=');
+    const name = pair.slice(0, at).trim();
+    if (at < 1 || name === '')
+      throw new UsageError("TIDEMARK_DASHBOARD_TOKENS holds 'name=secret' pairs separated by commas");
+    if (name in tokens) throw new UsageError(`TIDEMARK_DASHBOARD_TOKENS names '${name}' twice`);
+    tokens[name] = pair.slice(at + 1).trim();
+  }
+  return tokens;
+}
