@@ -5,7 +5,6 @@ import { addInChunks, addsInChunks } from './intake/add-in-chunks.js';
 import { type AddJobsOptions, addCheckedJobs, checkAddRequest } from './intake/add-jobs.js';
 import type { AddJobInput, AddJobResult } from './intake/job-request.js';
 import { validateRequests } from './intake/validate-data.js';
-import { JobActionCalls } from './job-action-calls.js';
 import { getJobDetail, type JobDetail } from './jobs/job-detail.js';
 import { checkResultRequest, waitForResult } from './jobs/result.js';
 import { type InstrumentOptions, instrumentEngine } from './metrics/instrument.js';
@@ -37,8 +36,7 @@ import {
   type SignalDeclaration,
   type SignalDeclarations,
 } from './queues/typed-queue.js';
-import { triggerSchedule } from './schedule/fire-schedules.js';
-import * as schedules from './schedule/schedules.js';
+import { ScheduleCalls } from './schedule-calls.js';
 import { checkTransactionCallback, type DriverKind, type Queryable } from './storage/storage.js';
 import { type StopOnSignalsOptions, stopOnSignals } from './worker/stop-on-signals.js';
 import { Worker, type WorkerRecord } from './worker/worker.js';
@@ -46,7 +44,7 @@ import { resolveWorkerOptions, type WorkerOptions } from './worker/worker-option
 import { checkSignalRequest, type SignalDelivery } from './workflow/signal.js';
 
 /** The Tidemark engine: queues, jobs, workflows, schedules and retention on one database. */
-export class Tidemark extends JobActionCalls {
+export class Tidemark extends ScheduleCalls {
   private readonly workers = new Set<Worker>();
   private readonly dashboards = new Set<RunningDashboard>();
 
@@ -207,53 +205,6 @@ export class Tidemark extends JobActionCalls {
   /** A job with its checkpoints, signals (pending or consumed) and children; null when absent. */
   async getJobDetail(id: string): Promise<JobDetail | null> {
     return this.onJob(id, getJobDetail);
-  }
-
-  /** Create or replace a cron schedule that enqueues `data` on `queue`. */
-  async schedule(options: schedules.ScheduleOptions): Promise<void> {
-    const schedule = schedules.checkSchedule(options);
-    return this.whenReady((core) => schedules.saveSchedule(core, schedule));
-  }
-
-  async unschedule(name: string, options?: AuditOptions): Promise<void> {
-    return this.audit(options, 'unschedule', { schedule: name }, (core) =>
-      schedules.removeSchedule(core, name),
-    );
-  }
-
-  async listSchedules(): Promise<schedules.ScheduleRecord[]> {
-    return this.whenReady(schedules.readSchedules);
-  }
-
-  /** Stop a schedule firing until resumed (ScheduleNotFoundError if there is none of that name). */
-  async pauseSchedule(name: string, options?: AuditOptions): Promise<void> {
-    const target = { schedule: name };
-    return this.audit(options, 'pause-schedule', target, (core) =>
-      schedules.setSchedulePaused(core, name, true),
-    );
-  }
-
-  /** Let a paused schedule fire again, from its next slot: the slots it missed are not fired. */
-  async resumeSchedule(name: string, options?: AuditOptions): Promise<void> {
-    const target = { schedule: name };
-    return this.audit(options, 'resume-schedule', target, (core) =>
-      schedules.setSchedulePaused(core, name, false),
-    );
-  }
-
-  /**
-   * Fire a schedule once now, paused or not, recorded as a fire: the job's id, or null when its
-   * jobs are `unique` and one is still in flight.
-   */
-  async triggerSchedule(name: string, options?: AuditOptions): Promise<string | null> {
-    const target = { schedule: name };
-    return this.audit(
-      options,
-      'trigger-schedule',
-      target,
-      (core) => triggerSchedule(core, name),
-      (id) => (id ? 1 : 0),
-    );
   }
 
   /** Workers registered in the database, live and gone (no beat for three intervals). */

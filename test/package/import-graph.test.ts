@@ -28,6 +28,7 @@ const LAYERS: string[][] = [
     'key-calls.ts',
     'limiter-calls.ts',
     'retention-calls.ts',
+    'schedule-calls.ts',
   ],
   ['cli', 'testing', 'index.ts', 'require.cts', 'option-sets.ts'],
 ];
