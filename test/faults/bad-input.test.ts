@@ -623,6 +623,70 @@ const cases: Record<string, Case[]> = {
       error: JobInFlightError,
     },
   ],
+  listAudit: [
+    {
+      name: 'since after until',
+      call: (tm) => tm.listAudit({ since: '2026-02-02T00:00:00Z', until: '2026-02-01T00:00:00Z' }),
+      error: InvalidOptionError,
+      field: 'since',
+    },
+    {
+      name: 'until not a date',
+      call: (tm) => tm.listAudit({ until: 'soon' }),
+      error: InvalidOptionError,
+      field: 'until',
+    },
+    {
+      name: 'unknown action',
+      call: (tm) => tm.listAudit({ action: 'explode' as never }),
+      error: InvalidOptionError,
+      field: 'action',
+    },
+    {
+      name: 'limit out of range',
+      call: (tm) => tm.listAudit({ limit: 501 }),
+      error: InvalidOptionError,
+      field: 'limit',
+    },
+    {
+      name: 'after not an id',
+      call: (tm) => tm.listAudit({ after: 'last' }),
+      error: InvalidOptionError,
+      field: 'after',
+    },
+    {
+      name: 'unknown option',
+      call: (tm) => tm.listAudit({ who: 'alice' } as never),
+      error: InvalidOptionError,
+      field: 'options.who',
+    },
+  ],
+  audited: [
+    {
+      name: 'an empty actor',
+      call: (tm, f) => tm.cancelJob(f.pending, { actor: '' }),
+      error: InvalidOptionError,
+      field: 'options.actor',
+    },
+    {
+      name: 'an unknown source',
+      call: (tm) => tm.pauseQueue('known', { source: 'web' as never }),
+      error: InvalidOptionError,
+      field: 'options.source',
+    },
+    {
+      name: 'an actor that is not text, on a bulk action',
+      call: (tm) => tm.retryJobs({ queue: 'known', status: 'completed' }, { actor: 5 as never }),
+      error: InvalidOptionError,
+      field: 'options.actor',
+    },
+    {
+      name: 'an actor too long, on a purge',
+      call: (tm) => tm.removeJobs({ actor: 'x'.repeat(201) }),
+      error: InvalidOptionError,
+      field: 'options.actor',
+    },
+  ],
   removeJobs: [
     {
       name: 'options not an object',
