@@ -94,6 +94,21 @@ describeEachDriver('dashboard: the audit and named tokens', ({ open }) => {
     assert.match(badDate.body, /until/);
   });
 
+  test("a bulk action's long filter is shortened on the page and whole in tm.listAudit", async () => {
+    const tm = await open();
+    tm.createQueue({ name: 'q' });
+    const ids = Array.from({ length: 200 }, (_, i) => String(100_000 + i));
+    await tm.retryJobs({ ids }, { actor: 'alice' });
+    const [row] = await tm.listAudit();
+    assert.deepEqual(row.target.filter?.ids, ids);
+    const { url } = await tm.dashboard({ port: 0 });
+    const page = (await get(`${url}audit`)).body;
+    const escaped = page.match(/<span class="mono">(\{[^<]*)<\/span>/)?.[1] ?? '';
+    const cell = escaped.replaceAll('&quot;', '"');
+    assert.ok(cell.endsWith('…'), 'shortened');
+    assert.ok(cell.length <= 301, `at most 300 characters and the ellipsis, got ${cell.length}`);
+  });
+
   test('the page keyset-pages by fifty', async () => {
     const tm = await open();
     tm.createQueue({ name: 'q' });

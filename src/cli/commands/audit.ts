@@ -87,6 +87,10 @@ function targetText(t: AuditTarget): string {
   if (t.key) parts.push(`key ${t.key}`);
   if (t.holdId) parts.push(`hold ${t.holdId}`);
   if (t.detail) parts.push(t.detail);
-  if (t.filter) parts.push(JSON.stringify(t.filter));
+  // The table keeps to a line; --json prints the whole filter (a hold may name a thousand ids).
+  if (t.filter) {
+    const text = JSON.stringify(t.filter);
+    parts.push(text.length > 120 ? `${text.slice(0, 120)}…` : text);
+  }
   return parts.join(', ') || '-';
 }

@@ -63,6 +63,13 @@ function filtersForm(ctx: DashboardContext, keep: Record<string, string | undefi
 </form>`;
 }
 
+/** A filter's JSON up to FILTER_CHARS characters: a hold or a bulk action may name a thousand ids. */
+const FILTER_CHARS = 300;
+
+function shortened(text: string): string {
+  return text.length > FILTER_CHARS ? `${text.slice(0, FILTER_CHARS)}…` : text;
+}
+
 function row(ctx: DashboardContext, r: AuditRecord): Html {
   return html`<tr data-audit="${r.id}"><td class="small">${formatTime(r.at)}</td><td>${r.actor}</td>
 <td class="small">${r.source}</td><td><span class="mono">${r.action}</span></td>
@@ -77,7 +84,7 @@ function target(ctx: DashboardContext, t: AuditTarget): Html {
   if (t.key) parts.push(html`key ${t.key}`);
   if (t.holdId) parts.push(html`hold ${t.holdId}`);
   if (t.detail) parts.push(html`<span class="muted">${t.detail}</span>`);
-  if (t.filter) parts.push(html`<span class="mono">${JSON.stringify(t.filter)}</span>`);
+  if (t.filter) parts.push(html`<span class="mono">${shortened(JSON.stringify(t.filter))}</span>`);
   return parts.length > 0
     ? html`${parts.map((p, i) => (i === 0 ? p : html`, ${p}`))}`
     : html`<span class="muted">—</span>`;
