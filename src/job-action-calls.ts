@@ -3,7 +3,7 @@ import type { EngineCore } from './engine-core.js';
 import { JobQueryCalls } from './job-query-calls.js';
 import * as bulk from './jobs/bulk-actions.js';
 import { deleteJob, deleteWorkflowSubtree } from './jobs/delete-jobs.js';
-import { cancelJobTree, pauseJob, resumeJob, runNow } from './jobs/job-actions.js';
+import { cancelJobTree, pauseJobChanged, resumeJob, runNow } from './jobs/job-actions.js';
 import { retryJobTree } from './jobs/retry-job.js';
 import type { AuditAction, AuditOptions } from './model/audit.js';
 import type { Job } from './model/job.js';
@@ -71,9 +71,18 @@ export abstract class JobActionCalls extends JobQueryCalls {
     return this.bulk('run-now', filter, options);
   }
 
-  /** Hold a pending, retry-waiting or waiting job until resumed. */
+  /** Hold a pending, retry-waiting or waiting job until resumed (one already paused stays so). */
   async pauseJob(id: string, options?: AuditOptions): Promise<Job> {
-    return this.onJobAudited(id, options, 'pause', pauseJob);
+    const by = checkAuditOptions(options);
+    return this.onJob(id, async (core, jobId) => {
+      const done = await audited(
+        core,
+        auditEntry(by, 'pause', { jobId }),
+        () => pauseJobChanged(core, jobId),
+        (r) => (r.changed ? 1 : 0),
+      );
+      return done.job;
+    });
   }
 
   /** Let a paused job run again (InvalidJobStateError for any other state). */

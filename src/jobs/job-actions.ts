@@ -37,13 +37,22 @@ export async function runNow(core: EngineCore, jobId: string): Promise<Job> {
 
 /** Hold a pending, retry-waiting or waiting job; a job already paused stays so. */
 export async function pauseJob(core: EngineCore, jobId: string): Promise<Job> {
-  if (!(await core.storage.actions.pauseJob(jobId))) {
+  return (await pauseJobChanged(core, jobId)).job;
+}
+
+/** The same, saying whether it paused the job (false: it was paused already). */
+export async function pauseJobChanged(
+  core: EngineCore,
+  jobId: string,
+): Promise<{ job: Job; changed: boolean }> {
+  const changed = await core.storage.actions.pauseJob(jobId);
+  if (!changed) {
     const job = await existingJob(core, jobId);
     if (job.status !== 'paused') {
       throw new InvalidJobStateError(jobId, job.status, 'only pending, retry or waiting jobs can be paused');
     }
   }
-  return existingJob(core, jobId);
+  return { job: await existingJob(core, jobId), changed };
 }
 
 /** Let a paused job run again; any other state is refused with InvalidJobStateError. */

@@ -30,6 +30,24 @@ describeEachDriver('the audit of operator actions', ({ open, openOnClock }) => {
     assert.ok(rows.every((r) => r.at instanceof Date));
   });
 
+  test('rows counts what changed: a pause of a paused job, a cancel of a finished one, count 0', async () => {
+    const tm = await open();
+    tm.createQueue({ name: 'q' });
+    const { id } = await tm.addJob({ queue: 'q', data: {}, delaySeconds: 60 });
+    const done = await insertJob(tm, { queue: 'q', status: 'completed' });
+    await tm.pauseJob(id);
+    await tm.pauseJob(id);
+    await tm.cancelJob(done);
+    assert.deepEqual(
+      (await tm.listAudit()).map((r) => [r.action, r.rows]),
+      [
+        ['cancel', 0],
+        ['pause', 0],
+        ['pause', 1],
+      ],
+    );
+  });
+
   test('a refused action writes no audit row, and neither does a bad actor', async () => {
     const tm = await open();
     tm.createQueue({ name: 'q' });
