@@ -5,6 +5,7 @@ import type { Queryable } from './driver/driver.js';
 import { toClaimedJob } from './rows.js';
 import type { Runner } from './runner.js';
 import { deferJob as deferJobQuery } from './sql/defer.js';
+import * as finish from './sql/finish.js';
 import * as worker from './sql/worker.js';
 
 /** A claimed attempt: the job plus the token that proves ownership. */
@@ -85,9 +86,9 @@ export async function finishAttempts(
   db: Runner,
   outcomes: AttemptOutcome[],
 ): Promise<Map<string, JobStatus>> {
-  const rows = await db.run(worker.finishAttempts, {
-    outcomes: outcomesJson(outcomes),
-  });
+  // A batch of plain jobs (most of them) runs the statement without the run history's CTEs.
+  const query = outcomes.some(hasHistory) ? finish.finishAttemptsWithHistory : finish.finishAttempts;
+  const rows = await db.run(query, { outcomes: outcomesJson(outcomes) });
   return new Map(rows.map((r) => [String(r.id), r.status]));
 }
 
@@ -102,7 +103,7 @@ export async function completeOne(
   history: string | null = null,
 ): Promise<boolean> {
   const rows = await db.run(
-    worker.completeOne,
+    finish.completeOne,
     { id, token, output, drop_checkpoints: dropCheckpoints, history },
     tx,
   );
@@ -161,6 +162,10 @@ export async function releaseJobs(db: Runner, ids: string[], tokens: string[]): 
   if (ids.length === 0) return 0;
   const rows = await db.run(worker.releaseJobs, { ids, tokens });
   return rows.length;
+}
+
+function hasHistory(outcome: AttemptOutcome): boolean {
+  return typeof outcome.history === 'string';
 }
 
 /**

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { silentLogger, type Tidemark } from '../../src/index.js';
+import * as finishSql from '../../src/storage/sql/finish.js';
 import * as sql from '../../src/storage/sql/worker.js';
 import * as workflowSql from '../../src/storage/sql/workflow.js';
 import { rawQuery } from '../support/databases.js';
@@ -55,8 +56,18 @@ describePostgresOnly('worker statement plans', ({ open }) => {
     assertByPrimaryKey(
       await plan(
         tm,
-        sql.finishAttempts.text(tm.schema),
-        sql.finishAttempts.values({ outcomes: outcomesJson }),
+        finishSql.finishAttempts.text(tm.schema),
+        finishSql.finishAttempts.values({ outcomes: outcomesJson }),
+      ),
+    );
+    // A batch with a workflow's run in it writes its history by the job's key as well.
+    const history = [{ kind: 'run', at: new Date().toISOString(), detail: {} }];
+    const withHistory = JSON.stringify(outcomes.map((o, i) => (i === 0 ? { ...o, history } : o)));
+    assertByPrimaryKey(
+      await plan(
+        tm,
+        finishSql.finishAttemptsWithHistory.text(tm.schema),
+        finishSql.finishAttemptsWithHistory.values({ outcomes: withHistory }),
       ),
     );
   });
@@ -87,8 +98,8 @@ describePostgresOnly('worker statement plans', ({ open }) => {
     assertByPrimaryKey(
       await plan(
         tm,
-        sql.completeOne.text(tm.schema),
-        sql.completeOne.values({ ...one, output: null, drop_checkpoints: false, history: null }),
+        finishSql.completeOne.text(tm.schema),
+        finishSql.completeOne.values({ ...one, output: null, drop_checkpoints: false, history: null }),
       ),
     );
     assertByPrimaryKey(

@@ -328,6 +328,157 @@ with deferred as (
   )
   select id::text as id from deferred
 
+-- finish.ts#completeOne
+with finished as (
+    update "tidemark".jobs j
+       set status = 'completed', output = $1::jsonb, finished_at = now(),
+           purge_after = "tidemark".purge_time(j.retention, 'completed', now()),
+           lock_token = null, locked_until = null, wait = null
+     where j.id = $2::bigint and j.lock_token = $3::uuid and case when j.status = 'active' then true end
+    returning j.id, j.attempts
+  ),
+  history_in as (select f.id as job_id, f.attempts as attempt, $4::json as events,
+           '{"outcome": "completed"}'::jsonb as note from finished f),
+  history_events as (
+    select h.job_id, h.attempt, h.note, e.value as event,
+           coalesce((select max(x.seq) from "tidemark".job_history x where x.job_id = h.job_id), 0) + e.ord as seq,
+           -- a run keeps at most HISTORY_CAP events in memory and counts the rest in a last one
+           case when e.value ->> 'kind' = 'dropped' then (e.value -> 'detail' ->> 'count')::int else 1 end as weight
+      from history_in h
+     cross join lateral json_array_elements(h.events) with ordinality as e(value, ord)
+     where h.events is not null
+  ),
+  history_written as (
+    insert into "tidemark".job_history as h (job_id, seq, attempt, kind, at, ended_at, worker, detail)
+    select job_id, seq::int, attempt, event ->> 'kind', (event ->> 'at')::timestamptz,
+           case when event ->> 'kind' = 'run' then now() else (event ->> 'endedAt')::timestamptz end,
+           event ->> 'worker',
+           case when event ->> 'kind' = 'run' then coalesce((event -> 'detail')::jsonb, '{}') || note
+                else (event -> 'detail')::jsonb end
+      from history_events where seq <= 1000 and event ->> 'kind' <> 'dropped'
+    union all
+    select job_id, 1001, max(attempt), 'dropped', now(), null, null, jsonb_build_object('count', sum(weight))
+      from history_events where seq > 1000 or event ->> 'kind' = 'dropped'
+     group by job_id
+    on conflict (job_id, seq) do update
+       set at = excluded.at, attempt = excluded.attempt,
+           detail = jsonb_build_object('count', (h.detail ->> 'count')::int + (excluded.detail ->> 'count')::int)
+  ),
+  dropped as (
+    delete from "tidemark".checkpoints c using finished f where c.job_id = f.id and $5::boolean
+  )
+  select id::text as id from finished
+
+-- finish.ts#finishAttempts
+with outcome as (
+    select * from json_to_recordset($1::json)
+           as o(id bigint, token uuid, ok boolean, output json, error json, retry_delay float8,
+                drop_checkpoints boolean, history json)
+  ),
+  -- A failed attempt retries when it is retryable (a delay was given) and attempts remain.
+  -- Decided against the row in the one UPDATE, without joining jobs a second time.
+  finished as (
+    update "tidemark".jobs j
+       set status = case when o.ok then 'completed'
+                         when o.retry_delay is not null and j.attempts < j.max_attempts then 'retry'
+                         else 'failed' end,
+           output = case when o.ok then coalesce(o.output::jsonb, 'null') else j.output end,
+           error = case when o.ok then j.error else o.error::jsonb end,
+           attempt_log = case when o.ok then j.attempt_log else "tidemark".log_attempt(j.attempt_log,
+             jsonb_build_object('attempt', j.attempts, 'startedAt', j.started_at, 'endedAt', now(),
+                                'name', o.error ->> 'name', 'message', o.error ->> 'message',
+                                'worker', j.locked_by)) end,
+           run_at = case when not o.ok and o.retry_delay is not null and j.attempts < j.max_attempts
+                         then now() + o.retry_delay * interval '1 second' else j.run_at end,
+           finished_at = case when o.ok or o.retry_delay is null or j.attempts >= j.max_attempts then now() end,
+           purge_after = "tidemark".purge_time(j.retention,
+                           case when o.ok then 'completed'
+                                when o.retry_delay is not null and j.attempts < j.max_attempts then 'retry'
+                                else 'failed' end, now()),
+           -- locked_by stays: the worker of the job's last run (the lock is locked_until)
+           lock_token = null, locked_until = null, wait = null
+      from outcome o
+     where j.id = any(array(select id from outcome)) and j.id = o.id and j.lock_token = o.token
+       and case when j.status = 'active' then true end
+    returning j.id, j.status, j.attempts
+  ),
+  
+  dropped as (
+    delete from "tidemark".checkpoints c
+     using finished f, outcome o
+     where c.job_id = f.id and o.id = f.id and f.status = 'completed' and o.drop_checkpoints
+  )
+  select id::text as id, status from finished
+
+-- finish.ts#finishAttemptsWithHistory
+with outcome as (
+    select * from json_to_recordset($1::json)
+           as o(id bigint, token uuid, ok boolean, output json, error json, retry_delay float8,
+                drop_checkpoints boolean, history json)
+  ),
+  -- A failed attempt retries when it is retryable (a delay was given) and attempts remain.
+  -- Decided against the row in the one UPDATE, without joining jobs a second time.
+  finished as (
+    update "tidemark".jobs j
+       set status = case when o.ok then 'completed'
+                         when o.retry_delay is not null and j.attempts < j.max_attempts then 'retry'
+                         else 'failed' end,
+           output = case when o.ok then coalesce(o.output::jsonb, 'null') else j.output end,
+           error = case when o.ok then j.error else o.error::jsonb end,
+           attempt_log = case when o.ok then j.attempt_log else "tidemark".log_attempt(j.attempt_log,
+             jsonb_build_object('attempt', j.attempts, 'startedAt', j.started_at, 'endedAt', now(),
+                                'name', o.error ->> 'name', 'message', o.error ->> 'message',
+                                'worker', j.locked_by)) end,
+           run_at = case when not o.ok and o.retry_delay is not null and j.attempts < j.max_attempts
+                         then now() + o.retry_delay * interval '1 second' else j.run_at end,
+           finished_at = case when o.ok or o.retry_delay is null or j.attempts >= j.max_attempts then now() end,
+           purge_after = "tidemark".purge_time(j.retention,
+                           case when o.ok then 'completed'
+                                when o.retry_delay is not null and j.attempts < j.max_attempts then 'retry'
+                                else 'failed' end, now()),
+           -- locked_by stays: the worker of the job's last run (the lock is locked_until)
+           lock_token = null, locked_until = null, wait = null
+      from outcome o
+     where j.id = any(array(select id from outcome)) and j.id = o.id and j.lock_token = o.token
+       and case when j.status = 'active' then true end
+    returning j.id, j.status, j.attempts
+  ),
+  history_in as (select f.id as job_id, f.attempts as attempt, o.history as events,
+           jsonb_build_object('outcome', f.status) || case when o.ok then '{}'::jsonb
+             else jsonb_build_object('error', jsonb_build_object('name', o.error ->> 'name', 'message', o.error ->> 'message')) end as note
+      from finished f join outcome o on o.id = f.id where o.history is not null),
+  history_events as (
+    select h.job_id, h.attempt, h.note, e.value as event,
+           coalesce((select max(x.seq) from "tidemark".job_history x where x.job_id = h.job_id), 0) + e.ord as seq,
+           -- a run keeps at most HISTORY_CAP events in memory and counts the rest in a last one
+           case when e.value ->> 'kind' = 'dropped' then (e.value -> 'detail' ->> 'count')::int else 1 end as weight
+      from history_in h
+     cross join lateral json_array_elements(h.events) with ordinality as e(value, ord)
+     where h.events is not null
+  ),
+  history_written as (
+    insert into "tidemark".job_history as h (job_id, seq, attempt, kind, at, ended_at, worker, detail)
+    select job_id, seq::int, attempt, event ->> 'kind', (event ->> 'at')::timestamptz,
+           case when event ->> 'kind' = 'run' then now() else (event ->> 'endedAt')::timestamptz end,
+           event ->> 'worker',
+           case when event ->> 'kind' = 'run' then coalesce((event -> 'detail')::jsonb, '{}') || note
+                else (event -> 'detail')::jsonb end
+      from history_events where seq <= 1000 and event ->> 'kind' <> 'dropped'
+    union all
+    select job_id, 1001, max(attempt), 'dropped', now(), null, null, jsonb_build_object('count', sum(weight))
+      from history_events where seq > 1000 or event ->> 'kind' = 'dropped'
+     group by job_id
+    on conflict (job_id, seq) do update
+       set at = excluded.at, attempt = excluded.attempt,
+           detail = jsonb_build_object('count', (h.detail ->> 'count')::int + (excluded.detail ->> 'count')::int)
+  ),
+  dropped as (
+    delete from "tidemark".checkpoints c
+     using finished f, outcome o
+     where c.job_id = f.id and o.id = f.id and f.status = 'completed' and o.drop_checkpoints
+  )
+  select id::text as id, status from finished
+
 -- folds.ts#lockFoldKey
 select pg_advisory_xact_lock(hashtextextended($1 || chr(31) || $2, 9))
 
@@ -2132,122 +2283,12 @@ with ready_queues as materialized (
             date_part('epoch', j.created_at) * 1000 as created_at, date_part('epoch', j.started_at) * 1000 as started_at,
             coalesce((fair.scores ->> j.id::text)::float8, 0) as score
 
--- worker.ts#completeOne
-with finished as (
-    update "tidemark".jobs j
-       set status = 'completed', output = $1::jsonb, finished_at = now(),
-           purge_after = "tidemark".purge_time(j.retention, 'completed', now()),
-           lock_token = null, locked_until = null, wait = null
-     where j.id = $2::bigint and j.lock_token = $3::uuid and case when j.status = 'active' then true end
-    returning j.id, j.attempts
-  ),
-  history_in as (select f.id as job_id, f.attempts as attempt, $4::json as events,
-           '{"outcome": "completed"}'::jsonb as note from finished f),
-  history_events as (
-    select h.job_id, h.attempt, h.note, e.value as event,
-           coalesce((select max(x.seq) from "tidemark".job_history x where x.job_id = h.job_id), 0) + e.ord as seq,
-           -- a run keeps at most HISTORY_CAP events in memory and counts the rest in a last one
-           case when e.value ->> 'kind' = 'dropped' then (e.value -> 'detail' ->> 'count')::int else 1 end as weight
-      from history_in h
-     cross join lateral json_array_elements(h.events) with ordinality as e(value, ord)
-     where h.events is not null
-  ),
-  history_written as (
-    insert into "tidemark".job_history as h (job_id, seq, attempt, kind, at, ended_at, worker, detail)
-    select job_id, seq::int, attempt, event ->> 'kind', (event ->> 'at')::timestamptz,
-           case when event ->> 'kind' = 'run' then now() else (event ->> 'endedAt')::timestamptz end,
-           event ->> 'worker',
-           case when event ->> 'kind' = 'run' then coalesce((event -> 'detail')::jsonb, '{}') || note
-                else (event -> 'detail')::jsonb end
-      from history_events where seq <= 1000 and event ->> 'kind' <> 'dropped'
-    union all
-    select job_id, 1001, max(attempt), 'dropped', now(), null, null, jsonb_build_object('count', sum(weight))
-      from history_events where seq > 1000 or event ->> 'kind' = 'dropped'
-     group by job_id
-    on conflict (job_id, seq) do update
-       set at = excluded.at, attempt = excluded.attempt,
-           detail = jsonb_build_object('count', (h.detail ->> 'count')::int + (excluded.detail ->> 'count')::int)
-  ),
-  dropped as (
-    delete from "tidemark".checkpoints c using finished f where c.job_id = f.id and $5::boolean
-  )
-  select id::text as id from finished
-
 -- worker.ts#extendLocks
 update "tidemark".jobs
      set locked_until = now() + $1 * interval '1 second'
     from (select set_config('synchronous_commit', 'off', true)) as async_commit
    where id = any($2::bigint[]) and lock_token = any($3::uuid[]) and case when status = 'active' then true end
   returning lock_token::text as token
-
--- worker.ts#finishAttempts
-with outcome as (
-    select * from json_to_recordset($1::json)
-           as o(id bigint, token uuid, ok boolean, output json, error json, retry_delay float8,
-                drop_checkpoints boolean, history json)
-  ),
-  -- A failed attempt retries when it is retryable (a delay was given) and attempts remain.
-  -- Decided against the row in the one UPDATE, without joining jobs a second time.
-  finished as (
-    update "tidemark".jobs j
-       set status = case when o.ok then 'completed'
-                         when o.retry_delay is not null and j.attempts < j.max_attempts then 'retry'
-                         else 'failed' end,
-           output = case when o.ok then coalesce(o.output::jsonb, 'null') else j.output end,
-           error = case when o.ok then j.error else o.error::jsonb end,
-           attempt_log = case when o.ok then j.attempt_log else "tidemark".log_attempt(j.attempt_log,
-             jsonb_build_object('attempt', j.attempts, 'startedAt', j.started_at, 'endedAt', now(),
-                                'name', o.error ->> 'name', 'message', o.error ->> 'message',
-                                'worker', j.locked_by)) end,
-           run_at = case when not o.ok and o.retry_delay is not null and j.attempts < j.max_attempts
-                         then now() + o.retry_delay * interval '1 second' else j.run_at end,
-           finished_at = case when o.ok or o.retry_delay is null or j.attempts >= j.max_attempts then now() end,
-           purge_after = "tidemark".purge_time(j.retention,
-                           case when o.ok then 'completed'
-                                when o.retry_delay is not null and j.attempts < j.max_attempts then 'retry'
-                                else 'failed' end, now()),
-           -- locked_by stays: the worker of the job's last run (the lock is locked_until)
-           lock_token = null, locked_until = null, wait = null
-      from outcome o
-     where j.id = any(array(select id from outcome)) and j.id = o.id and j.lock_token = o.token
-       and case when j.status = 'active' then true end
-    returning j.id, j.status, j.attempts
-  ),
-  history_in as (select f.id as job_id, f.attempts as attempt, o.history as events,
-           jsonb_build_object('outcome', f.status) || case when o.ok then '{}'::jsonb
-             else jsonb_build_object('error', jsonb_build_object('name', o.error ->> 'name', 'message', o.error ->> 'message')) end as note
-      from finished f join outcome o on o.id = f.id where o.history is not null),
-  history_events as (
-    select h.job_id, h.attempt, h.note, e.value as event,
-           coalesce((select max(x.seq) from "tidemark".job_history x where x.job_id = h.job_id), 0) + e.ord as seq,
-           -- a run keeps at most HISTORY_CAP events in memory and counts the rest in a last one
-           case when e.value ->> 'kind' = 'dropped' then (e.value -> 'detail' ->> 'count')::int else 1 end as weight
-      from history_in h
-     cross join lateral json_array_elements(h.events) with ordinality as e(value, ord)
-     where h.events is not null
-  ),
-  history_written as (
-    insert into "tidemark".job_history as h (job_id, seq, attempt, kind, at, ended_at, worker, detail)
-    select job_id, seq::int, attempt, event ->> 'kind', (event ->> 'at')::timestamptz,
-           case when event ->> 'kind' = 'run' then now() else (event ->> 'endedAt')::timestamptz end,
-           event ->> 'worker',
-           case when event ->> 'kind' = 'run' then coalesce((event -> 'detail')::jsonb, '{}') || note
-                else (event -> 'detail')::jsonb end
-      from history_events where seq <= 1000 and event ->> 'kind' <> 'dropped'
-    union all
-    select job_id, 1001, max(attempt), 'dropped', now(), null, null, jsonb_build_object('count', sum(weight))
-      from history_events where seq > 1000 or event ->> 'kind' = 'dropped'
-     group by job_id
-    on conflict (job_id, seq) do update
-       set at = excluded.at, attempt = excluded.attempt,
-           detail = jsonb_build_object('count', (h.detail ->> 'count')::int + (excluded.detail ->> 'count')::int)
-  ),
-  dropped as (
-    delete from "tidemark".checkpoints c
-     using finished f, outcome o
-     where c.job_id = f.id and o.id = f.id and f.status = 'completed' and o.drop_checkpoints
-  )
-  select id::text as id, status from finished
 
 -- worker.ts#releaseCancelled
 update "tidemark".jobs
