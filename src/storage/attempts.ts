@@ -177,10 +177,12 @@ function outcomesJson(outcomes: AttemptOutcome[]): string {
   for (let i = 0; i < outcomes.length; i++) {
     const o = outcomes[i];
     const delay = o.retryDelaySeconds;
-    parts[i] =
+    const text =
       `{"id":${o.id},"token":"${o.token}","ok":${o.ok},"output":${o.output ?? 'null'},` +
       `"error":${o.error ?? 'null'},"retry_delay":${typeof delay === 'number' && Number.isFinite(delay) ? delay : 'null'},` +
-      `"drop_checkpoints":${o.dropCheckpoints === true}${o.history ? `,"history":${o.history}` : ''}}`;
+      `"drop_checkpoints":${o.dropCheckpoints === true}}`;
+    // A plain job's outcome is built as it always was: the history is a workflow's alone.
+    parts[i] = o.history ? `${text.slice(0, -1)},"history":${o.history}}` : text;
   }
   return `[${parts.join(',')}]`;
 }

@@ -3,7 +3,7 @@ import type { Job } from '../model/job.js';
 import type { AttemptTracing, JobTracing } from '../model/tracing.js';
 import { toJsonText } from '../options/json.js';
 import type { ResolvedQueue } from '../queues/queue-options.js';
-import type { ClaimedJob } from '../storage/storage.js';
+import type { AttemptOutcome, ClaimedJob } from '../storage/storage.js';
 import { RetryAfter } from '../workflow/retry-after.js';
 import { LostOwnership, Suspension, type Wait } from '../workflow/suspend.js';
 import { WorkflowContext } from '../workflow/workflow-context.js';
@@ -191,14 +191,16 @@ function pushCompletion(
   outputText: string,
   history: string | null,
 ): Promise<ReadonlyMap<string, WriteResult>> {
-  return finish.push({
+  const outcome: AttemptOutcome = {
     id: claimed.job.id,
     token: claimed.token,
     ok: true,
     output: outputText,
     dropCheckpoints: queue.deleteCheckpointsOnComplete,
-    history,
-  });
+  };
+  // Only a workflow's run has a history: a plain job's outcome keeps its shape and size.
+  if (history !== null) outcome.history = history;
+  return finish.push(outcome);
 }
 
 /** A failed attempt's outcome: a workflow suspends, a lost job is left alone, anything else fails. */
