@@ -1,4 +1,3 @@
-import type { JobStatus } from '../../job-status.js';
 import { defineQuery, type NoRows } from './define-query.js';
 import { appendHistory } from './history.js';
 import { PLAIN_COLUMNS, type PlainJobColumns } from './job-columns.js';
