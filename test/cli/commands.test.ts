@@ -45,14 +45,15 @@ for (const kind of TEST_DRIVERS) {
         .split('\n')
         .find((line) => line.startsWith('stats.mail'));
       assert.ok(mail, io.out());
-      assert.match(io.out(), /queue\s+pending\s+cancelled\s+queue paused/);
+      assert.match(io.out(), /queue\s+pending\s+cancelled\s+ready\s+scheduled\s+latency\s+queue paused/);
       assert.doesNotMatch(
         io.out(),
         /\spaused\s+queue paused/,
         'the queue flag is not a second paused column',
       );
-      assert.match(mail, /^stats\.mail\s+3\s+1\s*$/);
-      assert.match(io.out(), /^stats\.idle\s+0\s+0\s+yes$/m);
+      // Three pending jobs due now: all ready, none scheduled, the oldest due for some time.
+      assert.match(mail, /^stats\.mail\s+3\s+1\s+3\s+0\s+\d+(\.\d+)? m?s\s*$/);
+      assert.match(io.out(), /^stats\.idle\s+0\s+0\s+0\s+0\s+-\s+yes$/m);
       assert.match(io.out(), /^jobs\s+\d/m);
       const json = await runCli(['stats', '--json', '--exact', ...db.args]);
       const doc = JSON.parse(json.io.out());
@@ -61,6 +62,14 @@ for (const kind of TEST_DRIVERS) {
         cancelled: { n: 1, exact: true, kind: 'exact' },
         pending: { n: 3, exact: true, kind: 'exact' },
       });
+      assert.deepEqual(
+        [queue.ready, queue.scheduled],
+        [
+          { n: 3, exact: true, kind: 'exact' },
+          { n: 0, exact: true, kind: 'exact' },
+        ],
+      );
+      assert.ok(queue.latencySeconds >= 0);
       assert.ok(
         doc.tables.some((t: { name: string; totalBytes: number }) => t.name === 'jobs' && t.totalBytes > 0),
       );

@@ -1,6 +1,6 @@
 import { countJobsExactly } from '../../admin/exact-counts.js';
-import { formatBytes, formatCount } from '../../admin/format.js';
-import { loadOverview } from '../../admin/overview.js';
+import { formatBytes, formatCount, formatSeconds } from '../../admin/format.js';
+import { loadOverview, type QueueOverview } from '../../admin/overview.js';
 import { COUNT_CAP, formatStatusCount, type StatusCount } from '../../admin/status-count.js';
 import { loadStorageStats } from '../../admin/storage-stats.js';
 import { engineOf } from '../../engine-handle.js';
@@ -14,7 +14,9 @@ import { renderTable } from '../table.js';
 
 const USAGE = `Usage: tidemark stats [--database URL|PATH] [--schema NAME] [--exact] [--json]
 
-Jobs per queue and status, and the size of each table (with live and dead rows).
+Jobs per queue and status, the jobs ready to run (due now) and scheduled (due later), the
+queue's latency (how long its oldest ready job has been due), and the size of each table
+(with live and dead rows).
 Counts are exact up to ${formatCount(COUNT_CAP)} per cell, as on the dashboard's queues page.
 Above that a cell shows ${formatCount(COUNT_CAP)}+, or an estimate from the planner's
 statistics (≈) when they give one above ${formatCount(COUNT_CAP)}, so that stats never scans
@@ -66,8 +68,15 @@ export const statsCommand: Command = {
         queues.length === 0
           ? `No queues in schema ${tm.schema}.\n`
           : `${renderTable(
-              ['queue', ...statuses, 'queue paused'],
-              queues.map((q) => [q.name, ...statuses.map((s) => cell(q.counts[s])), q.paused ? 'yes' : '']),
+              ['queue', ...statuses, 'ready', 'scheduled', 'latency', 'queue paused'],
+              queues.map((q) => [
+                q.name,
+                ...statuses.map((s) => cell(q.counts[s])),
+                cell(q.ready),
+                cell(q.scheduled),
+                q.latencySeconds === null ? '-' : formatSeconds(q.latencySeconds),
+                q.paused ? 'yes' : '',
+              ]),
             )}\n`,
       );
       io.stdout.write(
@@ -94,18 +103,25 @@ export const statsCommand: Command = {
   },
 };
 
-async function counts(
-  tm: Tidemark,
-  exact: boolean,
-): Promise<{ name: string; paused: boolean; counts: Partial<Record<string, StatusCount>> }[]> {
-  if (!exact) {
-    const overview = await loadOverview(engineOf(tm));
-    return overview.queues.map((q) => ({ name: q.name, paused: q.paused, counts: q.counts }));
-  }
-  const [queues, rows] = await Promise.all([tm.listQueues(), countJobsExactly(engineOf(tm))]);
-  return queues.map((q) => ({
-    name: q.name,
-    paused: q.paused,
+/** A queue's line: its counts per status, ready and scheduled jobs (bounded, as on the queues page) and latency. */
+type QueueCounts = Pick<QueueOverview, 'name' | 'paused' | 'ready' | 'scheduled' | 'latencySeconds'> & {
+  counts: Partial<Record<string, StatusCount>>;
+};
+
+async function counts(tm: Tidemark, exact: boolean): Promise<QueueCounts[]> {
+  const overview = await loadOverview(engineOf(tm));
+  const line = ({ name, paused, ready, scheduled, latencySeconds, counts }: QueueCounts) => ({
+    name,
+    paused,
+    counts,
+    ready,
+    scheduled,
+    latencySeconds,
+  });
+  if (!exact) return overview.queues.map(line);
+  const rows = await countJobsExactly(engineOf(tm));
+  return overview.queues.map((q) => ({
+    ...line(q),
     counts: Object.fromEntries(
       rows
         .filter((r) => r.queue === q.name)
