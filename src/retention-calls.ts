@@ -75,10 +75,12 @@ export abstract class RetentionCalls extends AuditCalls {
 
   /** Re-freeze the retention windows of a queue's stored jobs; bounded batches, `dryRun` counts. */
   async applyRetention(options: reframe.ApplyRetentionOptions): Promise<reframe.ApplyRetentionResult> {
-    if (options?.dryRun === true) return this.whenReady((core) => reframe.applyRetention(core, options));
-    const target = { queue: options?.queue };
+    // Read through its option set first: an option that throws when read is refused by name.
+    const { dryRun, queue, actor, source } = reframe.applyRetentionOptions.read(options, '', []);
+    if (dryRun) return this.whenReady((core) => reframe.applyRetention(core, options));
+    const target = { queue };
     return this.audit(
-      auditOptionsOf(options),
+      auditOptionsOf({ actor, source }),
       'apply-retention',
       target,
       (core) => reframe.applyRetention(core, options),

@@ -71,6 +71,7 @@ describe('a batch the database cancels for running too long', () => {
       },
       deleteConsumedSignals: async () => 0,
       deleteDueLogLines: async () => 0,
+      deleteExpiredAudit: async () => 0,
       recordSweep: async () => {},
       reclaimSpace: async () => {},
     } as unknown as RetentionCapability;

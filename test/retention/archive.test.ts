@@ -36,7 +36,7 @@ function copyInto(table: string): ArchiveHook {
 }
 
 async function createHistoryTable(tm: { schema: string }, run: (sql: string) => Promise<unknown>) {
-  const table = `"${tm.schema}".job_history`;
+  const table = `"${tm.schema}".job_archive`;
   await run(
     `create table ${table} (job_id bigint primary key, queue text, status text, data jsonb, output jsonb,
        error jsonb, finished_at timestamptz, checkpoints jsonb, signals jsonb)`,
@@ -128,7 +128,7 @@ describeEachDriver('archive before delete', ({ open }) => {
     assert.equal(result.error, 'archive store unavailable');
     assert.equal(result.jobs, 2, 'the first batch committed before the second failed');
     assert.deepEqual(await existingJobs(tm), ids.slice(2));
-    assert.equal(await countRows(tm, 'job_history'), 2, 'the failed batch wrote nothing either');
+    assert.equal(await countRows(tm, 'job_archive'), 2, 'the failed batch wrote nothing either');
     assert.equal(events[0].error, 'archive store unavailable');
     const [record] = await tm.listSweeps(1);
     assert.equal(record.error, 'archive store unavailable');
@@ -138,7 +138,7 @@ describeEachDriver('archive before delete', ({ open }) => {
     const again = await tm.sweep({ batchSize: 2 });
     assert.equal(again.error, undefined);
     assert.equal(again.jobs, 3);
-    assert.equal(await countRows(tm, 'job_history'), 5);
+    assert.equal(await countRows(tm, 'job_archive'), 5);
   });
 
   test('a hook that calls the engine instead of using tx fails its batch rather than hanging', async () => {

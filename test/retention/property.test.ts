@@ -207,7 +207,7 @@ interface Model {
    * (hours; null: none). Each goes with its job, or before it once its own window passed.
    */
   logLines: Map<string, { loggedAt: number; purgeAfter: number | null }[]>;
-  /** Job id → how many run-history events (job_history) it holds: they go with their job alone. */
+  /** Job id → how many run-history events (run_history) it holds: they go with their job alone. */
   historyEvents: Map<string, number>;
 }
 
@@ -437,7 +437,7 @@ async function insertBuckets(
   const events = await rawQuery<{ id: string; n: number }>(
     tm,
     `with event as (
-       insert into ${s}.job_history (job_id, seq, attempt, kind, at, detail)
+       insert into ${s}.run_history (job_id, seq, attempt, kind, at, detail)
        select j.id, g, 1, 'step', now(), jsonb_build_object('name', 's' || g)
          from ${s}.jobs j cross join generate_series(1, 1 + (j.id % 3)::int) g
        returning job_id)
@@ -544,7 +544,7 @@ async function assertMatches(tm: Tidemark, model: Model, after: string): Promise
   );
   const history = await rawQuery<{ id: string; events: number }>(
     tm,
-    `select j.id::text as id, (select count(*) from ${s}.job_history h where h.job_id = j.id)::int as events
+    `select j.id::text as id, (select count(*) from ${s}.run_history h where h.job_id = j.id)::int as events
        from ${s}.jobs j order by j.id`,
   );
   assert.deepEqual(

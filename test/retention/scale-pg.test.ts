@@ -99,6 +99,12 @@ describePostgresOnly('retention at scale', ({ open }) => {
        select id, 1, 'info', 'line ' || g, case when id % 15 = 0 then now() - interval '1 hour' end
          from ${s}.jobs cross join generate_series(1, 3) g where id % 5 = 0`,
     );
+    // A workflow's run history on one job in five: its rows leave with their job, by its key.
+    await rawQuery(
+      tm,
+      `insert into ${s}.run_history (job_id, seq, attempt, kind, at)
+       select id, g, 1, 'step', now() from ${s}.jobs cross join generate_series(1, 4) g where id % 5 = 0`,
+    );
     // Holds on 2,000 jobs that are not due, so that the hold tables are not tiny either.
     await rawQuery(
       tm,

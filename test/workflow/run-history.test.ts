@@ -22,7 +22,7 @@ async function historyOf(tm: TestTidemark, id: string): Promise<RunHistory> {
 async function historyRows(tm: TestTidemark, id: string): Promise<number> {
   const [row] = await rawQuery<{ n: number }>(
     tm,
-    `select count(*)::int as n from "${tm.schema}".job_history where job_id = $1::bigint`,
+    `select count(*)::int as n from "${tm.schema}".run_history where job_id = $1::bigint`,
     [id],
   );
   return row.n;

@@ -1,5 +1,5 @@
 /**
- * A job's run history (`job_history`): one row per event of its runs, oldest first, never
+ * A job's run history (`run_history`): one row per event of its runs, oldest first, never
  * overwritten. A workflow's runs write the segments they ran (start, end, worker, outcome)
  * and what happened in them (steps run and replayed, sleeps and waits parked, wakes,
  * children started, signals consumed), in the statement that writes the run's outcome. A
@@ -13,7 +13,7 @@
 export const name = 'run-history';
 
 export const sql = /* sql */ `
-create table /*schema*/job_history (
+create table /*schema*/run_history (
   job_id bigint not null,
   seq integer not null,
   attempt integer not null,

@@ -5,7 +5,7 @@ import { defineQuery } from './define-query.js';
 export const HISTORY_CAP = 1000;
 
 /**
- * CTEs that append run-history events to `job_history`, for a statement that has just
+ * CTEs that append run-history events to `run_history`, for a statement that has just
  * written the outcome of runs. `source` is a query of the runs written, with columns
  * `job_id`, `attempt`, `note` (jsonb merged into the run event: its outcome, its error) and
  * `events` (a JSON array the worker built: `{ kind, at, endedAt?, worker?, detail? }`, its
@@ -18,7 +18,7 @@ export function appendHistory(source: string): string {
   return /* sql */ `history_in as (${source}),
   history_events as (
     select h.job_id, h.attempt, h.note, e.value as event,
-           coalesce((select max(x.seq) from /*schema*/job_history x where x.job_id = h.job_id), 0) + e.ord as seq,
+           coalesce((select max(x.seq) from /*schema*/run_history x where x.job_id = h.job_id), 0) + e.ord as seq,
            -- a run keeps at most HISTORY_CAP events in memory and counts the rest in a last one
            case when e.value ->> 'kind' = 'dropped' then (e.value -> 'detail' ->> 'count')::int else 1 end as weight
       from history_in h
@@ -26,7 +26,7 @@ export function appendHistory(source: string): string {
      where h.events is not null
   ),
   history_written as (
-    insert into /*schema*/job_history as h (job_id, seq, attempt, kind, at, ended_at, worker, detail)
+    insert into /*schema*/run_history as h (job_id, seq, attempt, kind, at, ended_at, worker, detail)
     select job_id, seq::int, attempt, event ->> 'kind', (event ->> 'at')::timestamptz,
            case when event ->> 'kind' = 'run' then now() else (event ->> 'endedAt')::timestamptz end,
            event ->> 'worker',
@@ -59,7 +59,7 @@ export const listHistory = defineQuery<{ id: string }, StoredHistoryEvent>(
   'listHistory',
   /* sql */ `
   select seq, attempt, kind, at, ended_at, worker, detail
-    from /*schema*/job_history
+    from /*schema*/run_history
    where job_id = @id::bigint
    order by seq`,
 );

@@ -17,7 +17,7 @@ export const JOB_DEPENDENTS = [
   'schedule_fires',
   'retention_hold_jobs',
   'job_logs',
-  'job_history',
+  'run_history',
 ] as const;
 
 /** One delete of jobs: a CTE name, and what follows `delete from jobs j` (USING and WHERE). */

@@ -303,7 +303,7 @@ with deferred as (
       from deferred d),
   history_events as (
     select h.job_id, h.attempt, h.note, e.value as event,
-           coalesce((select max(x.seq) from "tidemark".job_history x where x.job_id = h.job_id), 0) + e.ord as seq,
+           coalesce((select max(x.seq) from "tidemark".run_history x where x.job_id = h.job_id), 0) + e.ord as seq,
            -- a run keeps at most HISTORY_CAP events in memory and counts the rest in a last one
            case when e.value ->> 'kind' = 'dropped' then (e.value -> 'detail' ->> 'count')::int else 1 end as weight
       from history_in h
@@ -311,7 +311,7 @@ with deferred as (
      where h.events is not null
   ),
   history_written as (
-    insert into "tidemark".job_history as h (job_id, seq, attempt, kind, at, ended_at, worker, detail)
+    insert into "tidemark".run_history as h (job_id, seq, attempt, kind, at, ended_at, worker, detail)
     select job_id, seq::int, attempt, event ->> 'kind', (event ->> 'at')::timestamptz,
            case when event ->> 'kind' = 'run' then now() else (event ->> 'endedAt')::timestamptz end,
            event ->> 'worker',
@@ -341,7 +341,7 @@ with finished as (
            '{"outcome": "completed"}'::jsonb as note from finished f),
   history_events as (
     select h.job_id, h.attempt, h.note, e.value as event,
-           coalesce((select max(x.seq) from "tidemark".job_history x where x.job_id = h.job_id), 0) + e.ord as seq,
+           coalesce((select max(x.seq) from "tidemark".run_history x where x.job_id = h.job_id), 0) + e.ord as seq,
            -- a run keeps at most HISTORY_CAP events in memory and counts the rest in a last one
            case when e.value ->> 'kind' = 'dropped' then (e.value -> 'detail' ->> 'count')::int else 1 end as weight
       from history_in h
@@ -349,7 +349,7 @@ with finished as (
      where h.events is not null
   ),
   history_written as (
-    insert into "tidemark".job_history as h (job_id, seq, attempt, kind, at, ended_at, worker, detail)
+    insert into "tidemark".run_history as h (job_id, seq, attempt, kind, at, ended_at, worker, detail)
     select job_id, seq::int, attempt, event ->> 'kind', (event ->> 'at')::timestamptz,
            case when event ->> 'kind' = 'run' then now() else (event ->> 'endedAt')::timestamptz end,
            event ->> 'worker',
@@ -449,7 +449,7 @@ with outcome as (
       from finished f join outcome o on o.id = f.id where o.history is not null),
   history_events as (
     select h.job_id, h.attempt, h.note, e.value as event,
-           coalesce((select max(x.seq) from "tidemark".job_history x where x.job_id = h.job_id), 0) + e.ord as seq,
+           coalesce((select max(x.seq) from "tidemark".run_history x where x.job_id = h.job_id), 0) + e.ord as seq,
            -- a run keeps at most HISTORY_CAP events in memory and counts the rest in a last one
            case when e.value ->> 'kind' = 'dropped' then (e.value -> 'detail' ->> 'count')::int else 1 end as weight
       from history_in h
@@ -457,7 +457,7 @@ with outcome as (
      where h.events is not null
   ),
   history_written as (
-    insert into "tidemark".job_history as h (job_id, seq, attempt, kind, at, ended_at, worker, detail)
+    insert into "tidemark".run_history as h (job_id, seq, attempt, kind, at, ended_at, worker, detail)
     select job_id, seq::int, attempt, event ->> 'kind', (event ->> 'at')::timestamptz,
            case when event ->> 'kind' = 'run' then now() else (event ->> 'endedAt')::timestamptz end,
            event ->> 'worker',
@@ -511,7 +511,7 @@ select attempt_log, locked_by from "tidemark".jobs where id = $1::bigint
 
 -- history.ts#listHistory
 select seq, attempt, kind, at, ended_at, worker, detail
-    from "tidemark".job_history
+    from "tidemark".run_history
    where job_id = $1::bigint
    order by seq
 
@@ -1435,9 +1435,9 @@ with recursive subtree as (
      where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
        and d.job_id = any(array(select id from removed))
   ),
-  removed_job_history as (
-    delete from "tidemark".job_history d
-     where (select exists (select 1 from "tidemark".job_history x
+  removed_run_history as (
+    delete from "tidemark".run_history d
+     where (select exists (select 1 from "tidemark".run_history x
      where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
        and d.job_id = any(array(select id from removed))
   )
@@ -1649,9 +1649,9 @@ with
      where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
        and d.job_id = any(array(select id from removed))
   ),
-  removed_job_history as (
-    delete from "tidemark".job_history d
-     where (select exists (select 1 from "tidemark".job_history x
+  removed_run_history as (
+    delete from "tidemark".run_history d
+     where (select exists (select 1 from "tidemark".run_history x
      where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
        and d.job_id = any(array(select id from removed))
   )
@@ -1889,9 +1889,9 @@ with
      where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
        and d.job_id = any(array(select id from removed))
   ),
-  removed_job_history as (
-    delete from "tidemark".job_history d
-     where (select exists (select 1 from "tidemark".job_history x
+  removed_run_history as (
+    delete from "tidemark".run_history d
+     where (select exists (select 1 from "tidemark".run_history x
      where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
        and d.job_id = any(array(select id from removed))
   )
@@ -1974,9 +1974,9 @@ with by_id as (
      where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
        and d.job_id = any(array(select id from removed))
   ),
-  removed_job_history as (
-    delete from "tidemark".job_history d
-     where (select exists (select 1 from "tidemark".job_history x
+  removed_run_history as (
+    delete from "tidemark".run_history d
+     where (select exists (select 1 from "tidemark".run_history x
      where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
        and d.job_id = any(array(select id from removed))
   )
@@ -2318,7 +2318,7 @@ with parked as (
            jsonb_build_object('outcome', 'waiting', 'wait', $2::jsonb ->> 'kind') as note from parked p),
   history_events as (
     select h.job_id, h.attempt, h.note, e.value as event,
-           coalesce((select max(x.seq) from "tidemark".job_history x where x.job_id = h.job_id), 0) + e.ord as seq,
+           coalesce((select max(x.seq) from "tidemark".run_history x where x.job_id = h.job_id), 0) + e.ord as seq,
            -- a run keeps at most HISTORY_CAP events in memory and counts the rest in a last one
            case when e.value ->> 'kind' = 'dropped' then (e.value -> 'detail' ->> 'count')::int else 1 end as weight
       from history_in h
@@ -2326,7 +2326,7 @@ with parked as (
      where h.events is not null
   ),
   history_written as (
-    insert into "tidemark".job_history as h (job_id, seq, attempt, kind, at, ended_at, worker, detail)
+    insert into "tidemark".run_history as h (job_id, seq, attempt, kind, at, ended_at, worker, detail)
     select job_id, seq::int, attempt, event ->> 'kind', (event ->> 'at')::timestamptz,
            case when event ->> 'kind' = 'run' then now() else (event ->> 'endedAt')::timestamptz end,
            event ->> 'worker',

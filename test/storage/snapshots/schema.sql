@@ -11,14 +11,6 @@ checkpoints.name text not null
 checkpoints.kind text not null default 'step'::text
 checkpoints.output jsonb
 checkpoints.created_at timestamp with time zone not null default now()
-job_history.job_id bigint not null
-job_history.seq integer not null
-job_history.attempt integer not null
-job_history.kind text not null
-job_history.at timestamp with time zone not null
-job_history.ended_at timestamp with time zone
-job_history.worker text
-job_history.detail jsonb
 job_logs.id bigint not null
 job_logs.job_id bigint not null
 job_logs.attempt integer not null
@@ -100,6 +92,14 @@ retention_holds.reason text not null
 retention_holds.queue text
 retention_holds.created_at timestamp with time zone not null default now()
 retention_holds.created_by text
+run_history.job_id bigint not null
+run_history.seq integer not null
+run_history.attempt integer not null
+run_history.kind text not null
+run_history.at timestamp with time zone not null
+run_history.ended_at timestamp with time zone
+run_history.worker text
+run_history.detail jsonb
 schedule_fires.schedule_name text not null
 schedule_fires.fire_at timestamp with time zone not null
 schedule_fires.job_id bigint not null
@@ -154,7 +154,6 @@ workers.instance text not null default ''::text
 CREATE INDEX audit_log_at_idx ON audit_log USING btree (at)
 CREATE UNIQUE INDEX audit_log_pkey ON audit_log USING btree (id)
 CREATE UNIQUE INDEX checkpoints_pkey ON checkpoints USING btree (job_id, name)
-CREATE UNIQUE INDEX job_history_pkey ON job_history USING btree (job_id, seq)
 CREATE INDEX job_logs_job_idx ON job_logs USING btree (job_id, id)
 CREATE UNIQUE INDEX job_logs_pkey ON job_logs USING btree (id)
 CREATE INDEX job_logs_purge_idx ON job_logs USING btree (purge_after) WHERE (purge_after IS NOT NULL)
@@ -190,6 +189,7 @@ CREATE UNIQUE INDEX retention_hold_jobs_pkey ON retention_hold_jobs USING btree 
 CREATE INDEX retention_hold_jobs_tree_idx ON retention_hold_jobs USING btree (tree_id)
 CREATE UNIQUE INDEX retention_holds_pkey ON retention_holds USING btree (id)
 CREATE INDEX retention_holds_queue_idx ON retention_holds USING btree (queue) WHERE (queue IS NOT NULL)
+CREATE UNIQUE INDEX run_history_pkey ON run_history USING btree (job_id, seq)
 CREATE INDEX schedule_fires_job_idx ON schedule_fires USING btree (job_id)
 CREATE UNIQUE INDEX schedule_fires_pkey ON schedule_fires USING btree (schedule_name, fire_at)
 CREATE UNIQUE INDEX schedules_pkey ON schedules USING btree (name)
@@ -208,7 +208,6 @@ CREATE UNIQUE INDEX workers_pkey ON workers USING btree (id)
 audit_log audit_log_pkey PRIMARY KEY (id)
 audit_log audit_log_source_check CHECK ((source = ANY (ARRAY['api'::text, 'dashboard'::text, 'cli'::text])))
 checkpoints checkpoints_pkey PRIMARY KEY (job_id, name)
-job_history job_history_pkey PRIMARY KEY (job_id, seq)
 job_logs job_logs_level_check CHECK ((level = ANY (ARRAY['info'::text, 'warn'::text, 'error'::text])))
 job_logs job_logs_pkey PRIMARY KEY (id)
 jobs jobs_pkey PRIMARY KEY (id)
@@ -229,6 +228,7 @@ retention_control retention_control_pkey PRIMARY KEY (id)
 retention_hold_jobs retention_hold_jobs_hold_id_fkey FOREIGN KEY (hold_id) REFERENCES retention_holds(id) ON DELETE CASCADE
 retention_hold_jobs retention_hold_jobs_pkey PRIMARY KEY (hold_id, job_id)
 retention_holds retention_holds_pkey PRIMARY KEY (id)
+run_history run_history_pkey PRIMARY KEY (job_id, seq)
 schedule_fires schedule_fires_pkey PRIMARY KEY (schedule_name, fire_at)
 schedules schedules_pkey PRIMARY KEY (name)
 signals signals_pkey PRIMARY KEY (id)
