@@ -18,8 +18,7 @@ export function toJob(row: JobRow): Job {
     row,
     row.status,
     toDate(row.finished_at),
-    // A finished job keeps the worker of its last run in locked_by; it holds no lock.
-    row.locked_until === null ? null : (row.locked_by ?? null),
+    row.locked_by ?? null,
     toDate(row.locked_until),
     toDate(row.purge_after),
   );

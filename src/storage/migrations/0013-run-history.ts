@@ -7,8 +7,8 @@
  * job; the rest are counted in one row past them (kind `dropped`). The rows leave with their
  * job through the one removal path (sql/job-removal.ts), by the primary key led by `job_id`.
  *
- * The worker of a job's last run stays in `locked_by` once it is finished: the lock is
- * `locked_until`, cleared by every finish, so a finished job keeps who ran it at no cost.
+ * `jobs.ran_by` is the worker of a job's last run, set by the statement that finishes it (the
+ * lock's `locked_by` is cleared there), so a plain job's last attempt names its worker too.
  */
 export const name = 'run-history';
 
@@ -24,4 +24,5 @@ create table /*schema*/run_history (
   detail jsonb,
   primary key (job_id, seq)
 );
+alter table /*schema*/jobs add column ran_by text;
 `;

@@ -30,7 +30,7 @@ export async function runRecordOf(db: Runner, id: string): Promise<RunRecord> {
   return {
     events,
     attemptLog: Array.isArray(row?.attempt_log) ? row.attempt_log : [],
-    lastWorker: row?.locked_by ?? null,
+    lastWorker: row?.ran_by ?? null,
   };
 }
 

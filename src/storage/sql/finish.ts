@@ -49,8 +49,8 @@ const finishAttemptsQuery = (name: string, history: string) =>
                            case when o.ok then 'completed'
                                 when o.retry_delay is not null and j.attempts < j.max_attempts then 'retry'
                                 else 'failed' end, now()),
-           -- locked_by stays: the worker of the job's last run (the lock is locked_until)
-           lock_token = null, locked_until = null, wait = null
+           ran_by = j.locked_by,
+           lock_token = null, locked_by = null, locked_until = null, wait = null
       from outcome o
      where j.id = any(array(select id from outcome)) and j.id = o.id and j.lock_token = o.token
        and ${STILL_ACTIVE('j.')}
@@ -95,7 +95,8 @@ export const completeOne = defineQuery<
     update /*schema*/jobs j
        set status = 'completed', output = @output::jsonb, finished_at = now(),
            purge_after = /*schema*/purge_time(j.retention, 'completed', now()),
-           lock_token = null, locked_until = null, wait = null
+           ran_by = j.locked_by,
+           lock_token = null, locked_by = null, locked_until = null, wait = null
      where j.id = @id::bigint and j.lock_token = @token::uuid and ${STILL_ACTIVE('j.')}
     returning j.id, j.attempts
   ),

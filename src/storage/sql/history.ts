@@ -67,5 +67,5 @@ export const listHistory = defineQuery<{ id: string }, StoredHistoryEvent>(
 /** What the history reads from the job's row: its attempt log, and the worker of its last run. */
 export const jobRunRecord = defineQuery<
   { id: string },
-  { attempt_log: AttemptEntry[] | null; locked_by: string | null }
->('jobRunRecord', /* sql */ `select attempt_log, locked_by from /*schema*/jobs where id = @id::bigint`);
+  { attempt_log: AttemptEntry[] | null; ran_by: string | null }
+>('jobRunRecord', /* sql */ `select attempt_log, ran_by from /*schema*/jobs where id = @id::bigint`);

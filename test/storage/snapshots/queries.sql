@@ -333,7 +333,8 @@ with finished as (
     update "tidemark".jobs j
        set status = 'completed', output = $1::jsonb, finished_at = now(),
            purge_after = "tidemark".purge_time(j.retention, 'completed', now()),
-           lock_token = null, locked_until = null, wait = null
+           ran_by = j.locked_by,
+           lock_token = null, locked_by = null, locked_until = null, wait = null
      where j.id = $2::bigint and j.lock_token = $3::uuid and case when j.status = 'active' then true end
     returning j.id, j.attempts
   ),
@@ -395,8 +396,8 @@ with outcome as (
                            case when o.ok then 'completed'
                                 when o.retry_delay is not null and j.attempts < j.max_attempts then 'retry'
                                 else 'failed' end, now()),
-           -- locked_by stays: the worker of the job's last run (the lock is locked_until)
-           lock_token = null, locked_until = null, wait = null
+           ran_by = j.locked_by,
+           lock_token = null, locked_by = null, locked_until = null, wait = null
       from outcome o
      where j.id = any(array(select id from outcome)) and j.id = o.id and j.lock_token = o.token
        and case when j.status = 'active' then true end
@@ -436,8 +437,8 @@ with outcome as (
                            case when o.ok then 'completed'
                                 when o.retry_delay is not null and j.attempts < j.max_attempts then 'retry'
                                 else 'failed' end, now()),
-           -- locked_by stays: the worker of the job's last run (the lock is locked_until)
-           lock_token = null, locked_until = null, wait = null
+           ran_by = j.locked_by,
+           lock_token = null, locked_by = null, locked_until = null, wait = null
       from outcome o
      where j.id = any(array(select id from outcome)) and j.id = o.id and j.lock_token = o.token
        and case when j.status = 'active' then true end
@@ -507,7 +508,7 @@ update "tidemark".jobs
    where id = $3::bigint and (status in ('pending', 'paused') and attempts = 0 and attempt_log is null)
 
 -- history.ts#jobRunRecord
-select attempt_log, locked_by from "tidemark".jobs where id = $1::bigint
+select attempt_log, ran_by from "tidemark".jobs where id = $1::bigint
 
 -- history.ts#listHistory
 select seq, attempt, kind, at, ended_at, worker, detail

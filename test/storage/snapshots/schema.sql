@@ -55,6 +55,7 @@ jobs.progress jsonb
 jobs.metadata jsonb
 jobs.log_dropped integer
 jobs.trace jsonb
+jobs.ran_by text
 key_settings.queue text not null
 key_settings.key text not null
 key_settings.concurrency integer
