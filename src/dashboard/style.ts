@@ -29,7 +29,7 @@ td.blob:not(.num) { overflow-wrap:anywhere; min-width:24em; }
 td:not(.num) { min-width:5em; }
 /* The first column names the row (a queue, a table, a checkpoint): keep it readable when squeezed. */
 td:first-child:not(.num) { min-width:9em; }
-td.num, .status, td button, td a.button { white-space:nowrap; overflow-wrap:normal; }
+td.num, td.nowrap, .status, td button, td a.button { white-space:nowrap; overflow-wrap:normal; }
 th { background:#eef1f6; font-weight:600; font-size:12px; color:#3b4558; white-space:nowrap; }
 td.num, th.num { text-align:right; font-variant-numeric: tabular-nums; }
 tr:last-child td { border-bottom:none; }

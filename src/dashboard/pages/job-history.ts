@@ -14,15 +14,15 @@ export function historyCard(ctx: DashboardContext, job: Job, history: RunHistory
   const created = job.createdAt.getTime();
   const rows = history.events.map(
     (e) => html`<tr class="history-${e.kind}">
-<td class="num">${formatTime(e.at)}</td><td class="num">+${formatSeconds((e.at.getTime() - created) / 1000)}</td>
-<td class="num">${e.attempt}</td><td class="num"><strong>${e.kind}</strong></td><td>${describe(ctx, e)}</td></tr>`,
+<td class="nowrap">${formatTime(e.at)}</td><td class="num">+${formatSeconds((e.at.getTime() - created) / 1000)}</td>
+<td class="num">${e.attempt}</td><td class="nowrap"><strong>${e.kind}</strong></td><td>${describe(ctx, e)}</td></tr>`,
   );
   const dropped =
     history.dropped > 0
       ? html`<p class="small muted">${history.dropped} later events not kept (a job keeps its first 1,000).</p>`
       : '';
   return html`<div class="card"><h2>Run history (${history.events.length} events)</h2>
-<div class="scroll"><table id="run-history"><thead><tr><th>time</th><th>after</th><th>attempt</th><th>event</th><th>details</th></tr></thead>
+<div class="scroll"><table id="run-history"><thead><tr><th>time</th><th class="num">after</th><th class="num">attempt</th><th>event</th><th>details</th></tr></thead>
 <tbody>${rows}</tbody></table></div>${dropped}</div>`;
 }
 
@@ -40,8 +40,12 @@ function describe(ctx: DashboardContext, e: HistoryEvent): Html {
     case 'replay':
       return html`${String(d.count ?? 0)} from checkpoints${Array.isArray(d.steps) ? html`: <span class="mono">${d.steps.join(', ')}</span>` : ''}`;
     case 'parked':
-    case 'woke':
-      return html`${text('wait')} <span class="mono">${text('name') || text('key')}</span>${d.childId ? html` child ${jobLink(ctx, d.childId)}` : ''}${text('until') ? ` until ${formatTime(text('until'))}` : ''}`;
+    case 'woke': {
+      const until = text('until') ? ` until ${formatTime(text('until'))}` : '';
+      if (d.wait === 'child') return html`child ${jobLink(ctx, d.childId)}`;
+      const what = d.wait === 'signal' && Array.isArray(d.signals) ? d.signals.join(' | ') : text('name');
+      return html`${text('wait')} <span class="mono">${what}</span>${until}`;
+    }
     case 'child':
     case 'child-done':
       return html`${jobLink(ctx, d.childId)} ${text('queue')}${text('status')}`;
