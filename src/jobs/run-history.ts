@@ -1,7 +1,7 @@
 import type { EngineCore } from '../engine-core.js';
 import type { AttemptRecord, HistoryEvent, RunHistory } from '../model/history.js';
 import type { Job } from '../model/job.js';
-import type { RunRecord } from '../storage/storage.js';
+import { type RunRecord, toDate } from '../storage/storage.js';
 
 /** The attempt log keeps this many entries (log_attempt, migration 0001). */
 const ATTEMPT_LOG_MAX = 26;
@@ -92,8 +92,4 @@ function loggedOutcome(name: string | null): string {
   if (name === 'RetryAfter') return 'deferred';
   if (name === 'StalledJobError') return 'stalled';
   return 'failed';
-}
-
-function toDate(value: string | null): Date | null {
-  return value === null ? null : new Date(value);
 }

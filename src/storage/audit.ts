@@ -1,17 +1,10 @@
 import type { AuditAction, AuditEntry, AuditRecord, AuditSource, AuditTarget } from '../model/audit.js';
 import type { Queryable } from './driver/driver.js';
 import type { Runner } from './runner.js';
+import type { AuditWindow } from './sql/audit.js';
 import * as sql from './sql/audit.js';
 
-/** What a page of the audit asks for: each filter optional, `after` the last id of the page before. */
-export interface AuditWindow {
-  since: Date | null;
-  until: Date | null;
-  action: string | null;
-  actor: string | null;
-  after: string | null;
-  limit: number;
-}
+export type { AuditWindow } from './sql/audit.js';
 
 /** Write one audit row: on its own, or on `on`, inside the action's own transaction. */
 export async function record(db: Runner, entry: AuditEntry, on?: Queryable): Promise<void> {

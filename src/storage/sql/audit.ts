@@ -28,18 +28,18 @@ export const recordAudit = defineQuery<
   returning id::text as id`,
 );
 
+/** What a page of the audit asks for: each filter optional, `after` the last id of the page before. */
+export interface AuditWindow {
+  since: Date | null;
+  until: Date | null;
+  action: string | null;
+  actor: string | null;
+  after: string | null;
+  limit: number;
+}
+
 /** A page of the audit, newest first, below `after` (an id; null for the first page). */
-export const listAudit = defineQuery<
-  {
-    since: Date | null;
-    until: Date | null;
-    action: string | null;
-    actor: string | null;
-    after: string | null;
-    limit: number;
-  },
-  StoredAudit
->(
+export const listAudit = defineQuery<{ [K in keyof AuditWindow]: AuditWindow[K] }, StoredAudit>(
   'listAudit',
   /* sql */ `
   select a.id::text as id, a.at, a.actor, a.source, a.action, a.target, a.rows
