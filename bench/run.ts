@@ -16,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { REDIS_URL } from './subjects/bullmq.js';
 import { allSubjects } from './subjects/index.js';
+import { DEPENDENCY_JOBS } from './support/dependency-figures.js';
 import {
   ASYNC_JOBS,
   BULK_BATCH,
@@ -292,6 +293,20 @@ const FIGURES: FigureSpec[] = [
     reference: 'tidemark',
   },
   {
+    key: 'dependencies',
+    title: `job dependencies: drain ${formatNumber(DEPENDENCY_JOBS)} no-op jobs that two dependents wait on (1,000 each), concurrency ${CONCURRENCY}; statements the worker sent per job, and release trigger runs per finishing dependency (ratio: with dependents / plain drain, same process)`,
+    child: 'dependencies',
+    subjects: ['tidemark'],
+    values: [
+      { name: 'dependents', unit: 'jobs/s' },
+      { name: 'plain', unit: 'jobs/s' },
+      { name: 'statementsPerJob', unit: 'statements/job', lowerIsBetter: true, digits: 3 },
+      { name: 'plainStatementsPerJob', unit: 'statements/job', lowerIsBetter: true, digits: 3 },
+      { name: 'releasesPerDependency', unit: 'releases/dependency', lowerIsBetter: true, digits: 3 },
+    ],
+    reference: 'tidemark',
+  },
+  {
     key: 'batch',
     title: `batch handlers: drain ${formatNumber(JOBS)} no-op jobs through a handler that takes 100 at a time, concurrency ${CONCURRENCY} (ratio: batched / single jobs, same process)`,
     child: 'batch',
@@ -357,6 +372,7 @@ const PAIRED: Record<string, { value: string; base: string; label: string; unit:
   'keys-hot': { value: 'keyed', base: 'plain', label: 'plain drain', unit: 'jobs/s' },
   fairness: { value: 'fair', base: 'plain', label: 'plain queue', unit: 'ms' },
   limiter: { value: 'limited', base: 'plain', label: 'plain drain', unit: 'jobs/s' },
+  dependencies: { value: 'dependents', base: 'plain', label: 'plain drain', unit: 'jobs/s' },
   batch: { value: 'batched', base: 'plain', label: 'single jobs', unit: 'jobs/s' },
   progress: { value: 'progress', base: 'plain', label: 'plain drain', unit: 'jobs/s' },
   tracing: { value: 'traced', base: 'plain', label: 'plain drain', unit: 'jobs/s' },

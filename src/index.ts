@@ -80,6 +80,7 @@ export {
   type AuditTarget,
 } from './model/audit.js';
 export type { BatchContext, BatchHandler, BatchOptions, BatchOutcome } from './model/batch.js';
+export type { DependencyFailurePolicy, DependencyOutcome } from './model/dependencies.js';
 export type { AttemptRecord, HistoryError, HistoryEvent, RunHistory } from './model/history.js';
 export type { FrozenRetention, Job, JobError } from './model/job.js';
 export type { KeyInfo, KeyLimit, KeysOptions } from './model/keys.js';

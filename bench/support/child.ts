@@ -4,6 +4,7 @@
  *   child.ts worker <subject> <storage> <concurrency>  a worker process of a multi-process drain
  */
 import { subjectByKey } from '../subjects/index.js';
+import { dependencyDrain } from './dependency-figures.js';
 import {
   ASYNC_JOBS,
   asyncHandler,
@@ -101,6 +102,8 @@ async function measure(): Promise<Figures> {
       return fairnessDelay();
     case 'limiter':
       return limitedDrain();
+    case 'dependencies':
+      return dependencyDrain();
     case 'batch':
       return batchDrain();
     case 'notes':

@@ -15,6 +15,8 @@ export type WorkflowWait =
   | { kind: 'signal'; names: string[]; needed: number; received: number; timeoutAt: Date | null }
   /** `ctx.runChild`: the child's queue and status are null when the child no longer exists. */
   | { kind: 'child'; id: string; queue: string | null; status: string | null }
+  /** Added with `dependsOn`: waits for those jobs to finish (`getJobDetail(id).dependencies`). */
+  | { kind: 'dependencies' }
   /** Parked, but the wait was not recorded in a form this version knows. */
   | { kind: 'unknown' };
 
@@ -75,6 +77,8 @@ function describeWait(row: WorkflowViewRow): WorkflowWait {
         queue: row.child_queue,
         status: row.child_status,
       };
+    case 'dependencies':
+      return { kind: 'dependencies' };
     default:
       return { kind: 'unknown' };
   }

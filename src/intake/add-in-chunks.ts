@@ -13,7 +13,8 @@ export const CHUNK_ROWS = 500;
  * writes the one before it. Only on PostgreSQL, where the server works beside this process
  * (PGlite runs in this thread: chunks would only add statements); only outside a caller's
  * transaction; only for batches of two chunks or more; and only for jobs without a
- * deduplication key or lock, whose writes a batch orders as a whole (see insertCompleted).
+ * deduplication key or lock, whose writes a batch orders as a whole (see insertCompleted), nor
+ * dependencies, which a batch locks as a whole (see insertWithDependencies).
  * A field that cannot be read leaves the batch to the one-statement path, which names it.
  */
 export function addsInChunks(core: EngineCore, inputs: unknown, options: { tx?: unknown }): boolean {
@@ -25,7 +26,8 @@ export function addsInChunks(core: EngineCore, inputs: unknown, options: { tx?: 
         isRecord(input) &&
         input.unique === undefined &&
         input.idempotencyKey === undefined &&
-        input.uniqueFor === undefined,
+        input.uniqueFor === undefined &&
+        input.dependsOn === undefined,
     );
   } catch {
     return false;

@@ -2,6 +2,7 @@ import type { EngineCore } from '../engine-core.js';
 import { InvalidOptionError } from '../errors.js';
 import { notePolicy } from '../retention/policy-notes.js';
 import { type CallerTransaction, type Queryable, wrapCallerTransaction } from '../storage/storage.js';
+import { anyDependent, insertWithDependencies } from './add-dependents.js';
 import { insertJobsAtomically } from './insert-jobs.js';
 import { type AddJobInput, type AddJobResult, type JobRequest, resolveAddJob } from './job-request.js';
 
@@ -49,7 +50,9 @@ export async function addCheckedJobs(
   { requests, on }: AddRequest,
 ): Promise<AddJobResult[]> {
   if (requests.length === 0) return [];
-  const results = await insertJobsAtomically(core, requests, on);
+  const results = anyDependent(requests)
+    ? await insertWithDependencies(core, requests, on)
+    : await insertJobsAtomically(core, requests, on);
   announceAdded(core, requests, results);
   return results;
 }

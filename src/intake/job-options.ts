@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
+import { MAX_DEPENDENCIES } from '../model/dependencies.js';
 import { MAX_ATTEMPTS, PRIORITY } from '../model/job-rules.js';
 import { either, integer, literal, object, STORABLE_TEXT, seconds, text } from '../options/fields.js';
 import { OptionSet } from '../options/option-set.js';
-import { dateField, jsonDataField, retentionField, tagsField } from '../options/shared-fields.js';
+import { dateField, idsField, jsonDataField, retentionField, tagsField } from '../options/shared-fields.js';
 
 /** The longest concurrency key accepted, in characters. */
 export const MAX_KEY_LENGTH = 512;
@@ -145,6 +146,17 @@ export const jobOptions = new OptionSet(
       'labels to find the job by: `tm.listJobs({ tags })`, the bulk actions and the dashboard filter by them',
       'tags',
     ),
+    dependsOn: idsField(
+      MAX_DEPENDENCIES,
+      'jobs that exist already: this job waits (`waiting`) until every one has finished, then runs; `ctx.dependencies()` reads their outputs (see [dependencies.md](dependencies.md)); not with `debounce` or `throttle`, not on a workflow child or a schedule',
+    ),
+    onDependencyFailure: either([literal('fail'), literal('cancel'), literal('run')], {
+      expected: "'fail', 'cancel' or 'run'",
+      docType: "`'fail' \\| 'cancel' \\| 'run'`",
+      docDefault: "`'fail'`",
+      description:
+        'with `dependsOn`: when a dependency ends `failed`, `cancelled` or `expired`, this job fails at once (`fail`, with a `DependencyFailedError` naming it), is cancelled at once (`cancel`), or runs when the others have finished (`run`)',
+    }),
   },
   ['queue'],
 );

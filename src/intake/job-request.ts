@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { InvalidOptionError } from '../errors.js';
+import type { DependencyFailurePolicy } from '../model/dependencies.js';
 import { isObject } from '../model/guards.js';
 import type { RetentionPolicy } from '../model/retention-policy.js';
 import type { ScheduleJobOptions } from '../model/schedule.js';
@@ -49,6 +50,8 @@ export interface JobRequest {
   policy?: RetentionPolicy | false;
   /** With `debounce` or `throttle`: how the add folds (`row.fold_key` names the key). */
   fold?: Fold;
+  /** With `dependsOn`: the jobs it waits for (each once) and what a failed one does to it. */
+  dependsOn?: { ids: string[]; onFailure: DependencyFailurePolicy; field: string };
 }
 
 /** The job options written to the row as they are read, each under its column (job-options.ts). */
@@ -112,6 +115,9 @@ function resolveJobRequest(options: ReadJobOptions, field: string): JobRequest {
     throw new InvalidOptionError(at('unique'), 'unique without idempotencyKey or uniqueFor', unique);
   }
   if (options.debounce !== undefined || options.throttle !== undefined) resolveFold(request, options, at);
+  if (options.dependsOn !== undefined || options.onDependencyFailure !== undefined) {
+    resolveDependencies(request, options, at);
+  }
   if (options.idempotencyKey !== undefined) {
     const { key, ttlSeconds } = options.idempotencyKey;
     request.lock = { scope: `idem:${queue}:${key}`, ttlSeconds };
@@ -123,6 +129,30 @@ function resolveJobRequest(options: ReadJobOptions, field: string): JobRequest {
     };
   }
   return request;
+}
+
+/** `dependsOn` and its policy; not with a fold, whose add may return an earlier job instead. */
+function resolveDependencies(
+  request: JobRequest,
+  options: ReadJobOptions,
+  at: (name: string) => string,
+): void {
+  const { dependsOn, onDependencyFailure } = options;
+  if (dependsOn === undefined) {
+    throw new InvalidOptionError(
+      at('onDependencyFailure'),
+      'no onDependencyFailure without dependsOn',
+      onDependencyFailure,
+    );
+  }
+  if (request.fold !== undefined) {
+    throw new InvalidOptionError(
+      at('dependsOn'),
+      `either dependsOn or ${request.fold.kind}, not both`,
+      dependsOn,
+    );
+  }
+  request.dependsOn = { ids: dependsOn, onFailure: onDependencyFailure ?? 'fail', field: at('dependsOn') };
 }
 
 /** The options no `debounce` or `throttle` goes with (a debounce, nor with `delaySeconds`). */

@@ -1,4 +1,5 @@
 import type { EngineCore } from '../engine-core.js';
+import type { DependencyOutcome } from '../model/dependencies.js';
 import type { RunHistory } from '../model/history.js';
 import type { Job } from '../model/job.js';
 import type { JobLogs } from '../model/notes.js';
@@ -19,20 +20,23 @@ export interface JobDetail {
   logs: JobLogs;
   /** Every attempt, and every event of a workflow's runs, oldest first. */
   history: RunHistory;
+  /** The jobs it was added to wait for (`dependsOn`), as they are now, in id order; empty without. */
+  dependencies: DependencyOutcome[];
 }
 
 /** A job with its checkpoints, signals, children and holds; null when there is no such job. */
 export async function getJobDetail(core: EngineCore, jobId: string): Promise<JobDetail | null> {
   const job = await core.storage.jobs.getJob(jobId);
   if (!job) return null;
-  const [checkpoints, signals, children, holds, logs, history] = await Promise.all([
+  const [checkpoints, signals, children, holds, logs, history, dependencies] = await Promise.all([
     core.storage.workflow.listCheckpoints(jobId),
     core.storage.workflow.listSignals(jobId),
     core.storage.jobs.listChildren(jobId),
     core.storage.controls.holdsOfJob(jobId),
     getJobLogs(core, jobId, {}),
     loadRunHistory(core, job),
+    core.storage.jobs.dependenciesOf(jobId),
   ]);
   const noLogs = { lines: [], dropped: 0, next: null };
-  return { job, checkpoints, signals, children, holds, logs: logs ?? noLogs, history };
+  return { job, checkpoints, signals, children, holds, logs: logs ?? noLogs, history, dependencies };
 }

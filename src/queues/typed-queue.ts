@@ -231,6 +231,7 @@ function checkedSignals(queue: string, schemas: QueueSchemas, ctx: JobContext): 
     sleep: (name, seconds) => ctx.sleep(name, seconds),
     runChild: (queue, data, options) => ctx.runChild(queue, data, options),
     completionTx: (fn) => ctx.completionTx(fn),
+    dependencies: () => ctx.dependencies(),
     retryAfter: (seconds, options) => ctx.retryAfter(seconds, options),
     progress: (value) => ctx.progress(value),
     get metadata() {

@@ -9,6 +9,15 @@ import * as jobs from './sql/jobs.js';
 import type { QueueChangeCursor } from './sql/queue-changes.js';
 import * as changes from './sql/queue-changes.js';
 
+// Job dependencies are part of enqueueing and reading jobs: `storage.jobs.lockDependencies`, …
+export {
+  attachDependencies,
+  type DependencyOutcome,
+  type DependentToAttach,
+  dependenciesOf,
+  lockDependencies,
+} from './dependencies.js';
+
 /** Insert a batch; returns, in input order, each row's id and whether it was inserted. */
 export async function insertJobs(
   db: Runner,

@@ -1,4 +1,5 @@
 import { systemClock } from '../model/clock.js';
+import type { DependencyOutcome } from '../model/dependencies.js';
 import type { Job } from '../model/job.js';
 import type { JobLogLevel, Progress } from '../model/notes.js';
 import { freezeRetention, Retention } from '../model/retention-policy.js';
@@ -29,6 +30,8 @@ export interface FakeContextOptions<Data = unknown> {
   children?: Record<string, (data: unknown) => unknown>;
   /** Steps already recorded, by name: replayed (their function does not run), as on a later attempt. */
   steps?: Record<string, unknown>;
+  /** What `ctx.dependencies()` returns (none when not given). */
+  dependencies?: DependencyOutcome[];
   /** The AbortSignal the handler sees (one that never fires when not given). */
   signal?: AbortSignal;
 }
@@ -180,6 +183,9 @@ function fakeContext(job: Job, options: FakeContextOptions, calls: HandlerCall[]
     },
     completionTx() {
       calls.push({ kind: 'completionTx' });
+    },
+    async dependencies() {
+      return structuredClone(options.dependencies ?? []);
     },
   };
 }

@@ -1,4 +1,5 @@
 import { DuplicateStepError, InvalidOptionError, UnknownSignalError } from '../errors.js';
+import type { DependencyOutcome } from '../model/dependencies.js';
 import type { Job } from '../model/job.js';
 import type { JobLog, JobMetadata, Progress } from '../model/notes.js';
 import type { Queryable } from '../storage/storage.js';
@@ -75,6 +76,13 @@ export interface JobContext {
    * completion that lost the job runs nothing. Use only `tx` inside `fn`.
    */
   completionTx(fn: (tx: Queryable) => Promise<void> | void): void;
+  /**
+   * The jobs this one was added to wait for (`dependsOn`), in id order, each as it is now:
+   * its status, its output when it completed, its error when it failed (all null, the queue
+   * too, for one deleted by hand). Empty for a job added without dependencies. Retention keeps
+   * each of them while this job is in flight.
+   */
+  dependencies(): Promise<DependencyOutcome[]>;
   /**
    * Make the signal that puts this job back: `throw ctx.retryAfter(seconds, { reason })`,
    * say on an HTTP 429 with a `Retry-After` header. The job returns to `pending`, due in

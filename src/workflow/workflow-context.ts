@@ -3,6 +3,7 @@ import { addChild } from '../intake/add-child.js';
 import { resolveChild } from '../intake/job-request.js';
 import { validateRequests } from '../intake/validate-data.js';
 import { isFinished } from '../job-status.js';
+import type { DependencyOutcome } from '../model/dependencies.js';
 import { isObject } from '../model/guards.js';
 import type { JobLog, JobMetadata, Progress } from '../model/notes.js';
 import type { AttemptTracing } from '../model/tracing.js';
@@ -143,6 +144,10 @@ export class WorkflowContext extends RunState implements JobContext {
       throw new ChildJobFailedError(child.id, child.status, child.error, child.queue);
     }
     throw this.suspend({ kind: 'child', childId: child.id, key }, null);
+  }
+
+  dependencies(): Promise<DependencyOutcome[]> {
+    return this.deps.core.storage.jobs.dependenciesOf(this.job.id);
   }
 
   completionTx(fn: (tx: Queryable) => Promise<void> | void): void {

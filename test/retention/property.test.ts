@@ -209,6 +209,11 @@ interface Model {
   logLines: Map<string, { loggedAt: number; purgeAfter: number | null }[]>;
   /** Job id → how many run-history events (run_history) it holds: they go with their job alone. */
   historyEvents: Map<string, number>;
+  /**
+   * Dependency edges (job_dependencies), `dependent>dependency`: they go with their dependent,
+   * and a finished dependency stays while a dependent of it is in flight.
+   */
+  edges: Set<string>;
 }
 
 const isFinished = (status: string) => (FINISHED_STATUSES as readonly string[]).includes(status);
@@ -226,6 +231,16 @@ function treeHeld(model: Model, root: string): boolean {
 /** Windows compared as jsonb compares them: key order does not matter. */
 const sameWindows = (a: Windows, b: Windows) =>
   JSON.stringify(Object.entries(a).sort()) === JSON.stringify(Object.entries(b).sort());
+
+/** A dependent in flight still needs this job (`dependsOn`): retention keeps it. */
+function needed(model: Model, job: string): boolean {
+  for (const edge of model.edges) {
+    const [dependent, dependency] = edge.split('>');
+    const waiting = model.jobs.get(dependent);
+    if (dependency === job && waiting !== undefined && !isFinished(waiting.status)) return true;
+  }
+  return false;
+}
 
 function pinned(model: Model, job: string): boolean {
   for (const lock of model.locks.values()) if (lock.job === job && lock.expiresAt > model.now) return true;
@@ -256,6 +271,7 @@ function removeJobsFromModel(model: Model, gone: MJob[]): void {
   for (const [name, s] of model.signals) if (ids.has(s.job)) model.signals.delete(name);
   for (const [scope, l] of model.locks) if (ids.has(l.job)) model.locks.delete(scope);
   for (const id of ids) model.logLines.delete(id);
+  for (const edge of model.edges) if (ids.has(edge.split('>')[0])) model.edges.delete(edge);
 }
 
 /** Delete the log lines past their own window, of trees no hold keeps; how many went. */
@@ -275,7 +291,11 @@ function modelSweep(model: Model, dryRun: boolean) {
   if (target.paused && !dryRun)
     return { jobs: 0, signals: 0, logLines: 0, uniqueLocks: 0, byQueue: new Map<string, number>() };
   const due = (j: MJob) =>
-    isFinished(j.status) && j.purgeAfter !== null && j.purgeAfter <= target.now && !pinned(target, j.id);
+    isFinished(j.status) &&
+    j.purgeAfter !== null &&
+    j.purgeAfter <= target.now &&
+    !pinned(target, j.id) &&
+    !needed(target, j.id);
   const jobs = deleteTrees(target, due);
   let signals = 0;
   for (const [name, s] of target.signals) {
@@ -309,6 +329,7 @@ function cloneModel(model: Model): Model {
     buckets: new Map(model.buckets),
     logLines: new Map(model.logLines),
     historyEvents: new Map(model.historyEvents),
+    edges: new Set(model.edges),
     signals: new Map(model.signals),
     locks: new Map(model.locks),
     paused: model.paused,
@@ -402,6 +423,38 @@ async function insertHistory(tm: Tidemark, spec: JobSpec[][], model: Model): Pro
       for (const [i, signal] of job.signals.entries()) model.signals.set(names[i], { job: id, ...signal });
       if (job.pin !== null) model.locks.set(scope, { job: id, expiresAt: job.pin });
     }
+  }
+}
+
+/** Dependency edges to add: each a later job (the dependent) on an earlier one, by pick. */
+const edgeSpec = fc.array(fc.record({ dependent: fc.nat(), dependency: fc.nat() }), { maxLength: 6 });
+
+/**
+ * Add dependency edges between the inserted jobs, as an add with `dependsOn` leaves them: the
+ * dependent is the later job, each dependency counts it (`dependents`), and an edge to a
+ * finished dependency is settled. No status changes, so nothing is released.
+ */
+async function insertEdges(
+  tm: Tidemark,
+  spec: { dependent: number; dependency: number }[],
+  model: Model,
+): Promise<void> {
+  const s = `"${tm.schema}"`;
+  const ids = [...model.jobs.keys()].sort((x, y) => Number(x) - Number(y));
+  for (const pick of spec) {
+    const dependent = ids[pick.dependent % ids.length];
+    const dependency = ids[pick.dependency % ids.length];
+    const edge = `${dependent}>${dependency}`;
+    if (Number(dependency) >= Number(dependent) || model.edges.has(edge)) continue;
+    await rawQuery(
+      tm,
+      `with counted as (
+         update ${s}.jobs set dependents = dependents + 1 where id = $2::bigint returning status)
+       insert into ${s}.job_dependencies (job_id, dependency_id, settled)
+       select $1::bigint, $2::bigint, status in ('completed', 'failed', 'cancelled', 'expired') from counted`,
+      [dependent, dependency],
+    );
+    model.edges.add(edge);
   }
 }
 
@@ -552,6 +605,15 @@ async function assertMatches(tm: Tidemark, model: Model, after: string): Promise
     history.map((r) => model.historyEvents.get(r.id) ?? 0),
     `run history after ${after}: every event stays while its job does (and leaves with it: no orphans)`,
   );
+  const edges = await rawQuery<{ edge: string }>(
+    tm,
+    `select job_id || '>' || dependency_id as edge from ${s}.job_dependencies order by 1`,
+  );
+  assert.deepEqual(
+    edges.map((r) => r.edge).sort(),
+    [...model.edges].sort(),
+    `dependency edges after ${after}: each stays while its dependent does (a needed dependency with it)`,
+  );
   const buckets = await rawQuery<{ key: string }>(tm, `select key from ${s}.limiter_buckets order by key`);
   assert.deepEqual(
     buckets.map((r) => r.key),
@@ -608,7 +670,8 @@ describeEachDriver('retention against a model (property)', ({ kind, open }) => {
         history,
         bucketSpec,
         fc.array(action, { minLength: 1, maxLength: 10 }),
-        async (spec, buckets, actions) => {
+        edgeSpec,
+        async (spec, buckets, actions, edgePicks) => {
           await rawQuery(
             tm,
             `truncate ${['jobs', 'retention_holds', 'key_settings', 'limiter_buckets', 'audit_log', ...JOB_DEPENDENTS].map((t) => `"${tm.schema}".${t}`).join(', ')}`,
@@ -625,8 +688,10 @@ describeEachDriver('retention against a model (property)', ({ kind, open }) => {
             buckets: new Map(),
             logLines: new Map(),
             historyEvents: new Map(),
+            edges: new Set(),
           };
           await insertHistory(tm, spec, model);
+          await insertEdges(tm, edgePicks, model);
           await insertBuckets(tm, buckets, model);
           await insertAuditRows(tm);
           await assertMatches(tm, model, 'insert');
@@ -715,7 +780,8 @@ async function runAction(
           statuses.includes(j.status) &&
           j.finishedAt !== null &&
           j.finishedAt <= cutoff &&
-          !pinned(model, j.id),
+          !pinned(model, j.id) &&
+          !needed(model, j.id),
         (top) => act.queue === undefined || top.queue === act.queue,
       );
       assert.equal(await tm.removeJobs(options), gone.length, label);

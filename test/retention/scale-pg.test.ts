@@ -105,6 +105,14 @@ describePostgresOnly('retention at scale', ({ open }) => {
       `insert into ${s}.run_history (job_id, seq, attempt, kind, at)
        select id, g, 1, 'step', now() from ${s}.jobs cross join generate_series(1, 4) g where id % 5 = 0`,
     );
+    // Dependency edges on one job in five (a dependent on the job before it): they leave with
+    // their dependent, by the key led by `job_id`, and the rule that keeps a needed dependency
+    // probes them by `dependency_id`.
+    await rawQuery(
+      tm,
+      `insert into ${s}.job_dependencies (job_id, dependency_id, settled)
+       select id, id - 1, true from ${s}.jobs where id % 5 = 0`,
+    );
     // Holds on 2,000 jobs that are not due, so that the hold tables are not tiny either.
     await rawQuery(
       tm,

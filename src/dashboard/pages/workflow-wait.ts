@@ -31,6 +31,8 @@ function describe(ctx: DashboardContext, wait: WorkflowWait): Html {
       return html`waiting for child <a href="${href(ctx, `/jobs/${wait.id}`)}">${wait.id}</a> (${
         wait.queue === null ? 'no longer exists' : html`${wait.queue}, ${statusBadge(wait.status ?? '')}`
       })`;
+    case 'dependencies':
+      return html`waiting for the jobs it depends on (<span class="mono">dependsOn</span>) to finish`;
     default:
       return html`waiting (what for was not recorded)`;
   }

@@ -18,6 +18,7 @@ export const JOB_DEPENDENTS = [
   'retention_hold_jobs',
   'job_logs',
   'run_history',
+  'job_dependencies',
 ] as const;
 
 /** One delete of jobs: a CTE name, and what follows `delete from jobs j` (USING and WHERE). */

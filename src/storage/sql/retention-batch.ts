@@ -1,3 +1,4 @@
+import { NEEDED, NO_NEW_DEPENDENTS } from './dependencies.js';
 import { GATE, GATE_OPEN } from './gate.js';
 import { PROBE, QUEUE_HELD, TREE_LINKED } from './held.js';
 import { ANY_IN_SPAN, removeJobs } from './job-removal.js';
@@ -21,8 +22,9 @@ import { FINISHED } from './statuses.js';
  *    changed meanwhile: a retry sets its status and clears its purge time, a new finish
  *    writes a new one, so the recheck of "still finished, same key as in the statement's
  *    snapshot" (a probe by primary key, which reads the snapshot's version while the
- *    recheck reads the newest) fails and the row stays. Another sweeper's delete makes it
- *    wait, then skip the row.
+ *    recheck reads the newest) fails and the row stays. So does a job that got a dependent
+ *    after the snapshot (its `dependents` count moved: the snapshot's probe of NEEDED could
+ *    not see the new edge). Another sweeper's delete makes it wait, then skip the row.
  * 4. `candidates`: the tops with members that qualify together with every member, in the
  *    statement's snapshot; locked with SKIP LOCKED, so two sweepers (or a sweeper and a
  *    retryJob, which locks the top first) never wait on each other.
@@ -50,14 +52,17 @@ const ANY_LIVE_LOCK = /* sql */ `coalesce((select max(expires_at) from /*schema*
 export const PINNED = (job: string) =>
   `(${ANY_LIVE_LOCK} and ${PROBE(`/*schema*/unique_locks u where u.job_id = ${job}.id and u.expires_at > now()`)})`;
 
-/** Job `m` is not due (rules R1, R2, R4): in flight, kept forever, not yet due, pinned, or held. */
+/**
+ * Job `m` is not due (rules R1, R2, R4): in flight, kept forever, not yet due, pinned, held,
+ * or a dependency a dependent in flight still needs.
+ */
 export const NOT_DUE = (m: string) =>
   `(${m}.status not in ${FINISHED} or ${m}.purge_after is null or ${m}.purge_after > now() or ${PINNED(m)}
-    or ${QUEUE_HELD(m)})`;
+    or ${QUEUE_HELD(m)} or ${NEEDED(m)})`;
 
-/** Top `r` is neither pinned nor held itself (its members are checked by NOT_DUE). */
+/** Top `r` is neither pinned, held nor needed by a dependent itself (its members are checked by NOT_DUE). */
 export const TOP_FREE = (r: string) =>
-  `not ${PINNED(r)} and not ${TREE_LINKED(`${r}.id`)} and not ${QUEUE_HELD(r)}`;
+  `not ${PINNED(r)} and not ${TREE_LINKED(`${r}.id`)} and not ${QUEUE_HELD(r)} and not ${NEEDED(r)}`;
 
 /**
  * `condition` as a filter that no index can serve. The tops a batch deletes or locks are
@@ -88,10 +93,11 @@ export const LOCKED_TREES = (rules: BatchRules, from: string) => /* sql */ `
      where r.id = any(${from})
        and ${rules.top('r')}
        and not exists (select 1 from /*schema*/jobs m where m.root_id = r.id and ${rules.memberKeeps('m')})
+       and ${NO_NEW_DEPENDENTS('r')}
        for update of r skip locked
   ),
   members as materialized (
-    select m.id, m.root_id, coalesce(${rules.memberStill('m')}, false) as ok
+    select m.id, m.root_id, coalesce(${rules.memberStill('m')} and ${NO_NEW_DEPENDENTS('m')}, false) as ok
       from /*schema*/jobs m
      where m.root_id = any(array(select id from candidates))
        for update of m skip locked
@@ -130,7 +136,8 @@ export const BATCH = (rules: BatchRules) => /* sql */ `
     {
       name: 'singles',
       clause: `where j.id = any(array(select id from scanned except select id from with_members))
-       and j.${rules.keyColumn} = (select k.${rules.keyColumn} from /*schema*/jobs k where k.id = j.id)
+       and (j.${rules.keyColumn}, j.dependents)
+           = (select k.${rules.keyColumn}, k.dependents from /*schema*/jobs k where k.id = j.id)
        and ${rules.top('j')}
        and ${GATE_OPEN}`,
     },

@@ -1,4 +1,5 @@
 import { defineQuery, defineSizedQuery } from './define-query.js';
+import { NEEDED } from './dependencies.js';
 import { GATE_STATE, type GateRow } from './gate.js';
 import { QUEUE_HELD } from './held.js';
 import {
@@ -39,7 +40,8 @@ const PURGE: BatchRules = {
      or ${m}.finished_at > ${CUTOFF}
      or ${m}.status <> all(@statuses::text[])
      or ${PINNED(m)}
-     or ${QUEUE_HELD(m)})`,
+     or ${QUEUE_HELD(m)}
+     or ${NEEDED(m)})`,
   memberStill: (m) => `${m}.status = any(@statuses::text[]) and ${m}.finished_at <= ${CUTOFF}`,
 };
 

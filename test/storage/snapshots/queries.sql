@@ -328,6 +328,70 @@ with deferred as (
   )
   select id::text as id from deferred
 
+-- dependencies.ts#attachDependencies
+with edge as (
+    select e.job_id, e.dependency_id, d.queue, d.status
+      from json_to_recordset($1::json) as e(job_id bigint, dependency_id bigint)
+      join "tidemark".jobs d on d.id = e.dependency_id
+  ),
+  dependent as (
+    select * from json_to_recordset($2::json) as p(job_id bigint, on_failure text)
+  ),
+  stored as (
+    insert into "tidemark".job_dependencies (job_id, dependency_id, settled)
+    select job_id, dependency_id, status in ('completed', 'failed', 'cancelled', 'expired') from edge
+  ),
+  state as (
+    select job_id, count(*) filter (where status not in ('completed', 'failed', 'cancelled', 'expired'))::int as left from edge group by job_id
+  ),
+  bad as (
+    select distinct on (job_id) job_id, dependency_id, queue, status from edge
+     where status in ('completed', 'failed', 'cancelled', 'expired') and status <> 'completed'
+     order by job_id, dependency_id
+  ),
+  verdict as (
+    select p.job_id, p.on_failure, s.left, b.dependency_id as bad_id, b.queue as bad_queue, b.status as bad_status,
+           b.dependency_id is not null and p.on_failure <> 'run' as refused
+      from dependent p join state s on s.job_id = p.job_id left join bad b on b.job_id = p.job_id
+  )
+  update "tidemark".jobs j
+     set dependencies_left = v.left,
+         on_dependency_failure = v.on_failure,
+         status = case when v.refused and v.on_failure = 'cancel' then 'cancelled'
+                       when v.refused then 'failed'
+                       when v.left > 0 then 'waiting' else j.status end,
+         wait = case when not v.refused and v.left > 0
+                     then jsonb_build_object('kind', 'dependencies', 'runAt', j.run_at) else j.wait end,
+         run_at = case when not v.refused and v.left > 0 then 'infinity' else j.run_at end,
+         error = case when v.refused
+                      then jsonb_build_object('name', 'DependencyFailedError',
+                             'message', format('dependency %s (queue %s) ended %s', v.bad_id, v.bad_queue, v.bad_status),
+                             'dependency', v.bad_id::text, 'dependencyStatus', v.bad_status)
+                      else j.error end,
+         finished_at = case when v.refused then now() else j.finished_at end,
+         purge_after = case when v.refused
+                            then "tidemark".purge_time(j.retention,
+                                   case when v.on_failure = 'cancel' then 'cancelled' else 'failed' end, now())
+                            else j.purge_after end
+    from verdict v
+   where j.id = v.job_id
+  returning j.id::text as id, j.status, j.dependencies_left as left
+
+-- dependencies.ts#dependenciesOf
+select e.dependency_id::text as id, d.queue, d.status, d.output, d.error
+    from "tidemark".job_dependencies e
+    left join "tidemark".jobs d on d.id = e.dependency_id
+   where e.job_id = $1::bigint
+   order by e.dependency_id
+
+-- dependencies.ts#lockDependencies
+with locked as (
+    select j.id from "tidemark".jobs j where j.id = any($1::bigint[]) order by j.id for no key update
+  )
+  update "tidemark".jobs j set dependents = j.dependents + 1
+    from locked l where j.id = l.id
+  returning j.id::text as id
+
 -- finish.ts#completeOne
 with finished as (
     update "tidemark".jobs j
@@ -1441,6 +1505,12 @@ with recursive subtree as (
      where (select exists (select 1 from "tidemark".run_history x
      where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
        and d.job_id = any(array(select id from removed))
+  ),
+  removed_job_dependencies as (
+    delete from "tidemark".job_dependencies d
+     where (select exists (select 1 from "tidemark".job_dependencies x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
   )
   select f.members, f.in_flight, f.ancestor, f.top, f.hold, (select count(*) from removed)::int as deleted
     from facts f
@@ -1525,12 +1595,15 @@ with tops as (select r.id from "tidemark".jobs r where r.finished_at <= now() - 
      and (r.finished_at <= now() - $1 * interval '1 second') is true
      and r.status = any($2::text[])
      and ($3::text is null or r.queue = $3::text)
-     and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = r.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = r.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = r.queue limit 1) is not null))
+     and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = r.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = r.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = r.queue limit 1) is not null)) and not (r.dependents > 0 and ((select true from "tidemark".job_dependencies nd join "tidemark".jobs nj on nj.id = nd.job_id
+      where nd.dependency_id = r.id and nj.status in ('pending', 'active', 'retry', 'waiting', 'paused') limit 1) is not null))
      and not exists (select 1 from "tidemark".jobs m where m.root_id = r.id and (m.finished_at is null
      or m.finished_at > now() - $1 * interval '1 second'
      or m.status <> all($2::text[])
      or (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = m.id and u.expires_at > now() limit 1) is not null))
-     or (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = m.queue limit 1) is not null)))))
+     or (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = m.queue limit 1) is not null))
+     or (m.dependents > 0 and ((select true from "tidemark".job_dependencies nd join "tidemark".jobs nj on nj.id = nd.job_id
+      where nd.dependency_id = m.id and nj.status in ('pending', 'active', 'retry', 'waiting', 'paused') limit 1) is not null)))))
   select count(*)::int as n from "tidemark".jobs j
    where j.id in (select id from tops) or j.root_id in (select id from tops)
 
@@ -1565,16 +1638,20 @@ with
      and (r.finished_at <= now() - $1 * interval '1 second') is true
      and r.status = any($4::text[])
      and ($5::text is null or r.queue = $5::text)
-     and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = r.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = r.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = r.queue limit 1) is not null))
+     and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = r.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = r.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = r.queue limit 1) is not null)) and not (r.dependents > 0 and ((select true from "tidemark".job_dependencies nd join "tidemark".jobs nj on nj.id = nd.job_id
+      where nd.dependency_id = r.id and nj.status in ('pending', 'active', 'retry', 'waiting', 'paused') limit 1) is not null))
        and not exists (select 1 from "tidemark".jobs m where m.root_id = r.id and (m.finished_at is null
      or m.finished_at > now() - $1 * interval '1 second'
      or m.status <> all($4::text[])
      or (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = m.id and u.expires_at > now() limit 1) is not null))
-     or (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = m.queue limit 1) is not null))))
+     or (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = m.queue limit 1) is not null))
+     or (m.dependents > 0 and ((select true from "tidemark".job_dependencies nd join "tidemark".jobs nj on nj.id = nd.job_id
+      where nd.dependency_id = m.id and nj.status in ('pending', 'active', 'retry', 'waiting', 'paused') limit 1) is not null))))
+       and r.dependents = (select k.dependents from "tidemark".jobs k where k.id = r.id)
        for update of r skip locked
   ),
   members as materialized (
-    select m.id, m.root_id, coalesce(m.status = any($4::text[]) and m.finished_at <= now() - $1 * interval '1 second', false) as ok
+    select m.id, m.root_id, coalesce(m.status = any($4::text[]) and m.finished_at <= now() - $1 * interval '1 second' and m.dependents = (select k.dependents from "tidemark".jobs k where k.id = m.id), false) as ok
       from "tidemark".jobs m
      where m.root_id = any(array(select id from candidates))
        for update of m skip locked
@@ -1599,12 +1676,14 @@ with
   ),
   singles as (
     delete from "tidemark".jobs j where j.id = any(array(select id from scanned except select id from with_members))
-       and j.finished_at = (select k.finished_at from "tidemark".jobs k where k.id = j.id)
+       and (j.finished_at, j.dependents)
+           = (select k.finished_at, k.dependents from "tidemark".jobs k where k.id = j.id)
        and j.root_id is null
      and (j.finished_at <= now() - $1 * interval '1 second') is true
      and j.status = any($4::text[])
      and ($5::text is null or j.queue = $5::text)
-     and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = j.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = j.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = j.queue limit 1) is not null))
+     and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = j.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = j.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = j.queue limit 1) is not null)) and not (j.dependents > 0 and ((select true from "tidemark".job_dependencies nd join "tidemark".jobs nj on nj.id = nd.job_id
+      where nd.dependency_id = j.id and nj.status in ('pending', 'active', 'retry', 'waiting', 'paused') limit 1) is not null))
        and coalesce((select not g.paused and g.fresh from gate g), false)
     returning j.id, j.queue, j.status
   ),
@@ -1655,6 +1734,12 @@ with
      where (select exists (select 1 from "tidemark".run_history x
      where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
        and d.job_id = any(array(select id from removed))
+  ),
+  removed_job_dependencies as (
+    delete from "tidemark".job_dependencies d
+     where (select exists (select 1 from "tidemark".job_dependencies x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
   )
   select (select count(*) from scanned)::int as scanned, last.after, last.after_id, (select g.paused from gate g) as paused,
          (select g.fresh from gate g) as fresh,
@@ -1676,9 +1761,11 @@ with
   tops as (
   select r.id from "tidemark".jobs r
    where r.purge_after <= now() and r.root_id is null and r.status in ('completed', 'failed', 'cancelled', 'expired')
-     and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = r.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = r.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = r.queue limit 1) is not null))
+     and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = r.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = r.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = r.queue limit 1) is not null)) and not (r.dependents > 0 and ((select true from "tidemark".job_dependencies nd join "tidemark".jobs nj on nj.id = nd.job_id
+      where nd.dependency_id = r.id and nj.status in ('pending', 'active', 'retry', 'waiting', 'paused') limit 1) is not null))
      and not exists (select 1 from "tidemark".jobs m where m.root_id = r.id and (m.status not in ('completed', 'failed', 'cancelled', 'expired') or m.purge_after is null or m.purge_after > now() or (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = m.id and u.expires_at > now() limit 1) is not null))
-    or (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = m.queue limit 1) is not null))))),
+    or (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = m.queue limit 1) is not null)) or (m.dependents > 0 and ((select true from "tidemark".job_dependencies nd join "tidemark".jobs nj on nj.id = nd.job_id
+      where nd.dependency_id = m.id and nj.status in ('pending', 'active', 'retry', 'waiting', 'paused') limit 1) is not null))))),
   doomed as (
     select id from tops
     union all
@@ -1698,9 +1785,11 @@ with
   tops as (
   select r.id from "tidemark".jobs r
    where r.purge_after <= now() and r.root_id is null and r.status in ('completed', 'failed', 'cancelled', 'expired')
-     and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = r.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = r.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = r.queue limit 1) is not null))
+     and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = r.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = r.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = r.queue limit 1) is not null)) and not (r.dependents > 0 and ((select true from "tidemark".job_dependencies nd join "tidemark".jobs nj on nj.id = nd.job_id
+      where nd.dependency_id = r.id and nj.status in ('pending', 'active', 'retry', 'waiting', 'paused') limit 1) is not null))
      and not exists (select 1 from "tidemark".jobs m where m.root_id = r.id and (m.status not in ('completed', 'failed', 'cancelled', 'expired') or m.purge_after is null or m.purge_after > now() or (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = m.id and u.expires_at > now() limit 1) is not null))
-    or (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = m.queue limit 1) is not null))))),
+    or (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = m.queue limit 1) is not null)) or (m.dependents > 0 and ((select true from "tidemark".job_dependencies nd join "tidemark".jobs nj on nj.id = nd.job_id
+      where nd.dependency_id = m.id and nj.status in ('pending', 'active', 'retry', 'waiting', 'paused') limit 1) is not null))))),
   doomed as (
     select id from tops
     union all
@@ -1719,9 +1808,11 @@ with
   tops as (
   select r.id from "tidemark".jobs r
    where r.purge_after <= now() and r.root_id is null and r.status in ('completed', 'failed', 'cancelled', 'expired')
-     and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = r.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = r.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = r.queue limit 1) is not null))
+     and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = r.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = r.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = r.queue limit 1) is not null)) and not (r.dependents > 0 and ((select true from "tidemark".job_dependencies nd join "tidemark".jobs nj on nj.id = nd.job_id
+      where nd.dependency_id = r.id and nj.status in ('pending', 'active', 'retry', 'waiting', 'paused') limit 1) is not null))
      and not exists (select 1 from "tidemark".jobs m where m.root_id = r.id and (m.status not in ('completed', 'failed', 'cancelled', 'expired') or m.purge_after is null or m.purge_after > now() or (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = m.id and u.expires_at > now() limit 1) is not null))
-    or (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = m.queue limit 1) is not null))))),
+    or (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = m.queue limit 1) is not null)) or (m.dependents > 0 and ((select true from "tidemark".job_dependencies nd join "tidemark".jobs nj on nj.id = nd.job_id
+      where nd.dependency_id = m.id and nj.status in ('pending', 'active', 'retry', 'waiting', 'paused') limit 1) is not null))))),
   doomed as (
     select id from tops
     union all
@@ -1811,13 +1902,16 @@ with
     select r.id from "tidemark".jobs r
      where r.id = any(case when coalesce((select not g.paused and g.fresh from gate g), false) then array(select id from with_members) end)
        and r.root_id is null and r.status in ('completed', 'failed', 'cancelled', 'expired') and (r.purge_after <= now()) is true
-     and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = r.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = r.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = r.queue limit 1) is not null))
+     and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = r.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = r.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = r.queue limit 1) is not null)) and not (r.dependents > 0 and ((select true from "tidemark".job_dependencies nd join "tidemark".jobs nj on nj.id = nd.job_id
+      where nd.dependency_id = r.id and nj.status in ('pending', 'active', 'retry', 'waiting', 'paused') limit 1) is not null))
        and not exists (select 1 from "tidemark".jobs m where m.root_id = r.id and (m.status not in ('completed', 'failed', 'cancelled', 'expired') or m.purge_after is null or m.purge_after > now() or (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = m.id and u.expires_at > now() limit 1) is not null))
-    or (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = m.queue limit 1) is not null))))
+    or (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = m.queue limit 1) is not null)) or (m.dependents > 0 and ((select true from "tidemark".job_dependencies nd join "tidemark".jobs nj on nj.id = nd.job_id
+      where nd.dependency_id = m.id and nj.status in ('pending', 'active', 'retry', 'waiting', 'paused') limit 1) is not null))))
+       and r.dependents = (select k.dependents from "tidemark".jobs k where k.id = r.id)
        for update of r skip locked
   ),
   members as materialized (
-    select m.id, m.root_id, coalesce(m.status in ('completed', 'failed', 'cancelled', 'expired') and m.purge_after <= now(), false) as ok
+    select m.id, m.root_id, coalesce(m.status in ('completed', 'failed', 'cancelled', 'expired') and m.purge_after <= now() and m.dependents = (select k.dependents from "tidemark".jobs k where k.id = m.id), false) as ok
       from "tidemark".jobs m
      where m.root_id = any(array(select id from candidates))
        for update of m skip locked
@@ -1842,9 +1936,11 @@ with
   ),
   singles as (
     delete from "tidemark".jobs j where j.id = any(array(select id from scanned except select id from with_members))
-       and j.purge_after = (select k.purge_after from "tidemark".jobs k where k.id = j.id)
+       and (j.purge_after, j.dependents)
+           = (select k.purge_after, k.dependents from "tidemark".jobs k where k.id = j.id)
        and j.root_id is null and j.status in ('completed', 'failed', 'cancelled', 'expired') and (j.purge_after <= now()) is true
-     and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = j.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = j.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = j.queue limit 1) is not null))
+     and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = j.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = j.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = j.queue limit 1) is not null)) and not (j.dependents > 0 and ((select true from "tidemark".job_dependencies nd join "tidemark".jobs nj on nj.id = nd.job_id
+      where nd.dependency_id = j.id and nj.status in ('pending', 'active', 'retry', 'waiting', 'paused') limit 1) is not null))
        and coalesce((select not g.paused and g.fresh from gate g), false)
     returning j.id, j.queue, j.status
   ),
@@ -1893,6 +1989,12 @@ with
   removed_run_history as (
     delete from "tidemark".run_history d
      where (select exists (select 1 from "tidemark".run_history x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
+  ),
+  removed_job_dependencies as (
+    delete from "tidemark".job_dependencies d
+     where (select exists (select 1 from "tidemark".job_dependencies x
      where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
        and d.job_id = any(array(select id from removed))
   )
@@ -1980,6 +2082,12 @@ with by_id as (
      where (select exists (select 1 from "tidemark".run_history x
      where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
        and d.job_id = any(array(select id from removed))
+  ),
+  removed_job_dependencies as (
+    delete from "tidemark".job_dependencies d
+     where (select exists (select 1 from "tidemark".job_dependencies x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
   )
   select queue, status, count(*)::int as n from removed group by queue, status
 
@@ -1996,13 +2104,16 @@ with scanned as materialized (
     select r.id from "tidemark".jobs r
      where r.id = any(array(select id from scanned))
        and r.root_id is null and r.status in ('completed', 'failed', 'cancelled', 'expired') and (r.purge_after <= now()) is true
-     and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = r.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = r.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = r.queue limit 1) is not null))
+     and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = r.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = r.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = r.queue limit 1) is not null)) and not (r.dependents > 0 and ((select true from "tidemark".job_dependencies nd join "tidemark".jobs nj on nj.id = nd.job_id
+      where nd.dependency_id = r.id and nj.status in ('pending', 'active', 'retry', 'waiting', 'paused') limit 1) is not null))
        and not exists (select 1 from "tidemark".jobs m where m.root_id = r.id and (m.status not in ('completed', 'failed', 'cancelled', 'expired') or m.purge_after is null or m.purge_after > now() or (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = m.id and u.expires_at > now() limit 1) is not null))
-    or (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = m.queue limit 1) is not null))))
+    or (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = m.queue limit 1) is not null)) or (m.dependents > 0 and ((select true from "tidemark".job_dependencies nd join "tidemark".jobs nj on nj.id = nd.job_id
+      where nd.dependency_id = m.id and nj.status in ('pending', 'active', 'retry', 'waiting', 'paused') limit 1) is not null))))
+       and r.dependents = (select k.dependents from "tidemark".jobs k where k.id = r.id)
        for update of r skip locked
   ),
   members as materialized (
-    select m.id, m.root_id, coalesce(m.status in ('completed', 'failed', 'cancelled', 'expired') and m.purge_after <= now(), false) as ok
+    select m.id, m.root_id, coalesce(m.status in ('completed', 'failed', 'cancelled', 'expired') and m.purge_after <= now() and m.dependents = (select k.dependents from "tidemark".jobs k where k.id = m.id), false) as ok
       from "tidemark".jobs m
      where m.root_id = any(array(select id from candidates))
        for update of m skip locked
@@ -2039,9 +2150,11 @@ with
   tops as (
   select r.id from "tidemark".jobs r
    where r.purge_after <= now() and r.root_id is null and r.status in ('completed', 'failed', 'cancelled', 'expired')
-     and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = r.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = r.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = r.queue limit 1) is not null))
+     and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = r.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = r.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = r.queue limit 1) is not null)) and not (r.dependents > 0 and ((select true from "tidemark".job_dependencies nd join "tidemark".jobs nj on nj.id = nd.job_id
+      where nd.dependency_id = r.id and nj.status in ('pending', 'active', 'retry', 'waiting', 'paused') limit 1) is not null))
      and not exists (select 1 from "tidemark".jobs m where m.root_id = r.id and (m.status not in ('completed', 'failed', 'cancelled', 'expired') or m.purge_after is null or m.purge_after > now() or (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = m.id and u.expires_at > now() limit 1) is not null))
-    or (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = m.queue limit 1) is not null))))),
+    or (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = m.queue limit 1) is not null)) or (m.dependents > 0 and ((select true from "tidemark".job_dependencies nd join "tidemark".jobs nj on nj.id = nd.job_id
+      where nd.dependency_id = m.id and nj.status in ('pending', 'active', 'retry', 'waiting', 'paused') limit 1) is not null))))),
   doomed as (
     select id from tops
     union all

@@ -11,6 +11,9 @@ checkpoints.name text not null
 checkpoints.kind text not null default 'step'::text
 checkpoints.output jsonb
 checkpoints.created_at timestamp with time zone not null default now()
+job_dependencies.job_id bigint not null
+job_dependencies.dependency_id bigint not null
+job_dependencies.settled boolean not null default false
 job_logs.id bigint not null
 job_logs.job_id bigint not null
 job_logs.attempt integer not null
@@ -56,6 +59,9 @@ jobs.metadata jsonb
 jobs.log_dropped integer
 jobs.trace jsonb
 jobs.ran_by text
+jobs.dependents integer not null default 0
+jobs.dependencies_left integer
+jobs.on_dependency_failure text
 key_settings.queue text not null
 key_settings.key text not null
 key_settings.concurrency integer
@@ -155,6 +161,8 @@ workers.instance text not null default ''::text
 CREATE INDEX audit_log_at_idx ON audit_log USING btree (at)
 CREATE UNIQUE INDEX audit_log_pkey ON audit_log USING btree (id)
 CREATE UNIQUE INDEX checkpoints_pkey ON checkpoints USING btree (job_id, name)
+CREATE INDEX job_dependencies_dependency_idx ON job_dependencies USING btree (dependency_id)
+CREATE UNIQUE INDEX job_dependencies_pkey ON job_dependencies USING btree (job_id, dependency_id)
 CREATE INDEX job_logs_job_idx ON job_logs USING btree (job_id, id)
 CREATE UNIQUE INDEX job_logs_pkey ON job_logs USING btree (id)
 CREATE INDEX job_logs_purge_idx ON job_logs USING btree (purge_after) WHERE (purge_after IS NOT NULL)
@@ -209,8 +217,10 @@ CREATE UNIQUE INDEX workers_pkey ON workers USING btree (id)
 audit_log audit_log_pkey PRIMARY KEY (id)
 audit_log audit_log_source_check CHECK ((source = ANY (ARRAY['api'::text, 'dashboard'::text, 'cli'::text])))
 checkpoints checkpoints_pkey PRIMARY KEY (job_id, name)
+job_dependencies job_dependencies_pkey PRIMARY KEY (job_id, dependency_id)
 job_logs job_logs_level_check CHECK ((level = ANY (ARRAY['info'::text, 'warn'::text, 'error'::text])))
 job_logs job_logs_pkey PRIMARY KEY (id)
+jobs jobs_on_dependency_failure_check CHECK ((on_dependency_failure = ANY (ARRAY['fail'::text, 'cancel'::text, 'run'::text])))
 jobs jobs_pkey PRIMARY KEY (id)
 jobs jobs_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'active'::text, 'retry'::text, 'waiting'::text, 'paused'::text, 'completed'::text, 'failed'::text, 'cancelled'::text, 'expired'::text])))
 key_settings key_settings_check CHECK (((concurrency IS NOT NULL) OR paused))
@@ -244,5 +254,6 @@ limiter_spacing(period_seconds double precision, limit_count integer)
 lock_limiter_buckets(names text[], keys text[])
 log_attempt(log jsonb, entry jsonb)
 purge_time(retention jsonb, status text, finished timestamp with time zone)
+release_dependents()
 take_limiter_tokens(requests jsonb)
 wake_parent()
