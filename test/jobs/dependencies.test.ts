@@ -167,6 +167,33 @@ describeEachDriver('job dependencies', ({ openOnClock }) => {
     );
   });
 
+  test('a dependency retried by hand and finishing again is counted once: the dependent still waits for the others', async () => {
+    const { tm } = await setup();
+    let failing = true;
+    tm.createQueue({
+      name: 'flaky',
+      maxAttempts: 1,
+      handler: () => {
+        if (failing) throw new Error('not yet');
+        return 'fixed';
+      },
+    });
+    const a = await tm.addJob({ queue: 'flaky' });
+    const b = await tm.addJob({ queue: 'work', delaySeconds: 60 });
+    const c = await tm.addJob({ queue: 'join', dependsOn: [a.id, b.id], onDependencyFailure: 'run' });
+    await tm.runUntilIdle();
+    assert.equal(await statusOf(tm, a.id), 'failed');
+    failing = false;
+    await tm.retryJob(a.id);
+    await tm.runUntilIdle();
+    assert.equal(await statusOf(tm, a.id), 'completed');
+    assert.equal(await statusOf(tm, c.id), 'waiting', 'B has not finished');
+    await tm.clock.advance(60);
+    await tm.runUntilIdle();
+    assert.equal(await statusOf(tm, c.id), 'completed');
+    assert.deepEqual((await tm.getJob(c.id))?.output, ['fixed', null]);
+  });
+
   test('an expired dependency counts as failed', async () => {
     const { tm } = await setup();
     await tm.pauseQueue('work');
