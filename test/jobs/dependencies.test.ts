@@ -10,7 +10,7 @@ import {
   type Tidemark,
 } from '../../src/index.js';
 import type { WorkflowViewRow } from '../../src/storage/storage.js';
-import type { TestTidemark } from '../../src/testing/index.js';
+import { runHandler, type TestTidemark } from '../../src/testing/index.js';
 import { rawQuery } from '../support/databases.js';
 import { describeEachDriver, describePostgresOnly } from '../support/each-driver.js';
 import { countRows, fastWorker, waitForStatus } from '../support/jobs.js';
@@ -447,4 +447,16 @@ describePostgresOnly('job dependencies: the add and the finish, interleaved', ({
       await other.end();
     }
   });
+});
+
+test("runHandler's fake context answers ctx.dependencies() with the dependencies given (a copy)", async () => {
+  const given: DependencyOutcome[] = [
+    { id: '7', queue: 'work', status: 'completed', output: { n: 1 }, error: null },
+  ];
+  const run = await runHandler(async (_job, ctx) => (await ctx.dependencies()).map((d) => d.output), null, {
+    dependencies: given,
+  });
+  assert.deepEqual(run.output, [{ n: 1 }]);
+  const none = await runHandler(async (_job, ctx) => (await ctx.dependencies()).length, null);
+  assert.equal(none.output, 0);
 });
