@@ -68,7 +68,10 @@ export const TOP_FREE = (r: string) =>
  * `condition` as a filter that no index can serve. The tops a batch deletes or locks are
  * found by id; their range condition on the batch's key (`purge_after <= now()`) would
  * otherwise let PostgreSQL 17 (PGlite) serve `key <= now() and id = any(…)` from the
- * (key, id) index, reading the whole due range for every batch.
+ * (key, id) index, reading the whole due range for every batch. Their status test is one
+ * too: with `status = any(…) and id = any(…)` PostgreSQL 17 read the (queue, status, id)
+ * index instead of the primary key on a table never analysed, once the rules' probes (holds,
+ * pins, dependents) made every row it filters look dear.
  */
 export const FILTER_ONLY = (condition: string) => `(${condition}) is true`;
 

@@ -33,7 +33,7 @@ const PURGE: BatchRules = {
   keyColumn: 'finished_at',
   top: (r) => `${r}.root_id is null
      and ${FILTER_ONLY(`${r}.finished_at <= ${CUTOFF}`)}
-     and ${r}.status = any(@statuses::text[])
+     and ${FILTER_ONLY(`${r}.status = any(@statuses::text[])`)}
      and (@queue::text is null or ${r}.queue = @queue::text)
      and ${TOP_FREE(r)}`,
   memberKeeps: (m) => `(${m}.finished_at is null

@@ -57,7 +57,7 @@ const DUE: BatchRules = {
   )`,
   keyColumn: 'purge_after',
   top: (r) =>
-    `${r}.root_id is null and ${r}.status in ${FINISHED} and ${FILTER_ONLY(`${r}.purge_after <= now()`)}
+    `${r}.root_id is null and ${FILTER_ONLY(`${r}.status in ${FINISHED}`)} and ${FILTER_ONLY(`${r}.purge_after <= now()`)}
      and ${TOP_FREE(r)}`,
   memberKeeps: NOT_DUE,
   memberStill: (m) => `${m}.status in ${FINISHED} and ${m}.purge_after <= now()`,

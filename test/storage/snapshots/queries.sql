@@ -1593,7 +1593,7 @@ select paused, reason, paused_at, paused_by from "tidemark".retention_control wh
 -- retention-purge.ts#countPurgeable
 with tops as (select r.id from "tidemark".jobs r where r.finished_at <= now() - $1 * interval '1 second' and r.root_id is null
      and (r.finished_at <= now() - $1 * interval '1 second') is true
-     and r.status = any($2::text[])
+     and (r.status = any($2::text[])) is true
      and ($3::text is null or r.queue = $3::text)
      and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = r.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = r.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = r.queue limit 1) is not null)) and not (r.dependents > 0 and ((select true from "tidemark".job_dependencies nd join "tidemark".jobs nj on nj.id = nd.job_id
       where nd.dependency_id = r.id and nj.status in ('pending', 'active', 'retry', 'waiting', 'paused') limit 1) is not null))
@@ -1636,7 +1636,7 @@ with
      where r.id = any(case when coalesce((select not g.paused and g.fresh from gate g), false) then array(select id from with_members) end)
        and r.root_id is null
      and (r.finished_at <= now() - $1 * interval '1 second') is true
-     and r.status = any($4::text[])
+     and (r.status = any($4::text[])) is true
      and ($5::text is null or r.queue = $5::text)
      and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = r.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = r.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = r.queue limit 1) is not null)) and not (r.dependents > 0 and ((select true from "tidemark".job_dependencies nd join "tidemark".jobs nj on nj.id = nd.job_id
       where nd.dependency_id = r.id and nj.status in ('pending', 'active', 'retry', 'waiting', 'paused') limit 1) is not null))
@@ -1680,7 +1680,7 @@ with
            = (select k.finished_at, k.dependents from "tidemark".jobs k where k.id = j.id)
        and j.root_id is null
      and (j.finished_at <= now() - $1 * interval '1 second') is true
-     and j.status = any($4::text[])
+     and (j.status = any($4::text[])) is true
      and ($5::text is null or j.queue = $5::text)
      and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = j.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = j.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = j.queue limit 1) is not null)) and not (j.dependents > 0 and ((select true from "tidemark".job_dependencies nd join "tidemark".jobs nj on nj.id = nd.job_id
       where nd.dependency_id = j.id and nj.status in ('pending', 'active', 'retry', 'waiting', 'paused') limit 1) is not null))
@@ -1901,7 +1901,7 @@ with
   candidates as materialized (
     select r.id from "tidemark".jobs r
      where r.id = any(case when coalesce((select not g.paused and g.fresh from gate g), false) then array(select id from with_members) end)
-       and r.root_id is null and r.status in ('completed', 'failed', 'cancelled', 'expired') and (r.purge_after <= now()) is true
+       and r.root_id is null and (r.status in ('completed', 'failed', 'cancelled', 'expired')) is true and (r.purge_after <= now()) is true
      and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = r.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = r.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = r.queue limit 1) is not null)) and not (r.dependents > 0 and ((select true from "tidemark".job_dependencies nd join "tidemark".jobs nj on nj.id = nd.job_id
       where nd.dependency_id = r.id and nj.status in ('pending', 'active', 'retry', 'waiting', 'paused') limit 1) is not null))
        and not exists (select 1 from "tidemark".jobs m where m.root_id = r.id and (m.status not in ('completed', 'failed', 'cancelled', 'expired') or m.purge_after is null or m.purge_after > now() or (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = m.id and u.expires_at > now() limit 1) is not null))
@@ -1938,7 +1938,7 @@ with
     delete from "tidemark".jobs j where j.id = any(array(select id from scanned except select id from with_members))
        and (j.purge_after, j.dependents)
            = (select k.purge_after, k.dependents from "tidemark".jobs k where k.id = j.id)
-       and j.root_id is null and j.status in ('completed', 'failed', 'cancelled', 'expired') and (j.purge_after <= now()) is true
+       and j.root_id is null and (j.status in ('completed', 'failed', 'cancelled', 'expired')) is true and (j.purge_after <= now()) is true
      and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = j.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = j.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = j.queue limit 1) is not null)) and not (j.dependents > 0 and ((select true from "tidemark".job_dependencies nd join "tidemark".jobs nj on nj.id = nd.job_id
       where nd.dependency_id = j.id and nj.status in ('pending', 'active', 'retry', 'waiting', 'paused') limit 1) is not null))
        and coalesce((select not g.paused and g.fresh from gate g), false)
@@ -2103,7 +2103,7 @@ with scanned as materialized (
   candidates as materialized (
     select r.id from "tidemark".jobs r
      where r.id = any(array(select id from scanned))
-       and r.root_id is null and r.status in ('completed', 'failed', 'cancelled', 'expired') and (r.purge_after <= now()) is true
+       and r.root_id is null and (r.status in ('completed', 'failed', 'cancelled', 'expired')) is true and (r.purge_after <= now()) is true
      and not (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = r.id and u.expires_at > now() limit 1) is not null)) and not (((select min(tree_id) from "tidemark".retention_hold_jobs) is not null) and ((select true from "tidemark".retention_hold_jobs hl where hl.tree_id = r.id limit 1) is not null)) and not (((select min(queue) from "tidemark".retention_holds where queue is not null) is not null) and ((select true from "tidemark".retention_holds hq where hq.queue = r.queue limit 1) is not null)) and not (r.dependents > 0 and ((select true from "tidemark".job_dependencies nd join "tidemark".jobs nj on nj.id = nd.job_id
       where nd.dependency_id = r.id and nj.status in ('pending', 'active', 'retry', 'waiting', 'paused') limit 1) is not null))
        and not exists (select 1 from "tidemark".jobs m where m.root_id = r.id and (m.status not in ('completed', 'failed', 'cancelled', 'expired') or m.purge_after is null or m.purge_after > now() or (coalesce((select max(expires_at) from "tidemark".unique_locks) > now(), false) and ((select true from "tidemark".unique_locks u where u.job_id = m.id and u.expires_at > now() limit 1) is not null))
