@@ -4,6 +4,7 @@ import type { OnceLogger } from './log/once.js';
 import type { Clock } from './model/clock.js';
 import type { FrozenRetention } from './model/job.js';
 import type { JobTracing } from './model/tracing.js';
+import type { TokenSettings } from './options/token-options.js';
 import type { QueueRegistry } from './queues/queue-registry.js';
 import type { ArchiveHook } from './retention/archive.js';
 import type { InsertDefaults, Storage } from './storage/storage.js';
@@ -29,4 +30,6 @@ export interface EngineCore {
   clock: Clock;
   /** OpenTelemetry tracing, when `Tidemark.open({ tracer })` or `{ tracing: true }` turned it on. */
   tracing: JobTracing | null;
+  /** Callback tokens' URL keys and payload cap (`tokens`); absent: no URLs, the default cap. */
+  tokens?: TokenSettings;
 }

@@ -5,6 +5,7 @@ import { OnceLogger } from './log/once.js';
 import { type Clock, systemClock } from './model/clock.js';
 import { freezeRetention, Retention } from './model/retention-policy.js';
 import { type OpenOptions, openOptions } from './options/open-options.js';
+import { resolveTokens } from './options/token-options.js';
 import { DEFAULT_MAX_ATTEMPTS } from './queues/queue-options.js';
 import { QueueRegistry } from './queues/queue-registry.js';
 import { notePolicy } from './retention/policy-notes.js';
@@ -61,5 +62,6 @@ export async function openEngine(input: OpenOptions, internals: EngineInternals 
     archive: options.archive,
     clock: internals.testClock ?? systemClock,
     tracing,
+    tokens: resolveTokens(options.tokens),
   };
 }

@@ -52,5 +52,12 @@ export {
   UniqueKeyConflictError,
 } from './errors/jobs.js';
 export { LimiterNotFoundError, LimiterRefusedError } from './errors/limiters.js';
+export {
+  TokenClosedError,
+  type TokenClosedReason,
+  TokenNotFoundError,
+  TokenPayloadError,
+  TokensNotConfiguredError,
+} from './errors/tokens.js';
 export { WorkerIdInUseError } from './errors/worker.js';
 export { ChildJobFailedError, DuplicateStepError, UnknownSignalError } from './errors/workflow.js';

@@ -25,7 +25,7 @@ export interface TidemarkEvents {
     willRetry: boolean;
     durationMs: number;
   };
-  'job:suspended': { id: string; queue: string; reason: 'sleep' | 'signal' | 'child' };
+  'job:suspended': { id: string; queue: string; reason: 'sleep' | 'signal' | 'child' | 'token' };
   /** A handler threw `ctx.retryAfter(seconds)`: the job is pending again, due in `seconds`. */
   'job:deferred': { id: string; queue: string; seconds: number; reason: string | null };
   /** A worker's finishing write changed nothing: the job was cancelled or reclaimed meanwhile. */

@@ -41,6 +41,11 @@ export {
   SchemaTooNewError,
   StillBusyError,
   TidemarkError,
+  TokenClosedError,
+  type TokenClosedReason,
+  TokenNotFoundError,
+  TokenPayloadError,
+  TokensNotConfiguredError,
   TransactionClosedError,
   TransactionMisuseError,
   UniqueKeyConflictError,
@@ -66,6 +71,7 @@ export type { JobLogsOptions } from './jobs/job-logs.js';
 export type { CountJobsFilter, JobCount, JobPage, ListJobsFilter } from './jobs/list-jobs.js';
 export type { JobUpdate, SubscribeOptions } from './jobs/subscribe.js';
 export type { QueueTarget } from './jobs/subscribe-queue.js';
+export type { TokenCancellation, TokenCompletion } from './jobs/tokens.js';
 export { fromPino, fromWinston, type PinoLike, type WinstonLike } from './log/adapters.js';
 export { consoleLogger, defaultLogger, type Logger, type LogLevel, silentLogger } from './log/logger.js';
 export { messages } from './log/messages.js';
@@ -163,3 +169,4 @@ export type {
 } from './workflow/job-context.js';
 export { RetryAfter, type RetryAfterOptions } from './workflow/retry-after.js';
 export type { SignalDelivery } from './workflow/signal.js';
+export type { CallbackToken, CreateTokenOptions, TokenResult } from './workflow/token-wait.js';

@@ -7,6 +7,7 @@ import type { AddJobInput, AddJobResult } from './intake/job-request.js';
 import { validateRequests } from './intake/validate-data.js';
 import { getJobDetail, type JobDetail } from './jobs/job-detail.js';
 import { checkResultRequest, waitForResult } from './jobs/result.js';
+import * as tokens from './jobs/tokens.js';
 import { type InstrumentOptions, instrumentEngine } from './metrics/instrument.js';
 import type { MeterLike } from './metrics/meter.js';
 import type { AuditOptions } from './model/audit.js';
@@ -200,6 +201,23 @@ export class Tidemark extends ScheduleCalls {
     if (options === undefined) return this.whenReady(deliver);
     const target = { jobId: request.jobId, detail: request.name };
     return this.audit(options, 'signal', target, deliver, (d) => (d.delivered ? 1 : 0));
+  }
+
+  /**
+   * Complete a workflow's callback token (`ctx.createToken`) with `data`, waking its wait. Once
+   * only: a second call resolves `{ status: 'already-completed' }` and changes nothing. Throws
+   * TokenNotFoundError, TokenClosedError (expired, cancelled, or its job finished) or
+   * TokenPayloadError (over `tokens.maxPayloadBytes`, or refused by its schema); nothing written.
+   */
+  async completeToken(id: string, data?: unknown): Promise<tokens.TokenCompletion> {
+    const request = tokens.checkCompleteRequest(this.core, id, data);
+    return this.whenReady((core) => tokens.completeToken(core, request));
+  }
+
+  /** Cancel a pending callback token: its wait resolves `{ ok: false, reason: 'cancelled' }`. */
+  async cancelToken(id: string): Promise<tokens.TokenCancellation> {
+    const tokenId = tokens.checkTokenId(id);
+    return this.whenReady((core) => tokens.cancelToken(core, tokenId));
   }
 
   /** A job with its checkpoints, signals (pending or consumed) and children; null when absent. */

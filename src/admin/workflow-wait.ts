@@ -15,6 +15,8 @@ export type WorkflowWait =
   | { kind: 'signal'; names: string[]; needed: number; received: number; timeoutAt: Date | null }
   /** `ctx.runChild`: the child's queue and status are null when the child no longer exists. */
   | { kind: 'child'; id: string; queue: string | null; status: string | null }
+  /** `ctx.waitForToken`: the token's name and id, and when it expires (the wait times out). */
+  | { kind: 'token'; name: string; tokenId: string; expiresAt: Date | null }
   /** Added with `dependsOn`: waits for those jobs to finish (`getJobDetail(id).dependencies`). */
   | { kind: 'dependencies' }
   /** Parked, but the wait was not recorded in a form this version knows. */
@@ -76,6 +78,13 @@ function describeWait(row: WorkflowViewRow): WorkflowWait {
         id: String(wait.childId ?? row.child_id ?? ''),
         queue: row.child_queue,
         status: row.child_status,
+      };
+    case 'token':
+      return {
+        kind: 'token',
+        name: String(wait.name ?? ''),
+        tokenId: String(wait.tokenId ?? ''),
+        expiresAt: savedTime(saved.deadline) ?? timer,
       };
     case 'dependencies':
       return { kind: 'dependencies' };

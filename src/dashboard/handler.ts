@@ -24,6 +24,7 @@ import { loginLocation } from './return-to.js';
 import { actions, findRoute, isJobEvents, jobEventsId, type PageResult, pages } from './routes.js';
 import { login, logout } from './sessions.js';
 import { STYLE } from './style.js';
+import { serveToken } from './token-handler.js';
 
 /** A plain Node request handler: mount it in `http.createServer`, Express or Fastify. */
 export type DashboardHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -88,6 +89,7 @@ async function serve(state: HandlerState, req: IncomingMessage, res: ServerRespo
     return send(res, 405, 'text/plain; charset=utf-8', 'Method not allowed\n');
   }
   if (serveAsset(res, path, method)) return;
+  if (path.startsWith('/tokens/')) return serveToken(state.tm, req, res, path.slice('/tokens'.length));
 
   if (!auth.required) {
     const refusal = openAccessRefusal(req, 'dashboard');

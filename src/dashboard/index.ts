@@ -7,3 +7,8 @@ export type {
 } from '../options/dashboard-options.js';
 export type { DashboardEngine } from './engine-port.js';
 export { createDashboardHandler, type DashboardHandler } from './handler.js';
+export {
+  createTokenHandler,
+  type TokenHandler,
+  type TokenHandlerOptions,
+} from './token-handler.js';

@@ -11,10 +11,14 @@ const STATUS_OF_CODE: Record<ErrorCode, number> = {
   HOLD_NOT_FOUND: 404,
   SCHEDULE_NOT_FOUND: 404,
   LIMITER_NOT_FOUND: 404,
+  TOKEN_NOT_FOUND: 404,
+  // A callback token that expired or was cancelled: it will never be usable again.
+  TOKEN_CLOSED: 410,
   // The request itself is wrong (INVALID_RETENTION_POLICY is a kind of INVALID_OPTION).
   INVALID_OPTION: 400,
   INVALID_RETENTION_POLICY: 400,
   JOB_VALIDATION: 400,
+  TOKEN_PAYLOAD: 400,
   // The database role may not do this (a read-only dashboard's role asked to write).
   PERMISSION_DENIED: 403,
   // The engine is closed or its folder is taken: the server is up but cannot serve now.
@@ -48,6 +52,7 @@ const STATUS_OF_CODE: Record<ErrorCode, number> = {
   SCHEMA_NOT_FOUND: 409,
   SCHEMA_TOO_NEW: 409,
   STILL_BUSY: 409,
+  TOKENS_NOT_CONFIGURED: 409,
   TRANSACTION_CLOSED: 409,
   TRANSACTION_MISUSE: 409,
   UNIQUE_KEY_CONFLICT: 409,

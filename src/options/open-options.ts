@@ -14,6 +14,7 @@ import { checkObject, isStorableText } from './check.js';
 import { boolean, custom, either, integer, literal, object } from './fields.js';
 import { OptionSet, type OptionsOf } from './option-set.js';
 import { functionField, retentionField } from './shared-fields.js';
+import { tokensField } from './token-options.js';
 
 const LOGGER_METHODS = ['debug', 'info', 'warn', 'error'] as const;
 
@@ -171,6 +172,7 @@ export const openOptions = new OptionSet('options', {
         "the audit of operator actions (`tm.listAudit`): its own window, in days; rows older are deleted in batches by the retention pass of this engine's workers and `tm.sweep()`",
     },
   ),
+  tokens: tokensField,
   capabilities: object(
     { retention: boolean({ default: true, description: 'whether the storage can delete' }) },
     {

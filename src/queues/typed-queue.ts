@@ -230,6 +230,8 @@ function checkedSignals(queue: string, schemas: QueueSchemas, ctx: JobContext): 
     step: (name, fn) => ctx.step(name, fn),
     sleep: (name, seconds) => ctx.sleep(name, seconds),
     runChild: (queue, data, options) => ctx.runChild(queue, data, options),
+    createToken: (name, options) => ctx.createToken(name, options),
+    waitForToken: (token) => ctx.waitForToken(token),
     completionTx: (fn) => ctx.completionTx(fn),
     dependencies: () => ctx.dependencies(),
     retryAfter: (seconds, options) => ctx.retryAfter(seconds, options),

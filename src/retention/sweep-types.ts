@@ -17,6 +17,11 @@ export interface SweepOutcome {
   auditRows?: number;
   /** Expired unique locks deleted. */
   uniqueLocks: number;
+  /**
+   * Callback tokens deleted past their expiry, never completed or cancelled (with the unique
+   * locks); present only when there were some.
+   */
+  expiredTokens?: number;
   /** Jobs deleted per queue and status. */
   byQueue: SweepBreakdown[];
   /** Set when a batch failed (for example the archive hook threw); earlier batches stay deleted. */

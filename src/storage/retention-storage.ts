@@ -12,6 +12,7 @@ import { type BatchParams, CURSOR_START, type CursorRow } from './sql/retention-
 import * as purgeQueries from './sql/retention-purge.js';
 import { type PurgeParams, purgeFinished } from './sql/retention-purge.js';
 import * as sql from './sql/retention-sweep.js';
+import { deleteExpiredTokens as deleteExpiredTokenRows } from './sql/tokens.js';
 import { recordSweep as recordSweepRow, type SweepToRecord } from './sweep-history.js';
 
 export type { SweepToRecord } from './sweep-history.js';
@@ -86,6 +87,8 @@ export interface RetentionCapability {
   deleteExpiredUniqueLocks(batchSize: number, timeoutMs?: number): Promise<number>;
   /** One batch of full limiter buckets (rows that hold nothing a job waits on). */
   deleteFullBuckets(batchSize: number, timeoutMs?: number): Promise<number>;
+  /** One batch of callback tokens past their expiry, never completed or cancelled. */
+  deleteExpiredTokens(batchSize: number, timeoutMs?: number): Promise<number>;
   /** What a full pass would delete now. */
   preview(): Promise<SweepDue>;
   /** One batch of a manual purge. */
@@ -165,6 +168,10 @@ export function deleteExpiredUniqueLocks(db: Runner, batchSize: number, timeoutM
 
 export function deleteFullBuckets(db: Runner, batchSize: number, timeoutMs?: number): Promise<number> {
   return deleteBehindGate(db, limiterSql.deleteFullBuckets(batchSize), timeoutMs);
+}
+
+export function deleteExpiredTokens(db: Runner, batchSize: number, timeoutMs?: number): Promise<number> {
+  return deleteBehindGate(db, deleteExpiredTokenRows(batchSize), timeoutMs);
 }
 
 /** Run one gated deletion batch; the rows it deleted. */

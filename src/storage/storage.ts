@@ -27,6 +27,7 @@ import * as schedules from './schedules.js';
 import { registerRunner } from './storage-internals.js';
 import { listSweepRecords } from './sweep-history.js';
 import * as testKit from './test-kit.js';
+import * as tokens from './token-storage.js';
 import * as workers from './workers.js';
 import * as workflow from './workflow-storage.js';
 
@@ -65,6 +66,7 @@ export { toDate } from './rows.js';
 export type { ScheduleToStore, StoredSchedule } from './schedules.js';
 export { ANY_JOB, type JobFilterFields, type JobFilterParams, jobFilterParams } from './sql/job-filter.js';
 export type { QueueChangeCursor } from './sql/queue-changes.js';
+export type { TokenRow, TokenSettlement } from './token-storage.js';
 export type { WorkerHolder, WorkerRegistration } from './workers.js';
 export type { CheckpointRow, ChildOutcome, SignalRefusal, SignalRow } from './workflow-storage.js';
 
@@ -114,6 +116,8 @@ export class Storage {
   readonly workers: Operations<typeof workers>;
   /** Workflow state: checkpoints, signals, children. */
   readonly workflow: Operations<typeof workflow>;
+  /** Callback tokens: made by workflows, settled by completions. */
+  readonly tokens: Operations<typeof tokens>;
   readonly schedules: Operations<typeof schedules>;
   /** The bulk actions' keyset walks. */
   readonly bulk: Operations<typeof bulk>;
@@ -149,6 +153,7 @@ export class Storage {
     this.maintenance = operations(db, maintenance);
     this.workers = operations(db, workers);
     this.workflow = operations(db, workflow);
+    this.tokens = operations(db, tokens);
     this.schedules = operations(db, schedules);
     this.bulk = operations(db, bulk);
     this.controls = operations(db, controls) as Storage['controls'];

@@ -8,6 +8,7 @@ import type { JobContext, SignalResult, SignalsResult } from '../workflow/job-co
 import { RunNames } from '../workflow/job-context.js';
 import { NoteBook } from '../workflow/note-book.js';
 import { RetryAfter } from '../workflow/retry-after.js';
+import { type FakeTokenAnswer, fakeTokens, type TokenCall } from './fake-tokens.js';
 
 /** A workflow call a handler made on the fake context, in order. */
 export type HandlerCall =
@@ -15,6 +16,7 @@ export type HandlerCall =
   | { kind: 'sleep'; name: string; seconds: number }
   | { kind: 'signal'; names: string[]; count: number; timedOut: boolean }
   | { kind: 'child'; queue: string; data: unknown }
+  | TokenCall
   | { kind: 'completionTx' }
   | { kind: 'progress'; value: Progress }
   | { kind: 'metadata'; key: string; value: unknown }
@@ -28,6 +30,8 @@ export interface FakeContextOptions<Data = unknown> {
   signals?: Record<string, unknown[]>;
   /** What `ctx.runChild(queue, data)` returns, by queue: a function of the child's data. */
   children?: Record<string, (data: unknown) => unknown>;
+  /** How each token answers `ctx.waitForToken`, by the token's name; a token not named here times out. */
+  tokens?: Record<string, FakeTokenAnswer>;
   /** Steps already recorded, by name: replayed (their function does not run), as on a later attempt. */
   steps?: Record<string, unknown>;
   /** What `ctx.dependencies()` returns (none when not given). */
@@ -181,6 +185,7 @@ function fakeContext(job: Job, options: FakeContextOptions, calls: HandlerCall[]
       }
       return (await answer(data)) as T;
     },
+    ...fakeTokens(names, options.tokens, calls),
     completionTx() {
       calls.push({ kind: 'completionTx' });
     },

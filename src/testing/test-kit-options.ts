@@ -21,6 +21,7 @@ export const testKitOptions = new OptionSet('test-kit', {
     'tracing',
     'traceFirstAttempt',
     'audit',
+    'tokens',
   ]).properties,
   database: custom<'memory://'>({
     expected: MEMORY_ONLY,

@@ -101,6 +101,8 @@ function waitDetail(wait: Wait): Record<string, unknown> {
       return { wait: 'signal', key: wait.key, signals: wait.names, count: wait.count };
     case 'child':
       return { wait: 'child', key: wait.key, childId: wait.childId };
+    case 'token':
+      return { wait: 'token', key: wait.key, name: wait.name, tokenId: wait.tokenId };
   }
 }
 

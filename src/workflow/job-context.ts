@@ -4,6 +4,7 @@ import type { Job } from '../model/job.js';
 import type { JobLog, JobMetadata, Progress } from '../model/notes.js';
 import type { Queryable } from '../storage/storage.js';
 import type { RetryAfter, RetryAfterOptions } from './retry-after.js';
+import type { CallbackToken, CreateTokenOptions, TokenResult } from './token-wait.js';
 
 /** What `ctx.waitForSignal` and `ctx.waitForAny` resolve to. */
 export type SignalResult =
@@ -70,6 +71,18 @@ export interface JobContext {
     data?: unknown,
     options?: RunChildOptions,
   ): Promise<T>;
+  /**
+   * Make a callback token, once per name (a replay gets the same token; names are unique in a
+   * run with steps' names). Hand out its `id` (for `tm.completeToken`) or `url()` (signed,
+   * for the token handler); it expires after `timeoutSeconds`. Payloads are checked by
+   * `schema` when given and capped by `tokens.maxPayloadBytes`.
+   */
+  createToken(name: string, options: CreateTokenOptions): Promise<CallbackToken>;
+  /**
+   * Wait, holding no worker slot, until the token is completed (`{ ok: true, data }`), cancelled
+   * by `tm.cancelToken` (`{ ok: false, reason: 'cancelled' }`) or expires (`reason: 'timeout'`).
+   */
+  waitForToken<T = unknown>(token: CallbackToken): Promise<TokenResult<T>>;
   /**
    * Run `fn(tx)` inside the transaction that marks this job completed (to copy results into
    * application tables). If `fn` throws, the completion rolls back and the attempt fails. A

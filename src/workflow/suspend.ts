@@ -2,7 +2,8 @@
 export type Wait =
   | { kind: 'sleep'; name: string }
   | { kind: 'signal'; names: string[]; count: number; key: string }
-  | { kind: 'child'; childId: string; key: string };
+  | { kind: 'child'; childId: string; key: string }
+  | { kind: 'token'; name: string; tokenId: string; key: string };
 
 /**
  * Thrown inside a handler to unwind it when a workflow must wait (sleep, signal, child).

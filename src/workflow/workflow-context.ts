@@ -22,6 +22,7 @@ import { NoteBook } from './note-book.js';
 import { RetryAfter, type RetryAfterOptions } from './retry-after.js';
 import { RunState, type WorkflowContextDeps } from './run-state.js';
 import { LostOwnership } from './suspend.js';
+import * as tokens from './token-wait.js';
 
 export type { WorkflowContextDeps } from './run-state.js';
 
@@ -148,6 +149,14 @@ export class WorkflowContext extends RunState implements JobContext {
 
   dependencies(): Promise<DependencyOutcome[]> {
     return this.deps.core.storage.jobs.dependenciesOf(this.job.id);
+  }
+
+  createToken(name: string, options: tokens.CreateTokenOptions): Promise<tokens.CallbackToken> {
+    return tokens.createToken(this as unknown as tokens.TokenRun, name, options);
+  }
+
+  waitForToken<T = unknown>(token: tokens.CallbackToken): Promise<tokens.TokenResult<T>> {
+    return tokens.waitForToken<T>(this as unknown as tokens.TokenRun, token);
   }
 
   completionTx(fn: (tx: Queryable) => Promise<void> | void): void {

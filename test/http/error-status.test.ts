@@ -14,6 +14,9 @@ import {
   QueueNotFoundError,
   ScheduleNotFoundError,
   TidemarkError,
+  TokenClosedError,
+  TokenNotFoundError,
+  TokenPayloadError,
 } from '../../src/errors.js';
 import { statusOfError } from '../../src/http/error-status.js';
 import { ONE_OF_EVERY_ERROR } from '../support/every-error.js';
@@ -25,9 +28,12 @@ const EXPECTED: Record<ErrorCode, number> = {
   HOLD_NOT_FOUND: 404,
   SCHEDULE_NOT_FOUND: 404,
   LIMITER_NOT_FOUND: 404,
+  TOKEN_NOT_FOUND: 404,
+  TOKEN_CLOSED: 410,
   INVALID_OPTION: 400,
   INVALID_RETENTION_POLICY: 400,
   JOB_VALIDATION: 400,
+  TOKEN_PAYLOAD: 400,
   PERMISSION_DENIED: 403,
   CLOSED: 503,
   DATABASE_LOCKED: 503,
@@ -58,6 +64,7 @@ const EXPECTED: Record<ErrorCode, number> = {
   SCHEMA_NOT_FOUND: 409,
   SCHEMA_TOO_NEW: 409,
   STILL_BUSY: 409,
+  TOKENS_NOT_CONFIGURED: 409,
   TRANSACTION_CLOSED: 409,
   TRANSACTION_MISUSE: 409,
   UNIQUE_KEY_CONFLICT: 409,
@@ -80,6 +87,10 @@ function statusByClass(error: TidemarkError): number {
   if (error instanceof DriverClosedError || error instanceof DatabaseLockedError) return 503;
   // Added after the mapping by class: the database role may not do what was asked.
   if (error instanceof PermissionDeniedError) return 403;
+  // Added after the mapping by class: callback tokens (none of that id, closed, a refused payload).
+  if (error instanceof TokenNotFoundError) return 404;
+  if (error instanceof TokenClosedError) return 410;
+  if (error instanceof TokenPayloadError) return 400;
   return 409;
 }
 

@@ -58,6 +58,10 @@ const CODE_OF_CLASS: Record<string, string> = {
   LimiterRefusedError: 'LIMITER_REFUSED',
   BatchOutcomeError: 'BATCH_OUTCOME',
   BatchKeyError: 'BATCH_KEY',
+  TokenNotFoundError: 'TOKEN_NOT_FOUND',
+  TokenClosedError: 'TOKEN_CLOSED',
+  TokenPayloadError: 'TOKEN_PAYLOAD',
+  TokensNotConfiguredError: 'TOKENS_NOT_CONFIGURED',
 };
 
 const CASES: [string, TidemarkError, string][] = ONE_OF_EVERY_ERROR.map((error) => [

@@ -210,6 +210,11 @@ interface Model {
   /** Job id → how many run-history events (run_history) it holds: they go with their job alone. */
   historyEvents: Map<string, number>;
   /**
+   * Callback token id → its job, state and expiry (hours): each goes with its job; a pending or
+   * expired one past its expiry goes with a sweep (R15), any other stays while its job does.
+   */
+  tokens: Map<string, { job: string; state: string; expiresAt: number }>;
+  /**
    * Dependency edges (job_dependencies), `dependent>dependency`: they go with their dependent,
    * and a finished dependency stays while a dependent of it is in flight.
    */
@@ -271,6 +276,7 @@ function removeJobsFromModel(model: Model, gone: MJob[]): void {
   for (const [name, s] of model.signals) if (ids.has(s.job)) model.signals.delete(name);
   for (const [scope, l] of model.locks) if (ids.has(l.job)) model.locks.delete(scope);
   for (const id of ids) model.logLines.delete(id);
+  for (const [id, token] of model.tokens) if (ids.has(token.job)) model.tokens.delete(id);
   for (const edge of model.edges) if (ids.has(edge.split('>')[0])) model.edges.delete(edge);
 }
 
@@ -289,7 +295,14 @@ function sweepLogLines(model: Model): number {
 function modelSweep(model: Model, dryRun: boolean) {
   const target = dryRun ? cloneModel(model) : model;
   if (target.paused && !dryRun)
-    return { jobs: 0, signals: 0, logLines: 0, uniqueLocks: 0, byQueue: new Map<string, number>() };
+    return {
+      jobs: 0,
+      signals: 0,
+      logLines: 0,
+      uniqueLocks: 0,
+      expiredTokens: 0,
+      byQueue: new Map<string, number>(),
+    };
   const due = (j: MJob) =>
     isFinished(j.status) &&
     j.purgeAfter !== null &&
@@ -315,10 +328,17 @@ function modelSweep(model: Model, dryRun: boolean) {
     }
   }
   for (const [key, booked] of target.buckets) if (booked <= target.now) target.buckets.delete(key);
+  let expiredTokens = 0;
+  for (const [id, token] of target.tokens) {
+    if ((token.state === 'pending' || token.state === 'expired') && token.expiresAt <= target.now) {
+      target.tokens.delete(id);
+      expiredTokens++;
+    }
+  }
   const byQueue = new Map<string, number>();
   for (const j of jobs)
     byQueue.set(`${j.queue}/${j.status}`, (byQueue.get(`${j.queue}/${j.status}`) ?? 0) + 1);
-  return { jobs: jobs.length, signals, logLines, uniqueLocks, byQueue };
+  return { jobs: jobs.length, signals, logLines, uniqueLocks, expiredTokens, byQueue };
 }
 
 function cloneModel(model: Model): Model {
@@ -329,6 +349,7 @@ function cloneModel(model: Model): Model {
     buckets: new Map(model.buckets),
     logLines: new Map(model.logLines),
     historyEvents: new Map(model.historyEvents),
+    tokens: new Map(model.tokens),
     edges: new Set(model.edges),
     signals: new Map(model.signals),
     locks: new Map(model.locks),
@@ -529,6 +550,26 @@ async function insertBuckets(
   }
 }
 
+/**
+ * One or two callback tokens per job, in every state, expiring on both sides of now and
+ * crossing it as the clock moves by whole hours (every expiry is a whole hour plus a half).
+ */
+async function insertTokens(tm: Tidemark, model: Model): Promise<void> {
+  const made = await rawQuery<{ id: string; job: string; state: string; hours: number }>(
+    tm,
+    `insert into "${tm.schema}".job_tokens (id, job_id, name, state, expires_at)
+     select gen_random_uuid(), j.id, 't' || g,
+            (array['pending', 'completed', 'cancelled', 'expired'])[1 + ((j.id + g) % 4)::int],
+            now() + (((j.id * 7 + g * 3) % 9) - 3.5) * interval '1 hour'
+       from "${tm.schema}".jobs j cross join generate_series(1, 1 + (j.id % 2)::int) g
+     returning id::text as id, job_id::text as job, state,
+               extract(epoch from expires_at - now())::float8 / 3600 as hours`,
+  );
+  for (const { id, job, state, hours } of made) {
+    model.tokens.set(id, { job, state, expiresAt: model.now + Math.round(hours * 2) / 2 });
+  }
+}
+
 /** The audit's window in the property test (`audit.retainDays: 1`), in hours. */
 const AUDIT_HOURS = 24;
 
@@ -614,6 +655,12 @@ async function assertMatches(tm: Tidemark, model: Model, after: string): Promise
     [...model.edges].sort(),
     `dependency edges after ${after}: each stays while its dependent does (a needed dependency with it)`,
   );
+  const tokens = await rawQuery<{ id: string }>(tm, `select id::text as id from ${s}.job_tokens`);
+  assert.deepEqual(
+    tokens.map((r) => r.id).sort(),
+    [...model.tokens.keys()].sort(),
+    `callback tokens after ${after}: each stays while its job does, but an expired unused one goes with a sweep`,
+  );
   const buckets = await rawQuery<{ key: string }>(tm, `select key from ${s}.limiter_buckets order by key`);
   assert.deepEqual(
     buckets.map((r) => r.key),
@@ -688,11 +735,13 @@ describeEachDriver('retention against a model (property)', ({ kind, open }) => {
             buckets: new Map(),
             logLines: new Map(),
             historyEvents: new Map(),
+            tokens: new Map(),
             edges: new Set(),
           };
           await insertHistory(tm, spec, model);
           await insertEdges(tm, edgePicks, model);
           await insertBuckets(tm, buckets, model);
+          await insertTokens(tm, model);
           await insertAuditRows(tm);
           await assertMatches(tm, model, 'insert');
           const finale = [{ kind: 'resume' } as const, { kind: 'sweep', batchSize: 2 } as const];
@@ -743,6 +792,7 @@ async function runAction(
           signals: got.signals,
           logLines: got.logLines ?? 0,
           uniqueLocks: got.uniqueLocks,
+          expiredTokens: 'dryRun' in got ? 0 : (got.expiredTokens ?? 0),
           paused: got.paused === true,
         },
         {
@@ -750,6 +800,7 @@ async function runAction(
           signals: expected.signals,
           logLines: expected.logLines,
           uniqueLocks: expected.uniqueLocks,
+          expiredTokens: act.kind === 'dryRun' ? 0 : expected.expiredTokens,
           paused: model.paused,
         },
         label,

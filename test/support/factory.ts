@@ -187,6 +187,11 @@ export async function passTime(tm: Tidemark, seconds: number): Promise<void> {
     shift,
   );
   await rawQuery(tm, `update ${s}.audit_log set at = at - $1::float8 * interval '1 second'`, shift);
+  await rawQuery(
+    tm,
+    `update ${s}.job_tokens set expires_at = expires_at - $1::float8 * interval '1 second'`,
+    shift,
+  );
 }
 
 /** Ids of the jobs that exist, sorted. */

@@ -31,6 +31,12 @@ function describe(ctx: DashboardContext, wait: WorkflowWait): Html {
       return html`waiting for child <a href="${href(ctx, `/jobs/${wait.id}`)}">${wait.id}</a> (${
         wait.queue === null ? 'no longer exists' : html`${wait.queue}, ${statusBadge(wait.status ?? '')}`
       })`;
+    case 'token':
+      return html`waiting for callback token <span class="mono">${wait.name}</span> (<span class="mono">${wait.tokenId}</span>), ${
+        wait.expiresAt
+          ? html`expires at ${formatTime(wait.expiresAt)} <span class="muted small">${relativeTime(wait.expiresAt)}</span>`
+          : 'no expiry recorded'
+      }`;
     case 'dependencies':
       return html`waiting for the jobs it depends on (<span class="mono">dependsOn</span>) to finish`;
     default:

@@ -55,6 +55,7 @@ export async function sweepNow(
     ...(result.logLines ? { logLines: result.logLines } : {}),
     ...(result.auditRows ? { auditRows: result.auditRows } : {}),
     uniqueLocks: result.uniqueLocks,
+    ...(result.expiredTokens ? { expiredTokens: result.expiredTokens } : {}),
     byQueue: result.byQueue,
     ...(result.paused ? { paused: true } : {}),
     ...(result.error === undefined ? {} : { error: result.error }),

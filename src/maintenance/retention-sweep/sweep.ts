@@ -22,7 +22,7 @@ export interface SweepRunOptions extends SweepSettings {
  * One full retention pass: due trees in batches (each its own transaction, paced by
  * BatchPace: smaller batches while they are slow, and after a statement the database
  * cancelled for running too long) until a batch comes back short, then consumed signals
- * and log lines past their own windows, audit rows past the audit's window, then (optionally) expired unique locks. A failing batch stops the
+ * and log lines past their own windows, audit rows past the audit's window, then (optionally) expired unique locks, full limiter buckets and expired callback tokens. A failing batch stops the
  * pass: what earlier batches deleted stays deleted, the failing batch is kept whole, and
  * the error is reported in the result, the event, the log and the sweep history. While
  * retention is paused cluster-wide the pass deletes nothing and says `paused`; a pause
@@ -41,6 +41,7 @@ export async function sweepRetention(inputs: SweepInputs, options: SweepRunOptio
   let uniqueLocks = 0;
   let batches = 0;
   let limiterBuckets = 0;
+  let expiredTokens = 0;
   let stop: StopReason = {};
   try {
     let cursor: BatchCursor = FIRST_BATCH;
@@ -69,6 +70,7 @@ export async function sweepRetention(inputs: SweepInputs, options: SweepRunOptio
     if (options.includeUniqueLocks) {
       uniqueLocks = await drain((n) => retention.deleteExpiredUniqueLocks(n, timeout), options);
       limiterBuckets = await drain((n) => retention.deleteFullBuckets(n, timeout), options);
+      expiredTokens = await drain((n) => retention.deleteExpiredTokens(n, timeout), options);
     }
   } catch (caught) {
     stop = stoppedBy(caught);
@@ -81,6 +83,7 @@ export async function sweepRetention(inputs: SweepInputs, options: SweepRunOptio
     ...(auditRows > 0 ? { auditRows } : {}),
     uniqueLocks,
     limiterBuckets,
+    ...(expiredTokens > 0 ? { expiredTokens } : {}),
     byQueue: [...byQueue.values()].sort(
       (a, b) => a.queue.localeCompare(b.queue) || a.status.localeCompare(b.status),
     ),

@@ -18,6 +18,7 @@ export const JOB_DEPENDENTS = [
   'retention_hold_jobs',
   'job_logs',
   'run_history',
+  'job_tokens',
   'job_dependencies',
 ] as const;
 

@@ -1506,6 +1506,12 @@ with recursive subtree as (
      where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
        and d.job_id = any(array(select id from removed))
   ),
+  removed_job_tokens as (
+    delete from "tidemark".job_tokens d
+     where (select exists (select 1 from "tidemark".job_tokens x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
+  ),
   removed_job_dependencies as (
     delete from "tidemark".job_dependencies d
      where (select exists (select 1 from "tidemark".job_dependencies x
@@ -1732,6 +1738,12 @@ with
   removed_run_history as (
     delete from "tidemark".run_history d
      where (select exists (select 1 from "tidemark".run_history x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
+  ),
+  removed_job_tokens as (
+    delete from "tidemark".job_tokens d
+     where (select exists (select 1 from "tidemark".job_tokens x
      where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
        and d.job_id = any(array(select id from removed))
   ),
@@ -1992,6 +2004,12 @@ with
      where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
        and d.job_id = any(array(select id from removed))
   ),
+  removed_job_tokens as (
+    delete from "tidemark".job_tokens d
+     where (select exists (select 1 from "tidemark".job_tokens x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
+  ),
   removed_job_dependencies as (
     delete from "tidemark".job_dependencies d
      where (select exists (select 1 from "tidemark".job_dependencies x
@@ -2080,6 +2098,12 @@ with by_id as (
   removed_run_history as (
     delete from "tidemark".run_history d
      where (select exists (select 1 from "tidemark".run_history x
+     where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
+       and d.job_id = any(array(select id from removed))
+  ),
+  removed_job_tokens as (
+    delete from "tidemark".job_tokens d
+     where (select exists (select 1 from "tidemark".job_tokens x
      where x.job_id between (select lo from removed_span) and (select hi from removed_span)))
        and d.job_id = any(array(select id from removed))
   ),
@@ -2345,6 +2369,78 @@ select id, queue, data, output, error, priority, attempts, max_attempts, parent_
 -- test-kit.ts#setTestClock
 insert into "tidemark".tidemark_test_clock (id, at) values (1, $1)
   on conflict (id) do update set at = excluded.at
+
+-- tokens.ts#deleteExpiredTokens(1000)
+with gate as materialized (
+    select c.paused, c.reason, c.paused_at,
+           c.version = (select s.version from "tidemark".retention_control s where s.id = 1) as fresh
+      from "tidemark".retention_control c
+     where c.id = 1
+       for share of c
+  ),
+  doomed as (
+    select id from "tidemark".job_tokens
+     where state in ('pending', 'expired') and expires_at <= now() and coalesce((select not g.paused and g.fresh from gate g), false)
+     order by expires_at
+     limit 1000
+       for update skip locked
+  ),
+  deleted as (
+    delete from "tidemark".job_tokens t where t.id = any(array(select id from doomed)) returning t.id
+  )
+  select (select count(*) from deleted)::int as n, (select g.paused from gate g) as paused,
+         (select g.fresh from gate g) as fresh,
+         (select g.reason from gate g) as paused_reason,
+         (select g.paused_at from gate g) as paused_at
+
+-- tokens.ts#expireToken
+update "tidemark".job_tokens set state = 'expired', settled_at = now()
+   where id = $1::uuid and state = 'pending' and expires_at <= now()
+  returning state
+
+-- tokens.ts#findTokenByName
+select id::text as id, job_id::text as job_id, name, state, data, schema, expires_at,
+       expires_at <= now() as expired,
+       (select j.status from "tidemark".jobs j where j.id = job_tokens.job_id) as job_status from "tidemark".job_tokens where job_id = $1::bigint and name = $2
+
+-- tokens.ts#insertToken
+insert into "tidemark".job_tokens (id, job_id, name, expires_at, schema)
+  select $1::uuid, j.id, $2, now() + $3::float8 * interval '1 second', $4::jsonb
+    from "tidemark".jobs j
+   where j.id = $5::bigint and j.lock_token = $6::uuid and case when j.status = 'active' then true end
+  on conflict (job_id, name) do nothing
+  returning id::text as id, expires_at
+
+-- tokens.ts#lockToken
+select id::text as id, job_id::text as job_id, name, state, data, schema, expires_at,
+       expires_at <= now() as expired,
+       (select j.status from "tidemark".jobs j where j.id = job_tokens.job_id) as job_status from "tidemark".job_tokens where id = $1::uuid for update
+
+-- tokens.ts#readToken
+select id::text as id, job_id::text as job_id, name, state, data, schema, expires_at,
+       expires_at <= now() as expired,
+       (select j.status from "tidemark".jobs j where j.id = job_tokens.job_id) as job_status from "tidemark".job_tokens where id = $1::uuid
+
+-- tokens.ts#settleToken
+with settled as (
+    update "tidemark".job_tokens set state = $1, settled_at = now(), data = $2::jsonb
+     where id = $3::uuid and state = 'pending'
+    returning job_id
+  ),
+  woken as (
+    update "tidemark".jobs j
+       set run_at = case when j.wait ->> 'kind' = 'token' and j.wait ->> 'tokenId' = $3::uuid::text
+                          and (j.status = 'waiting' or j.status = 'paused' and j.paused_from = 'waiting')
+                         then now() else j.run_at end,
+           wait = case when j.status = 'active' then coalesce(j.wait, '{}'::jsonb) || '{"poke": true}'::jsonb
+                       else j.wait end
+     where j.id = (select job_id from settled) and j.status in ('waiting', 'active', 'paused')
+    returning j.queue, j.status, j.run_at
+  ),
+  nudged as (
+    select count(pg_notify($4, 'j:' || queue)) as n from woken where status = 'waiting' and run_at <= now()
+  )
+  select (select status from woken) as job_status from settled cross join (select count(*) from nudged) n
 
 -- worker.ts#claimJobs
 with ready_queues as materialized (

@@ -22,6 +22,15 @@ job_logs.message text not null
 job_logs.attrs jsonb
 job_logs.logged_at timestamp with time zone not null default now()
 job_logs.purge_after timestamp with time zone
+job_tokens.id uuid not null
+job_tokens.job_id bigint not null
+job_tokens.name text not null
+job_tokens.created_at timestamp with time zone not null default now()
+job_tokens.expires_at timestamp with time zone not null
+job_tokens.state text not null default 'pending'::text
+job_tokens.settled_at timestamp with time zone
+job_tokens.data jsonb
+job_tokens.schema jsonb
 jobs.id bigint not null
 jobs.queue text not null
 jobs.status text not null default 'pending'::text
@@ -166,6 +175,9 @@ CREATE UNIQUE INDEX job_dependencies_pkey ON job_dependencies USING btree (job_i
 CREATE INDEX job_logs_job_idx ON job_logs USING btree (job_id, id)
 CREATE UNIQUE INDEX job_logs_pkey ON job_logs USING btree (id)
 CREATE INDEX job_logs_purge_idx ON job_logs USING btree (purge_after) WHERE (purge_after IS NOT NULL)
+CREATE INDEX job_tokens_expiry_idx ON job_tokens USING btree (expires_at) WHERE (state = ANY (ARRAY['pending'::text, 'expired'::text]))
+CREATE UNIQUE INDEX job_tokens_job_id_name_key ON job_tokens USING btree (job_id, name)
+CREATE UNIQUE INDEX job_tokens_pkey ON job_tokens USING btree (id)
 CREATE INDEX jobs_cancel_held_idx ON jobs USING btree (queue) WHERE ((status = 'cancelled'::text) AND (lock_token IS NOT NULL))
 CREATE INDEX jobs_claim_idx ON jobs USING btree (queue, priority DESC, run_at, id) WHERE ((status = ANY (ARRAY['pending'::text, 'retry'::text, 'waiting'::text])) AND (key IS NULL))
 CREATE INDEX jobs_expire_idx ON jobs USING btree (expire_at) WHERE ((status = 'pending'::text) AND (expire_at IS NOT NULL))
@@ -220,6 +232,9 @@ checkpoints checkpoints_pkey PRIMARY KEY (job_id, name)
 job_dependencies job_dependencies_pkey PRIMARY KEY (job_id, dependency_id)
 job_logs job_logs_level_check CHECK ((level = ANY (ARRAY['info'::text, 'warn'::text, 'error'::text])))
 job_logs job_logs_pkey PRIMARY KEY (id)
+job_tokens job_tokens_job_id_name_key UNIQUE (job_id, name)
+job_tokens job_tokens_pkey PRIMARY KEY (id)
+job_tokens job_tokens_state_check CHECK ((state = ANY (ARRAY['pending'::text, 'completed'::text, 'cancelled'::text, 'expired'::text])))
 jobs jobs_on_dependency_failure_check CHECK ((on_dependency_failure = ANY (ARRAY['fail'::text, 'cancel'::text, 'run'::text])))
 jobs jobs_pkey PRIMARY KEY (id)
 jobs jobs_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'active'::text, 'retry'::text, 'waiting'::text, 'paused'::text, 'completed'::text, 'failed'::text, 'cancelled'::text, 'expired'::text])))
