@@ -6,6 +6,7 @@ import { statusOfError } from '../http/error-status.js';
 import { send, sendHtml } from '../http/respond.js';
 import { isFinished } from '../job-status.js';
 import { checkCompleteRequest, completeToken } from '../jobs/tokens.js';
+import { propertyOf } from '../model/guards.js';
 import { linkPayload, readTokenLink, type TokenLink, verifyTokenLink } from '../model/token-url.js';
 import { DEFAULT_TOKEN_PAYLOAD_BYTES } from '../options/token-options.js';
 import { confirmPage, tokenPage } from './token-page.js';
@@ -116,12 +117,18 @@ async function complete(core: EngineCore, req: IncomingMessage, res: ServerRespo
 
 /**
  * The payload a POST without a URL payload carries: its JSON body, or null for a form (the
- * confirm page's) or no body. Read up to `cap` bytes, refused beyond.
+ * confirm page's) or no body. Read up to `cap` bytes, refused beyond. A body a framework has
+ * parsed already (Express's `json()` leaves it on `req.body`) is taken as it is; the cap is then
+ * checked on its JSON text when the token is completed.
  */
 async function readBody(
   req: IncomingMessage,
   cap: number,
 ): Promise<{ value: unknown } | 'too-large' | 'bad-json'> {
+  const parsed = propertyOf(req, 'body');
+  if (parsed !== undefined && isJson(req) && !Buffer.isBuffer(parsed)) {
+    return typeof parsed === 'string' ? parseJson(parsed) : { value: parsed };
+  }
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > cap) return 'too-large';
   const chunks: Buffer[] = [];
@@ -132,8 +139,12 @@ async function readBody(
     chunks.push(chunk as Buffer);
   }
   if (!isJson(req) || size === 0) return { value: null };
+  return parseJson(Buffer.concat(chunks).toString('utf8'));
+}
+
+function parseJson(text: string): { value: unknown } | 'bad-json' {
   try {
-    return { value: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
+    return { value: JSON.parse(text) };
   } catch {
     return 'bad-json';
   }

@@ -144,6 +144,33 @@ describeEachDriver('the token handler', ({ openOnClock }) => {
     assert.equal(await tokenState(tm, tokens[0].id), 'pending');
   });
 
+  test('a JSON body a framework already parsed (req.body) is the payload', async (t) => {
+    const tm = await openOnClock({ tokens: TOKENS });
+    const urls = new Map<string, string>();
+    const tokens: CallbackToken[] = [];
+    tm.createQueue({ name: 'wf', handler: approval(urls, tokens) });
+    const a = await tm.addJob({ queue: 'wf' });
+    await tm.runUntilIdle();
+    const handler = createTokenHandler(tm, { basePath: '/cb' });
+    // What Express's json() does before the handler: the stream read, the value on req.body.
+    const server = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      Object.assign(req, { body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+      await handler(req, res);
+    });
+    const base = await listen(server);
+    t.after(() => server.close());
+    const done = await fetch((urls.get(`${a.id}:plain`) as string).replace(BASE, base), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ parsed: true }),
+    });
+    assert.equal(done.status, 200);
+    await tm.runUntilIdle();
+    assert.deepEqual((await tm.getJob(a.id))?.output, { ok: true, data: { parsed: true } });
+  });
+
   test('mounted on the dashboard at /tokens, with no login, beside pages that ask for one', async () => {
     const tm = await openOnClock({ tokens: TOKENS });
     const urls = new Map<string, string>();
