@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { Type } from '@sinclair/typebox';
 import {
   type CallbackToken,
   DuplicateStepError,
@@ -169,7 +170,7 @@ describeEachDriver('callback tokens', ({ openOnClock }) => {
     assert.deepEqual((await tm.getJob(id))?.output, { ok: true, data: { approved: true, note: 'ok' } });
   });
 
-  test('a TypeBox-style schema is checked as given; a keyword tokens cannot check is refused at once', async () => {
+  test('a TypeBox schema is checked as given; a keyword tokens cannot check is refused at once', async () => {
     const tm = await openOnClock();
     let refusal: unknown = null;
     tm.createQueue({
@@ -180,14 +181,36 @@ describeEachDriver('callback tokens', ({ openOnClock }) => {
         } catch (error) {
           refusal = error;
         }
-        return 'ran';
+        const schema = Type.Object({
+          approved: Type.Boolean(),
+          amount: Type.Optional(Type.Integer({ minimum: 1 })),
+          via: Type.Union([Type.Literal('mail'), Type.Literal('chat')]),
+        });
+        return ctx.waitForToken(await ctx.createToken('typed', { timeoutSeconds: 60, schema }));
       },
     });
-    await tm.addJob({ queue: 'wf' });
+    const { id } = await tm.addJob({ queue: 'wf' });
     await tm.runUntilIdle();
     assert.ok(refusal instanceof InvalidOptionError);
     assert.equal(refusal.field, 'schema.oneOf');
-    assert.equal(await count(tm, 'job_tokens'), 0, 'nothing written');
+    const [typed] = await tokenRows(tm);
+    assert.equal((await tokenRows(tm)).length, 1, 'nothing written for the refused one');
+    const fieldOf = async (data: unknown) =>
+      tm.completeToken(typed.id, data).then(
+        () => 'accepted',
+        (e: unknown) => (e instanceof TokenPayloadError ? e.field : String(e)),
+      );
+    assert.equal(await fieldOf({ approved: 1, via: 'mail' }), 'data.approved');
+    assert.equal(await fieldOf({ approved: true, amount: 0, via: 'mail' }), 'data.amount');
+    assert.equal(await fieldOf({ approved: true, amount: 1.5, via: 'mail' }), 'data.amount');
+    assert.equal(await fieldOf({ approved: true, via: 'post' }), 'data.via');
+    assert.equal(await fieldOf({ approved: true }), 'data.via');
+    assert.equal(await fieldOf({ approved: true, amount: 3, via: 'chat' }), 'accepted');
+    await tm.runUntilIdle();
+    assert.deepEqual((await tm.getJob(id))?.output, {
+      ok: true,
+      data: { approved: true, amount: 3, via: 'chat' },
+    });
   });
 
   test('bad input: a malformed id, an unknown token, a name used twice, a token of another run', async () => {
