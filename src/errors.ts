@@ -60,4 +60,10 @@ export {
   TokensNotConfiguredError,
 } from './errors/tokens.js';
 export { WorkerIdInUseError } from './errors/worker.js';
-export { ChildJobFailedError, DuplicateStepError, UnknownSignalError } from './errors/workflow.js';
+export {
+  ChildJobFailedError,
+  DuplicateStepError,
+  NonDeterminismError,
+  type RecordedCall,
+  UnknownSignalError,
+} from './errors/workflow.js';

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import type { NonDeterminismError } from './errors.js';
 import type { SweepBreakdown } from './retention/sweep-types.js';
 
 /** Counts of rows one retention pass deleted (or would delete, for a dry run). */
@@ -28,6 +29,12 @@ export interface TidemarkEvents {
   'job:suspended': { id: string; queue: string; reason: 'sleep' | 'signal' | 'child' | 'token' };
   /** A handler threw `ctx.retryAfter(seconds)`: the job is pending again, due in `seconds`. */
   'job:deferred': { id: string; queue: string; seconds: number; reason: string | null };
+  /**
+   * A workflow's code no longer matches its record (the determinism guard): the job is
+   * `paused`, `error` says what the record expected and what the code did; `resumeJob` after a
+   * fixed deploy continues it.
+   */
+  'job:paused': { id: string; queue: string; error: NonDeterminismError };
   /** A worker's finishing write changed nothing: the job was cancelled or reclaimed meanwhile. */
   'job:lost': { id: string; queue: string };
   'maintenance:tick': { stalled: number; expired: number; promoted: number; scheduled: number };

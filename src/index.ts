@@ -28,10 +28,12 @@ export {
   JobValidationError,
   LimiterNotFoundError,
   LimiterRefusedError,
+  NonDeterminismError,
   OutcomeRefusedError,
   PartOfWorkflowError,
   PermissionDeniedError,
   QueueNotFoundError,
+  type RecordedCall,
   ResultTimeoutError,
   RetentionPausedError,
   RetentionUnsupportedError,
@@ -65,7 +67,9 @@ export type {
   BulkOutcome,
   BulkRefusal,
   BulkRefusalReason,
+  StateActionName,
 } from './jobs/bulk-actions.js';
+export type { ForkJobOptions, ForkPoint } from './jobs/fork-job.js';
 export type { JobDetail } from './jobs/job-detail.js';
 export type { JobLogsOptions } from './jobs/job-logs.js';
 export type { CountJobsFilter, JobCount, JobPage, ListJobsFilter } from './jobs/list-jobs.js';
@@ -113,6 +117,7 @@ export {
 } from './model/retention-policy.js';
 export type { SchemaInput, SchemaOutput, StandardSchemaV1 } from './model/standard-schema.js';
 export type { WorkerRecord, WorkerSettings, WorkerSweepSetting } from './model/worker.js';
+export type { JobLineage } from './model/workflow.js';
 export { DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE } from './options/batch-size.js';
 // The dashboard itself is the `tidemark/dashboard` entry; these name `tm.dashboard()`'s types.
 export type { DashboardOptions, RunningDashboard } from './options/dashboard-options.js';

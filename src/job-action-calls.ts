@@ -1,8 +1,9 @@
-import { type AuditBy, auditEntry, audited, checkAuditOptions } from './audit/audited.js';
+import { type AuditBy, auditEntry, audited, auditOptionsOf, checkAuditOptions } from './audit/audited.js';
 import type { EngineCore } from './engine-core.js';
 import { JobQueryCalls } from './job-query-calls.js';
 import * as bulk from './jobs/bulk-actions.js';
 import { deleteJob, deleteWorkflowSubtree } from './jobs/delete-jobs.js';
+import { type ForkJobOptions, forkJob } from './jobs/fork-job.js';
 import { cancelJobTree, pauseJobChanged, resumeJob, runNow } from './jobs/job-actions.js';
 import { retryJobTree } from './jobs/retry-job.js';
 import type { AuditAction, AuditOptions } from './model/audit.js';
@@ -27,6 +28,32 @@ export abstract class JobActionCalls extends JobQueryCalls {
       );
       return done.job;
     });
+  }
+
+  /**
+   * A new job of the same queue that starts again from a point of this one, keeping the results
+   * it recorded before that point: `{ from: { step: name } }` or, for a failed job,
+   * `{ from: { failure: true } }`, with the original's data or `data`. The fork is its own tree
+   * and points back (`getJobDetail(id).lineage`); the original is left as it is.
+   * InvalidOptionError names a fork point that does not exist.
+   */
+  async forkJob(id: string, options: ForkJobOptions & AuditOptions): Promise<Job> {
+    const by = checkAuditOptions(auditOptionsOf(options));
+    return this.onJob(id, (core, jobId) =>
+      audited(core, auditEntry(by, 'fork', { jobId }), () => forkJob(core, jobId, options)),
+    );
+  }
+
+  /**
+   * Fork every job matching a filter (a status or ids is required, as for every bulk action),
+   * as `forkJob` does each; `dryRun` counts them. A job without the fork point is refused by
+   * reason (`no-fork-point`, `not-failed`) and the rest go on.
+   */
+  async forkJobs(
+    filter: bulk.BulkJobFilter,
+    options: bulk.BulkActionOptions & Pick<ForkJobOptions, 'from'>,
+  ): Promise<bulk.BulkOutcome> {
+    return this.bulk('fork', filter, options);
   }
 
   /** Run a finished or retry-waiting job again now (UniqueKeyConflictError if its key is taken). */

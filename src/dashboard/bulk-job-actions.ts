@@ -1,7 +1,7 @@
 import { parseFilter } from '../admin/job-list.js';
 import { BulkSetGrewError } from '../errors.js';
 import { isJobStatus } from '../job-status.js';
-import type { BulkActionName, BulkActionOptions, BulkJobFilter, BulkOutcome } from '../jobs/bulk-actions.js';
+import type { BulkActionOptions, BulkJobFilter, BulkOutcome, StateActionName } from '../jobs/bulk-actions.js';
 import { isOneOf } from '../model/guards.js';
 import type { ActionResult } from './actions.js';
 import type { DashboardContext } from './context.js';
@@ -57,11 +57,11 @@ function parseConfirmed(form: URLSearchParams): { maxMatched: number; throughId:
   return { maxMatched: Number(matched), throughId: through };
 }
 
-const BULK_ACTIONS: readonly BulkActionName[] = ['retry', 'cancel', 'run-now'];
+const BULK_ACTIONS: readonly StateActionName[] = ['retry', 'cancel', 'run-now'];
 
 /** The engine's call behind each bulk action. */
 const BULK_CALLS: Record<
-  BulkActionName,
+  StateActionName,
   (ctx: DashboardContext) => (filter: BulkJobFilter, options: BulkActionOptions) => Promise<BulkOutcome>
 > = {
   retry: (ctx) => ctx.tm.retryJobs.bind(ctx.tm),

@@ -1,6 +1,7 @@
 import type { ListAuditOptions } from '../audit/list-audit.js';
 import type { EngineHandle } from '../engine-handle.js';
 import type { BulkActionOptions, BulkJobFilter, BulkOutcome } from '../jobs/bulk-actions.js';
+import type { ForkJobOptions } from '../jobs/fork-job.js';
 import type { JobDetail } from '../jobs/job-detail.js';
 import type { JobUpdate, SubscribeOptions } from '../jobs/subscribe.js';
 import type { AuditRecord, AuditOptions as By } from '../model/audit.js';
@@ -49,6 +50,7 @@ export interface DashboardEngine extends EngineHandle {
   cancelJobs(filter: BulkJobFilter, options?: BulkActionOptions): Promise<BulkOutcome>;
   runJobsNow(filter: BulkJobFilter, options?: BulkActionOptions): Promise<BulkOutcome>;
   runNow(id: string, by?: By): Promise<Job>;
+  forkJob(id: string, options: ForkJobOptions & By): Promise<Job>;
   unschedule(name: string, by?: By): Promise<void>;
   pauseSchedule(name: string, by?: By): Promise<void>;
   resumeSchedule(name: string, by?: By): Promise<void>;

@@ -4,6 +4,7 @@ import { ID_DIGITS, isId } from '../model/job-rules.js';
 import { type ActionResult, runJobAction, runPurge, runQueueAction } from './actions.js';
 import { runBulk } from './bulk-job-actions.js';
 import type { DashboardContext } from './context.js';
+import { runForkJob } from './fork-action.js';
 import type { Html } from './html.js';
 import { runKeyLimit, runKeySwitch } from './key-actions.js';
 import { auditPage } from './pages/audit.js';
@@ -128,6 +129,7 @@ export const actions: ActionRoute[] = [
     run: async (ctx, m) => runJobAction(ctx, jobId(m), named(JOB_ACTIONS, m[2])),
   },
   { pattern: new RegExp(`^/jobs/${ID}/signal$`), run: (ctx, m, form) => runSendSignal(ctx, jobId(m), form) },
+  { pattern: new RegExp(`^/jobs/${ID}/fork$`), run: (ctx, m, form) => runForkJob(ctx, jobId(m), form) },
   {
     pattern: new RegExp(`^/queues/${oneOf(SWITCH)}$`),
     run: (ctx, m, form) => runQueueAction(ctx, form, named(SWITCH, m[1])),

@@ -12,7 +12,7 @@ import type { AddJobResult, Fold, JobRequest } from './job-request.js';
 export async function completeRows(core: EngineCore, requests: JobRequest[], on?: Queryable): Promise<void> {
   // Once per queue, not per row: a bulk add is usually thousands of rows of one queue, and an
   // await per row was a promise per job.
-  const byQueue = new Map<string, { maxAttempts?: number; retention?: FrozenRetention }>();
+  const byQueue = new Map<string, { maxAttempts?: number; retention?: FrozenRetention; version?: string }>();
   const tiersByQueue = new Map<string, Record<string, number>>();
   // The span the add runs in, kept on every job it adds (children too: they run in their parent's).
   const trace = core.tracing?.inject() ?? null;
@@ -26,6 +26,7 @@ export async function completeRows(core: EngineCore, requests: JobRequest[], on?
     }
     row.max_attempts ??= queue.maxAttempts;
     row.retention ??= queue.retention;
+    if (queue.version !== undefined) row.version = queue.version;
     if (row.tier === undefined) continue;
     let tiers = tiersByQueue.get(row.queue);
     if (tiers === undefined) {

@@ -2,6 +2,7 @@ import type { EngineCore } from '../engine-core.js';
 import {
   BulkSetGrewError,
   InvalidJobStateError,
+  InvalidOptionError,
   JobNotFoundError,
   UniqueKeyConflictError,
 } from '../errors.js';
@@ -14,7 +15,9 @@ import {
   checkBulkRequest,
 } from './bulk-filter.js';
 
-export type { BulkActionName, BulkActionOptions, BulkJobFilter } from './bulk-filter.js';
+import { forkJob } from './fork-job.js';
+
+export type { BulkActionName, BulkActionOptions, BulkJobFilter, StateActionName } from './bulk-filter.js';
 
 /** Why a bulk action left a matching job as it was. */
 export type BulkRefusalReason =
@@ -23,7 +26,9 @@ export type BulkRefusalReason =
   | 'unique-key-conflict'
   | 'not-in-flight'
   | 'not-waiting'
-  | 'not-found';
+  | 'not-found'
+  | 'not-failed'
+  | 'no-fork-point';
 
 /** One job a bulk action left as it was, with the engine's message. */
 export interface BulkRefusal {
@@ -32,13 +37,13 @@ export interface BulkRefusal {
   message: string;
 }
 
-/** What `tm.retryJobs`, `tm.cancelJobs` or `tm.runJobsNow` did (or, on a dry run, would act on). */
+/** What `tm.retryJobs`, `tm.cancelJobs`, `tm.runJobsNow` or `tm.forkJobs` did (or, on a dry run, would act on). */
 export interface BulkOutcome {
   action: BulkActionName;
   dryRun: boolean;
   /** Jobs the filter matched (jobs added after the call began are never matched). */
   matched: number;
-  /** Jobs retried, cancelled or run now; 0 on a dry run. */
+  /** Jobs retried, cancelled, run now or forked; 0 on a dry run. */
   done: number;
   /** Matching jobs left as they were, counted by reason. */
   refused: Partial<Record<BulkRefusalReason, number>>;
@@ -155,7 +160,7 @@ async function applyToBatch(
       for (const other of changed) if (other !== id && batch.has(other)) changedWithTree.add(other);
     } catch (error) {
       // A refusal is one of Tidemark's errors: anything else stops the action.
-      const reason = refusalReason(error);
+      const reason = refusalReason(action, error);
       if (reason === null || !(error instanceof Error)) throw error;
       refuse(outcome, id, reason, error.message);
     }
@@ -171,6 +176,8 @@ async function actOn(
 ): Promise<string[]> {
   if (action === 'retry') return core.storage.actions.retrySubtree(id, request.match);
   if (action === 'cancel') return core.storage.actions.cancelSubtree(id, request.match);
+  // A fork changes nothing of the job it copies: done once the fork is added.
+  if (action === 'fork') return (await forkJob(core, id, { from: request.fork! })) ? [id] : [];
   return (await core.storage.actions.runJobNow(id, request.match)) ? [id] : [];
 }
 
@@ -199,9 +206,13 @@ async function whyLeft(
   ];
 }
 
-function refusalReason(error: unknown): BulkRefusalReason | null {
+function refusalReason(action: BulkActionName, error: unknown): BulkRefusalReason | null {
   if (error instanceof UniqueKeyConflictError) return 'unique-key-conflict';
   if (error instanceof JobNotFoundError) return 'not-found';
+  if (action === 'fork' && error instanceof InvalidJobStateError) return 'not-failed';
+  if (action === 'fork' && error instanceof InvalidOptionError && error.details.field === 'from.step') {
+    return 'no-fork-point';
+  }
   if (error instanceof InvalidJobStateError) return 'not-retryable';
   return null;
 }

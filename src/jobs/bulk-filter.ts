@@ -1,6 +1,7 @@
 import { InvalidOptionError } from '../errors.js';
 import { MAX_KEY_LENGTH } from '../intake/job-options.js';
 import { ALL_STATUSES, FINISHED_STATUSES, IN_FLIGHT_STATUSES, type JobStatus } from '../job-status.js';
+import { isObject } from '../model/guards.js';
 import { boolean, custom, either, literal, seconds, text } from '../options/fields.js';
 import { OptionSet, type OptionsOf } from '../options/option-set.js';
 import {
@@ -12,6 +13,7 @@ import {
   tagsField,
 } from '../options/shared-fields.js';
 import { type JobFilterFields, type JobFilterParams, jobFilterParams } from '../storage/storage.js';
+import { checkForkPoint, type ForkPoint } from './fork-job.js';
 
 export const DEFAULT_BULK_BATCH_SIZE = 500;
 export const MAX_BULK_IDS = 1000;
@@ -38,6 +40,10 @@ export const bulkFilterOptions = new OptionSet('filter', {
   to: dateField({ description: 'the same as `createdBefore`', docDefault: 'none' }),
   tags: tagsField('only jobs carrying every one of these tags'),
   key: text(MAX_KEY_LENGTH, { description: 'only jobs of this concurrency key' }),
+  version: text(100, {
+    description:
+      "only jobs added under this queue `version` (say, a workflow's in-flight runs of an old one)",
+  }),
   q: text(200, {
     description:
       "text searched, case-insensitively, in the job's data as JSON text and its error's message and name",
@@ -76,7 +82,11 @@ export const bulkActionOptions = new OptionSet('options', {
 /** Options of `tm.retryJobs`, `tm.cancelJobs` and `tm.runJobsNow`. */
 export type BulkActionOptions = OptionsOf<typeof bulkActionOptions.properties>;
 
-export type BulkActionName = 'retry' | 'cancel' | 'run-now';
+/** The bulk actions that change the state of the jobs they match (the CLI's and the dashboard's). */
+export type StateActionName = 'retry' | 'cancel' | 'run-now';
+
+/** Every bulk action: those that change the matching jobs, and `fork`, which adds a copy of each. */
+export type BulkActionName = StateActionName | 'fork';
 
 /** A filter after its checks: what the selection statements are given. */
 export interface CheckedBulkRequest {
@@ -90,6 +100,8 @@ export interface CheckedBulkRequest {
   batchWarning?: string;
   throughId: string | null;
   maxMatched: number | null;
+  /** For a fork: where each fork starts again. */
+  fork: ForkPoint | null;
 }
 
 /** The statuses each action can change: anything else would be refused job by job. */
@@ -97,6 +109,7 @@ export const ACTIONABLE: Record<BulkActionName, readonly JobStatus[]> = {
   retry: [...FINISHED_STATUSES, 'retry'],
   cancel: IN_FLIGHT_STATUSES,
   'run-now': ['pending', 'retry'],
+  fork: FINISHED_STATUSES,
 };
 
 /** Check a bulk request; InvalidOptionError names the bad field, before anything is read. */
@@ -108,7 +121,15 @@ export function checkBulkRequest(
 ): CheckedBulkRequest {
   const filter = bulkFilterOptions.read(filterInput, 'filter');
   const warnings: string[] = [];
-  const options = bulkActionOptions.read(optionsInput ?? {}, 'options', warnings);
+  // A fork's `from` is its own; the rest are every bulk action's options.
+  const { from, ...common } = isObject(optionsInput) ? optionsInput : { from: undefined };
+  if (action !== 'fork' && from !== undefined) throw new InvalidOptionError('options.from', 'no from', from);
+  const fork = action === 'fork' ? checkForkPoint(from, 'options.from') : null;
+  const options = bulkActionOptions.read(
+    isObject(optionsInput) ? common : (optionsInput ?? {}),
+    'options',
+    warnings,
+  );
   const ids = filter.ids ?? null;
   const status = checkStatus(action, filter.status, ids !== null);
   const queue = filter.queue ?? null;
@@ -123,6 +144,7 @@ export function checkBulkRequest(
     batchWarning: warnings[0],
     throughId: options.throughId ?? null,
     maxMatched: options.maxMatched ?? null,
+    fork,
   };
 }
 
@@ -158,6 +180,7 @@ export function filterFields(filter: ReturnType<typeof bulkFilterOptions.read>):
     q: filter.q ?? null,
     tags: filter.tags ?? null,
     key: filter.key ?? null,
+    version: filter.version ?? null,
   };
 }
 

@@ -3,6 +3,7 @@ import type { DependencyOutcome } from '../model/dependencies.js';
 import type { RunHistory } from '../model/history.js';
 import type { Job } from '../model/job.js';
 import type { JobLogs } from '../model/notes.js';
+import type { JobLineage } from '../model/workflow.js';
 import type { HoldRecord } from '../retention/holds.js';
 import type { CheckpointRow, SignalRow } from '../storage/storage.js';
 import { getJobLogs } from './job-logs.js';
@@ -22,13 +23,15 @@ export interface JobDetail {
   history: RunHistory;
   /** The jobs it was added to wait for (`dependsOn`), as they are now, in id order; empty without. */
   dependencies: DependencyOutcome[];
+  /** The job it was forked from and the forks made of it (`tm.forkJob`). */
+  lineage: JobLineage;
 }
 
 /** A job with its checkpoints, signals, children and holds; null when there is no such job. */
 export async function getJobDetail(core: EngineCore, jobId: string): Promise<JobDetail | null> {
   const job = await core.storage.jobs.getJob(jobId);
   if (!job) return null;
-  const [checkpoints, signals, children, holds, logs, history, dependencies] = await Promise.all([
+  const [checkpoints, signals, children, holds, logs, history, dependencies, lineage] = await Promise.all([
     core.storage.workflow.listCheckpoints(jobId),
     core.storage.workflow.listSignals(jobId),
     core.storage.jobs.listChildren(jobId),
@@ -36,7 +39,8 @@ export async function getJobDetail(core: EngineCore, jobId: string): Promise<Job
     getJobLogs(core, jobId, {}),
     loadRunHistory(core, job),
     core.storage.jobs.dependenciesOf(jobId),
+    core.storage.workflow.jobLineage(jobId),
   ]);
   const noLogs = { lines: [], dropped: 0, next: null };
-  return { job, checkpoints, signals, children, holds, logs: logs ?? noLogs, history, dependencies };
+  return { job, checkpoints, signals, children, holds, logs: logs ?? noLogs, history, dependencies, lineage };
 }

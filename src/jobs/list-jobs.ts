@@ -139,7 +139,7 @@ async function windowOf(
 
 function filterKey(match: JobFilterParams, order: string): string {
   const tags = match.tags === null ? null : [...match.tags].sort();
-  return JSON.stringify([order, match.queue, match.status, match.key, tags, match.pattern]);
+  return JSON.stringify([order, match.queue, match.status, match.key, tags, match.pattern, match.version]);
 }
 
 function checksum(id: string, key: string): string {

@@ -91,5 +91,6 @@ const CURRENT_OUTCOME: Partial<Record<Job['status'], string>> = {
 function loggedOutcome(name: string | null): string {
   if (name === 'RetryAfter') return 'deferred';
   if (name === 'StalledJobError') return 'stalled';
+  if (name === 'NonDeterminismError') return 'paused';
   return 'failed';
 }

@@ -29,6 +29,8 @@ export const AUDIT_ACTIONS = [
   'pause-key',
   'resume-key',
   'signal',
+  'fork',
+  'bulk-fork',
 ] as const;
 
 /** One of the operator actions the audit records (`AUDIT_ACTIONS`). */

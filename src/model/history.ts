@@ -15,7 +15,8 @@ export interface AttemptRecord {
   worker: string | null;
   /**
    * How it ended: `completed`, `failed` (and retried, when a later attempt follows), `deferred`
-   * (`ctx.retryAfter`: the attempt is counted again), `stalled` (its lock lapsed), `cancelled`,
+   * (`ctx.retryAfter`: the attempt is counted again), `paused` (the determinism guard parked it:
+   * counted again too), `stalled` (its lock lapsed), `cancelled`,
    * `expired`; or, for the job's current attempt, `running` or `waiting`.
    */
   outcome: string;
@@ -26,7 +27,7 @@ export interface AttemptRecord {
  * One event of a job's runs, oldest first, never overwritten. Kinds:
  * - `run`: one run of a workflow, from its claim (`at`) to its outcome (`endedAt`); `detail`
  *   has `outcome` (the job's status after it: `completed`, `retry`, `failed`, `waiting`,
- *   `deferred`), `error`, and `wait` for a run that parked.
+ *   `deferred`, `paused`), `error`, and `wait` for a run that parked.
  * - `woke`: the run resumed a parked workflow; `detail.wait` says what it waited for.
  * - `replay`: steps answered from their checkpoints (`detail.count`, `detail.steps`).
  * - `step`: a step run, `at` to `endedAt`, with `detail.error` when it threw.

@@ -53,6 +53,12 @@ export interface Job<Data = unknown, Output = unknown> {
   trace: JobTrace | null;
   /** When retention may delete this job (null: in flight, or kept forever). */
   purgeAfter: Date | null;
+  /**
+   * Its queue's `version` where the job was added, or null. Read by `getJob` and `listJobs`; a
+   * claim does not read it, so it is null on the job a handler receives (the handler knows its
+   * own version).
+   */
+  version: string | null;
 }
 
 export interface JobError {

@@ -32,4 +32,6 @@ export interface StoredQueueOptions {
   globalConcurrency?: number;
   /** The rate limiters the queue's jobs take tokens from (`createQueue({ limiters })`). */
   limiters?: StoredQueueLimiter[];
+  /** The code version stamped on each job added to the queue (`jobs.version`). */
+  version?: string;
 }

@@ -7,6 +7,11 @@ export interface CheckpointRow {
   kind: string;
   output: unknown;
   createdAt: Date;
+  /**
+   * The call's place in its run (1 for the first workflow call), which the determinism guard
+   * checks a replay against; null for a checkpoint written before the guard existed.
+   */
+  seq: number | null;
 }
 
 /** A signal sent to a job, pending or consumed by a wait. */
@@ -29,4 +34,12 @@ export interface ChildOutcome {
   status: JobStatus;
   output: unknown;
   error: JobError | null;
+}
+
+/** Where a job came from and what was made of it by `tm.forkJob`. */
+export interface JobLineage {
+  /** The job this one is a fork of (its id, even once that job is deleted), or null. */
+  forkedFrom: string | null;
+  /** The forks made of this job, oldest first (the first 100). */
+  forks: string[];
 }

@@ -129,6 +129,11 @@ export const queueOptions = new OptionSet(
       default: false,
       description: "delete a job's checkpoints in the transaction that completes it",
     }),
+    version: text(100, {
+      description:
+        'the code version stamped on each job added to the queue, so `listJobs({ version })` finds the in-flight jobs of an old one (see [workflows.md](workflows.md#evolving-workflows))',
+      docDefault: 'none',
+    }),
     keys: custom<KeysOptions, StoredKeysRule>({
       expected: 'an object { concurrency, order?, fairness? }',
       docType:
@@ -252,6 +257,7 @@ export function resolveQueueOptions(input: unknown): {
     keys: options.keys,
     globalConcurrency: options.globalConcurrency,
   };
+  if (options.version !== undefined) queue.version = options.version;
   if (options.batch !== undefined) {
     if (options.limiters !== undefined && options.limiters.length > 0) {
       // A granted job must start within its limiter's guard; a batch waits to fill.

@@ -55,11 +55,16 @@ export class QueueRegistry {
     name: string,
     engineRetention: FrozenRetention,
     on?: Queryable,
-  ): Promise<{ maxAttempts?: number; retention?: FrozenRetention }> {
+  ): Promise<{ maxAttempts?: number; retention?: FrozenRetention; version?: string }> {
     const local = this.local.get(name);
-    if (local) return { maxAttempts: local.maxAttempts, retention: local.retention ?? engineRetention };
-    await this.get(name, on);
-    return {};
+    if (local) {
+      return {
+        maxAttempts: local.maxAttempts,
+        retention: local.retention ?? engineRetention,
+        version: local.version,
+      };
+    }
+    return { version: (await this.get(name, on)).version };
   }
 
   /**
@@ -86,6 +91,7 @@ export class QueueRegistry {
       keys: options.keys,
       globalConcurrency: options.globalConcurrency,
       limiters: options.limiters,
+      version: options.version,
     };
     this.remote.set(name, queue);
     return queue;

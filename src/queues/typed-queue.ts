@@ -232,6 +232,7 @@ function checkedSignals(queue: string, schemas: QueueSchemas, ctx: JobContext): 
     runChild: (queue, data, options) => ctx.runChild(queue, data, options),
     createToken: (name, options) => ctx.createToken(name, options),
     waitForToken: (token) => ctx.waitForToken(token),
+    patched: (name) => ctx.patched(name),
     completionTx: (fn) => ctx.completionTx(fn),
     dependencies: () => ctx.dependencies(),
     retryAfter: (seconds, options) => ctx.retryAfter(seconds, options),

@@ -4,7 +4,7 @@ import type { LimiterEntry } from '../model/limiter.js';
 import type { Queryable } from './driver/driver.js';
 import { toClaimedJob } from './rows.js';
 import type { Runner } from './runner.js';
-import { deferJob as deferJobQuery } from './sql/defer.js';
+import { deferJob as deferJobQuery, parkJob as parkJobQuery } from './sql/defer.js';
 import * as finish from './sql/finish.js';
 import * as worker from './sql/worker.js';
 
@@ -185,4 +185,16 @@ function outcomesJson(outcomes: AttemptOutcome[]): string {
     parts[i] = o.history ? `${text.slice(0, -1)},"history":${o.history}}` : text;
   }
   return `[${parts.join(',')}]`;
+}
+
+/** Park a running workflow as paused (the determinism guard) without spending the attempt; false if the attempt lost it. */
+export async function parkJob(
+  db: Runner,
+  id: string,
+  token: string,
+  errorJson: string,
+  history: string | null = null,
+): Promise<boolean> {
+  const rows = await db.run(parkJobQuery, { id, token, error: errorJson, history });
+  return rows.length > 0;
 }

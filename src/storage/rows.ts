@@ -21,6 +21,7 @@ export function toJob(row: JobRow): Job {
     row.locked_by ?? null,
     toDate(row.locked_until),
     toDate(row.purge_after),
+    row.version ?? null,
   );
 }
 
@@ -30,7 +31,7 @@ export function toJob(row: JobRow): Job {
  * purge times are null.
  */
 export function toClaimedJob(row: ClaimedJobRow, workerId: string, lockSeconds: number): Job {
-  return jobOf(row, 'active', null, workerId, new Date(row.started_at + lockSeconds * 1000), null);
+  return jobOf(row, 'active', null, workerId, new Date(row.started_at + lockSeconds * 1000), null, null);
 }
 
 /**
@@ -51,6 +52,7 @@ function jobOf(
   lockedBy: string | null,
   lockedUntil: Date | null,
   purgeAfter: Date | null,
+  version: string | null,
 ): Job {
   return {
     id: String(row.id),
@@ -79,11 +81,18 @@ function jobOf(
     lockedBy,
     lockedUntil,
     purgeAfter,
+    version,
   };
 }
 
 export function toCheckpoint(row: StoredCheckpoint): CheckpointRow {
-  return { name: row.name, kind: row.kind, output: row.output, createdAt: row.created_at };
+  return {
+    name: row.name,
+    kind: row.kind,
+    output: row.output,
+    createdAt: row.created_at,
+    seq: row.seq ?? null,
+  };
 }
 
 export function toSignal(row: StoredSignal): SignalRow {

@@ -1,9 +1,10 @@
 import { isFinished } from '../job-status.js';
-import type { CheckpointRow, ChildOutcome, SignalRow } from '../model/workflow.js';
+import type { CheckpointRow, ChildOutcome, JobLineage, SignalRow } from '../model/workflow.js';
 import type { Queryable } from './driver/driver.js';
 import { type InsertDefaults, type InsertRow, insertParams } from './insert-rows.js';
 import { toCheckpoint, toSignal } from './rows.js';
 import type { Runner } from './runner.js';
+import * as fork from './sql/fork.js';
 import * as wf from './sql/workflow.js';
 
 export type { CheckpointRow, ChildOutcome, SignalRow } from '../model/workflow.js';
@@ -31,8 +32,9 @@ export async function saveCheckpoint(
   name: string,
   kind: string,
   outputText: string,
+  seq: number | null = null,
 ): Promise<boolean> {
-  const rows = await db.run(wf.saveCheckpoint, { id: jobId, token, name, kind, output: outputText });
+  const rows = await db.run(wf.saveCheckpoint, { id: jobId, token, name, kind, output: outputText, seq });
   return rows.length > 0;
 }
 
@@ -109,4 +111,22 @@ export async function deliverSignal(
 export async function listSignals(db: Runner, jobId: string, on?: Queryable): Promise<SignalRow[]> {
   const rows = await db.run(wf.listSignals, { id: jobId }, on);
   return rows.map(toSignal);
+}
+
+/** Copy the named checkpoints of one job to another (a fork), inside `on`; the names copied. */
+export async function copyCheckpoints(
+  db: Runner,
+  fromId: string,
+  toId: string,
+  names: string[],
+  on?: Queryable,
+): Promise<string[]> {
+  const rows = await db.run(fork.copyCheckpoints, { from_id: fromId, to_id: toId, names }, on);
+  return rows.map((row) => row.name);
+}
+
+/** The job a job was forked from, and the forks made of it (the first 100, oldest first). */
+export async function jobLineage(db: Runner, jobId: string): Promise<JobLineage> {
+  const [row] = await db.run(fork.jobLineage, { id: jobId });
+  return { forkedFrom: row?.forked_from ?? null, forks: row?.forks ?? [] };
 }

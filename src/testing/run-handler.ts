@@ -16,6 +16,7 @@ export type HandlerCall =
   | { kind: 'sleep'; name: string; seconds: number }
   | { kind: 'signal'; names: string[]; count: number; timedOut: boolean }
   | { kind: 'child'; queue: string; data: unknown }
+  | { kind: 'patched'; name: string; value: boolean }
   | TokenCall
   | { kind: 'completionTx' }
   | { kind: 'progress'; value: Progress }
@@ -34,6 +35,8 @@ export interface FakeContextOptions<Data = unknown> {
   tokens?: Record<string, FakeTokenAnswer>;
   /** Steps already recorded, by name: replayed (their function does not run), as on a later attempt. */
   steps?: Record<string, unknown>;
+  /** What `ctx.patched(name)` answers, by name; true (a new run) for a name not given. */
+  patches?: Record<string, boolean>;
   /** What `ctx.dependencies()` returns (none when not given). */
   dependencies?: DependencyOutcome[];
   /** The AbortSignal the handler sees (one that never fires when not given). */
@@ -91,9 +94,10 @@ function fakeJob<Data>(data: Data, options: FakeContextOptions<Data>): Job<Data>
     progress: null,
     metadata: {},
     trace: null,
+    version: null,
     ...options.job,
     data,
-  };
+  } as Job<Data>;
 }
 
 function fakeContext(job: Job, options: FakeContextOptions, calls: HandlerCall[]): JobContext {
@@ -184,6 +188,11 @@ function fakeContext(job: Job, options: FakeContextOptions, calls: HandlerCall[]
         );
       }
       return (await answer(data)) as T;
+    },
+    async patched(name: string): Promise<boolean> {
+      const value = options.patches?.[name] ?? true;
+      calls.push({ kind: 'patched', name, value });
+      return value;
     },
     ...fakeTokens(names, options.tokens, calls),
     completionTx() {

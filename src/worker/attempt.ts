@@ -1,4 +1,5 @@
 import type { EngineCore } from '../engine-core.js';
+import { NonDeterminismError } from '../errors.js';
 import type { Job } from '../model/job.js';
 import type { AttemptTracing, JobTracing } from '../model/tracing.js';
 import { toJsonText } from '../options/json.js';
@@ -9,7 +10,15 @@ import { LostOwnership, Suspension, type Wait } from '../workflow/suspend.js';
 import { WorkflowContext } from '../workflow/workflow-context.js';
 import { completeWithRetries } from './complete-in-transaction.js';
 import { type FinishBuffer, Unwritten, type WriteResult } from './finish-buffer.js';
-import { defer, type FinishedAttempt, fail, notWritten, reportLost, suspend } from './record-outcome.js';
+import {
+  defer,
+  type FinishedAttempt,
+  fail,
+  notWritten,
+  park,
+  reportLost,
+  suspend,
+} from './record-outcome.js';
 import { abortOnTimeout, type Outcome, type Result, runHandler } from './run-handler.js';
 import { Attempt, type AttemptHost } from './running-attempt.js';
 
@@ -123,6 +132,10 @@ function finalResult(
   outcome: Outcome,
 ): Result {
   const result: Result = 'aborted' in outcome ? { ok: false, error: attempt.abortError } : outcome;
+  // A call that broke the record parks the job, whatever the handler made of it; so does a
+  // run that ended without calls its record holds.
+  const broken = ctx.nonDeterminism ?? (result.ok && ctx.suspension === null ? ctx.unmadeCalls() : null);
+  if (broken) return { ok: false, error: broken };
   if (ctx.suspension && (result.ok || !(result.error instanceof Suspension))) {
     core.logger.warn('a handler caught a workflow suspension; the job suspends anyway', { jobId: job.id });
     return { ok: false, error: ctx.suspension };
@@ -141,7 +154,9 @@ function finalResult(
 function writesAlone(ctx: WorkflowContext, result: Result): boolean {
   return result.ok
     ? ctx.completionHook !== null
-    : result.error instanceof Suspension || result.error instanceof RetryAfter;
+    : result.error instanceof Suspension ||
+        result.error instanceof RetryAfter ||
+        result.error instanceof NonDeterminismError;
 }
 
 /** Write a completion with others (the finish buffer's batches), then what afterCompletion does. */
@@ -208,6 +223,7 @@ function recordFailure(attempt: FinishedAttempt, error: unknown): Promise<void> 
   const { core, claimed, history } = attempt;
   if (error instanceof Suspension) return suspend(core, claimed, error, history ?? null);
   if (error instanceof RetryAfter) return defer(core, claimed, error, history ?? null);
+  if (error instanceof NonDeterminismError) return park(core, claimed, error, history ?? null);
   if (error instanceof LostOwnership) return reportLost(core, claimed, 'lost');
   return fail(attempt, error);
 }

@@ -3,7 +3,7 @@
  * standing in for a refused outcome), and loss.
  */
 import type { EngineCore } from '../engine-core.js';
-import { OutcomeRefusedError, TidemarkError } from '../errors.js';
+import { type NonDeterminismError, OutcomeRefusedError, TidemarkError } from '../errors.js';
 import { backoffSeconds, type ResolvedQueue } from '../queues/queue-options.js';
 import type { ClaimedJob } from '../storage/storage.js';
 import type { RetryAfter } from '../workflow/retry-after.js';
@@ -27,6 +27,25 @@ export async function suspend(
     queue: job.queue,
     reason: suspension.wait.kind,
   });
+}
+
+/**
+ * Park a workflow whose code no longer matches its record as `paused`, the error saying what
+ * the record expected and what the code did; the job was lost if its lock is no longer ours.
+ */
+export async function park(
+  core: EngineCore,
+  { job, token }: ClaimedJob,
+  error: NonDeterminismError,
+  history: string | null,
+): Promise<void> {
+  const kept = await core.storage.attempts.parkJob(job.id, token, serializeError(error), history);
+  if (!kept) return reportLost(core, { job, token }, 'lost');
+  core.logger.warn('a workflow no longer matches its record; parked as paused', {
+    jobId: job.id,
+    error: error.message,
+  });
+  core.events.emit('job:paused', { id: job.id, queue: job.queue, error });
 }
 
 /** Put the job back for later (`ctx.retryAfter`); the job was lost if its lock is no longer ours. */

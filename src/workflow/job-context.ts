@@ -14,8 +14,25 @@ export type SignalResult =
 /** What `ctx.waitForSignals` resolves to. */
 export type SignalsResult = { timedOut: false; payloads: unknown[] } | { timedOut: true; payloads: [] };
 
+/** Options of the signal waits (`ctx.waitForSignal`, `ctx.waitForAny`, `ctx.waitForSignals`). */
+export interface WaitOptions {
+  /** Give up after this many seconds: the wait resolves as timed out. */
+  timeoutSeconds?: number;
+  /**
+   * The wait's own name, unique in the run like a step's (no '#'). Unnamed, a wait is known by
+   * its signal names and how many such waits came before it (`wait:approval#2`), so a wait
+   * added or removed before it changes its key; a named one keeps its key wherever it moves.
+   */
+  name?: string;
+}
+
 /** Options of `ctx.runChild`. */
 export interface RunChildOptions {
+  /**
+   * The call's own name, unique in the run like a step's (no '#'). Unnamed, a child is known by
+   * its place among the run's children (`child#2`); a named one keeps its key wherever it moves.
+   */
+  name?: string;
   priority?: number;
   maxAttempts?: number;
   delaySeconds?: number;
@@ -53,14 +70,14 @@ export interface JobContext {
    * Wait for one signal of this name (declared on the queue) and consume it. Resolves with
    * `{ timedOut: true, name: null, payload: null }` when `timeoutSeconds` pass first.
    */
-  waitForSignal(name: string, options?: { timeoutSeconds?: number }): Promise<SignalResult>;
+  waitForSignal(name: string, options?: WaitOptions): Promise<SignalResult>;
   /** Wait for one signal of any of these names (mailbox 1 across them). */
-  waitForAny(names: string[], options?: { timeoutSeconds?: number }): Promise<SignalResult>;
+  waitForAny(names: string[], options?: WaitOptions): Promise<SignalResult>;
   /**
    * Wait for `count` signals of this name and consume them, oldest first. `count` may not
    * exceed the name's declared mailbox size. On timeout: `{ timedOut: true, payloads: [] }`.
    */
-  waitForSignals(name: string, count: number, options?: { timeoutSeconds?: number }): Promise<SignalsResult>;
+  waitForSignals(name: string, count: number, options?: WaitOptions): Promise<SignalsResult>;
   /**
    * Start a child job once per call position (`child#n`), wait for it, and return its output;
    * throws ChildJobFailedError when it ends failed, cancelled or expired. A retried parent
@@ -71,6 +88,15 @@ export interface JobContext {
     data?: unknown,
     options?: RunChildOptions,
   ): Promise<T>;
+  /**
+   * Branch new code around runs that started before it. True for a new run, and for a run that
+   * reaches this call for the first time (the answer is recorded); false for a run recorded past
+   * this point without it, which must keep taking the old path. Await it on its own, before
+   * the next workflow call. Retire a patch in two deploys: once no run of the old path is in
+   * flight, drop the old branch and keep the call; once no run that recorded the call is in
+   * flight either, drop the call (the guard passes over markers the code no longer asks for).
+   */
+  patched(name: string): Promise<boolean>;
   /**
    * Make a callback token, once per name (a replay gets the same token; names are unique in a
    * run with steps' names). Hand out its `id` (for `tm.completeToken`) or `url()` (signed,
@@ -119,6 +145,12 @@ export interface JobContext {
 
 /** Checkpoint names of signal waits start with this; step and sleep names may not. */
 export const WAIT_PREFIX = 'wait:';
+/** Checkpoint names of children started start with this (the determinism guard's record of them). */
+export const CHILD_PREFIX = 'child:';
+/** Checkpoint names of patch markers (`ctx.patched`) start with this. */
+export const PATCH_PREFIX = 'patch:';
+/** Prefixes of checkpoints that are not steps or sleeps: no step or sleep name may start with one. */
+const RESERVED_PREFIXES = [WAIT_PREFIX, CHILD_PREFIX, PATCH_PREFIX];
 
 /** Names used in one run, to refuse a step name used twice. */
 export class RunNames {
@@ -130,13 +162,26 @@ export class RunNames {
     if (typeof name !== 'string' || name.length === 0 || name.length > 200 || name.includes('\u0000')) {
       throw new InvalidOptionError('name', 'a step name of 1-200 characters without NUL', name);
     }
-    // Signal waits store their checkpoints under 'wait:<names>#<n>'; a step of that name
-    // would read (and be overwritten by) a wait's state.
-    if (name.startsWith(WAIT_PREFIX)) {
-      throw new InvalidOptionError('name', `a step name not starting with '${WAIT_PREFIX}' (reserved)`, name);
+    // Signal waits store their checkpoints under 'wait:<names>#<n>', children under
+    // 'child:<key>': a step of such a name would read (and be overwritten by) their state.
+    const reserved = RESERVED_PREFIXES.find((prefix) => name.startsWith(prefix));
+    if (reserved !== undefined) {
+      throw new InvalidOptionError('name', `a step name not starting with '${reserved}' (reserved)`, name);
     }
     if (this.used.has(name)) throw new DuplicateStepError(name);
     this.used.add(name);
+  }
+
+  /**
+   * An explicit name of a wait or a child: unique in the run like a step's (DuplicateStepError),
+   * and without '#', which the keys of unnamed calls use (`child#2`), so the two never meet.
+   */
+  named(name: unknown, field: string): string {
+    if (typeof name !== 'string' || name.includes('#')) {
+      throw new InvalidOptionError(field, "a name of 1-200 characters without '#' or NUL", name);
+    }
+    this.claim(name);
+    return name;
   }
 
   /** A deterministic key for the n-th call of a kind in this run (waits, children). */

@@ -1,8 +1,10 @@
 import type { EngineCore } from '../engine-core.js';
+import type { NonDeterminismError } from '../errors.js';
 import type { Job } from '../model/job.js';
 import type { AttemptTracing } from '../model/tracing.js';
 import type { CheckpointRow } from '../model/workflow.js';
 import type { ResolvedQueue } from '../queues/queue-options.js';
+import { CallRecord, FAILED_STEP, type Placement } from './call-record.js';
 import { HistoryBook } from './history-book.js';
 import { RunNames } from './job-context.js';
 import type { NotesSink } from './note-book.js';
@@ -37,9 +39,16 @@ export class RunState {
    * swallows it can neither complete early nor run further steps.
    */
   suspension: Suspension | null = null;
+  /**
+   * The first call that did not match the run's record (the determinism guard). Like a
+   * suspension it decides the attempt's outcome, the job parked as `paused`, even when the
+   * handler caught it, and every later workflow call rethrows it.
+   */
+  nonDeterminism: NonDeterminismError | null = null;
   /** The run's history, made by the first workflow call (or at once, for a run woken from a wait). */
   history: HistoryBook | null = null;
   private namesMade: RunNames | null = null;
+  private callsMade: CallRecord | null = null;
   private checkpoints: Promise<Map<string, CheckpointRow>> | null = null;
 
   /**
@@ -67,6 +76,38 @@ export class RunState {
     return this.namesMade;
   }
 
+  /**
+   * Take this call's place in the run, at once (calls made together keep the order they were
+   * made in), then check it against the run's record once that is loaded. A call that does not
+   * match throws NonDeterminismError, and so does every later one.
+   */
+  protected async enter(
+    kind: string,
+    name: string,
+  ): Promise<Placement & { checkpoints: Map<string, CheckpointRow> }> {
+    this.throwIfSuspended();
+    this.callsMade ??= new CallRecord();
+    const index = this.callsMade.enter(kind, name);
+    const checkpoints = await this.loadCheckpoints();
+    const placement = this.callsMade.place(index, checkpoints.values());
+    if (placement.error) {
+      this.nonDeterminism ??= placement.error;
+      throw placement.error;
+    }
+    this.throwIfSuspended();
+    return { ...placement, checkpoints };
+  }
+
+  /**
+   * A run that ended well but left recorded calls unmade (the code dropped them): the guard's
+   * error, or null. Only a run that made a workflow call has loaded its record to tell.
+   */
+  unmadeCalls(): NonDeterminismError | null {
+    const left = this.callsMade?.leftOver() ?? null;
+    if (left !== null) this.nonDeterminism ??= left;
+    return left;
+  }
+
   protected loadCheckpoints(): Promise<Map<string, CheckpointRow>> {
     this.checkpoints ??= this.deps.core.storage.workflow
       .listCheckpoints(this.job.id)
@@ -74,13 +115,14 @@ export class RunState {
     return this.checkpoints;
   }
 
-  protected async save(name: string, kind: string, outputText: string): Promise<void> {
+  protected async save(name: string, kind: string, outputText: string, seq: number | null): Promise<void> {
     const saved = await this.deps.core.storage.workflow.saveCheckpoint(
       this.job.id,
       this.deps.token,
       name,
       kind,
       outputText,
+      seq,
     );
     if (!saved) throw new LostOwnership(this.job.id);
     (await this.loadCheckpoints()).set(name, {
@@ -88,7 +130,21 @@ export class RunState {
       kind,
       output: JSON.parse(outputText),
       createdAt: new Date(this.deps.core.clock.now()),
+      seq,
     });
+  }
+
+  /**
+   * A step that threw leaves a marker at its place, replaced when it succeeds: a later run that
+   * runs it again knows the record after it may rightly differ (see CallRecord). Best effort:
+   * a marker that cannot be written (the job lost) changes nothing of the attempt's outcome.
+   */
+  protected async markFailed(name: string, seq: number, error: unknown): Promise<void> {
+    if (error instanceof Suspension || error === this.nonDeterminism) return;
+    const message = error instanceof Error ? error.message : String(error);
+    await this.save(name, FAILED_STEP, JSON.stringify({ error: message.slice(0, 1000) }), seq).catch(
+      () => {},
+    );
   }
 
   /** Now by the database's clock, as far as this process can tell. */
@@ -107,6 +163,7 @@ export class RunState {
 
   protected throwIfSuspended(): void {
     if (this.suspension) throw this.suspension;
+    if (this.nonDeterminism) throw this.nonDeterminism;
   }
 
   private newHistory(woken: Wait | null): HistoryBook {

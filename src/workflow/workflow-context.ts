@@ -10,13 +10,17 @@ import type { AttemptTracing } from '../model/tracing.js';
 import { checkInteger, checkSeconds } from '../options/check.js';
 import { toJsonText } from '../options/json.js';
 import type { Queryable } from '../storage/storage.js';
+import { FAILED_STEP } from './call-record.js';
 import {
+  CHILD_PREFIX,
   checkDeclaredSignals,
   type JobContext,
+  PATCH_PREFIX,
   type RunChildOptions,
   type SignalResult,
   type SignalsResult,
   WAIT_PREFIX,
+  type WaitOptions,
 } from './job-context.js';
 import { NoteBook } from './note-book.js';
 import { RetryAfter, type RetryAfterOptions } from './retry-after.js';
@@ -49,8 +53,9 @@ export class WorkflowContext extends RunState implements JobContext {
     this.throwIfSuspended();
     this.names.claim(name);
     if (typeof fn !== 'function') throw new InvalidOptionError('fn', 'a function', fn);
-    const stored = (await this.loadCheckpoints()).get(name);
-    if (stored) {
+    const { seq, checkpoints } = await this.enter('step', name);
+    const stored = checkpoints.get(name);
+    if (stored && stored.kind !== FAILED_STEP) {
       this.tracing?.replayed(name);
       this.book.replay(name);
       return stored.output as T;
@@ -61,9 +66,12 @@ export class WorkflowContext extends RunState implements JobContext {
     try {
       const value = this.tracing === null ? await fn() : await this.tracing.step(name, fn);
       text = toJsonText(value, `step '${name}' result`);
-      await this.save(name, 'step', text);
+      await this.save(name, 'step', text, seq);
     } catch (error) {
-      if (!(error instanceof LostOwnership)) this.book.step(name, startedAt, error);
+      if (!(error instanceof LostOwnership)) {
+        this.book.step(name, startedAt, error);
+        await this.markFailed(name, seq, error);
+      }
       throw error;
     }
     this.book.step(name, startedAt);
@@ -74,38 +82,35 @@ export class WorkflowContext extends RunState implements JobContext {
     this.throwIfSuspended();
     this.names.claim(name);
     checkSeconds(seconds, 'seconds', { max: 3_153_600_000 });
-    const stored = (await this.loadCheckpoints()).get(name);
+    const { seq, checkpoints } = await this.enter('sleep', name);
+    const stored = checkpoints.get(name);
     let wakeAt: Date;
     if (stored) {
       wakeAt = new Date((stored.output as { wakeAt: string }).wakeAt);
     } else {
       wakeAt = new Date(this.now() + seconds * 1000);
-      await this.save(name, 'sleep', JSON.stringify({ wakeAt: wakeAt.toISOString() }));
+      await this.save(name, 'sleep', JSON.stringify({ wakeAt: wakeAt.toISOString() }), seq);
     }
     if (wakeAt.getTime() <= this.now()) return;
     throw this.suspend({ kind: 'sleep', name }, wakeAt);
   }
 
-  async waitForSignal(name: string, options: { timeoutSeconds?: number } = {}): Promise<SignalResult> {
+  async waitForSignal(name: string, options: WaitOptions = {}): Promise<SignalResult> {
     return this.waitForAny([name], options);
   }
 
-  async waitForAny(names: string[], options: { timeoutSeconds?: number } = {}): Promise<SignalResult> {
+  async waitForAny(names: string[], options: WaitOptions = {}): Promise<SignalResult> {
     if (!Array.isArray(names) || names.length === 0) {
       throw new InvalidOptionError('names', 'a non-empty array of signal names', names);
     }
-    const got = await this.waitSignals(names, 1, options.timeoutSeconds);
+    const got = await this.waitSignals(names, 1, options);
     if (!got) return { timedOut: true, name: null, payload: null };
     return { timedOut: false, name: got[0].name, payload: got[0].payload };
   }
 
-  async waitForSignals(
-    name: string,
-    count: number,
-    options: { timeoutSeconds?: number } = {},
-  ): Promise<SignalsResult> {
+  async waitForSignals(name: string, count: number, options: WaitOptions = {}): Promise<SignalsResult> {
     checkInteger(count, 'count', 1, 10_000);
-    const got = await this.waitSignals([name], count, options.timeoutSeconds);
+    const got = await this.waitSignals([name], count, options);
     if (!got) return { timedOut: true, payloads: [] };
     return { timedOut: false, payloads: got.map((s) => s.payload) };
   }
@@ -116,12 +121,16 @@ export class WorkflowContext extends RunState implements JobContext {
     options: RunChildOptions = {},
   ): Promise<T> {
     this.throwIfSuspended();
-    const key = this.names.next('child');
+    const { name, ...childOptions } = isObject(options) ? options : ({} as RunChildOptions);
+    const key = name === undefined ? this.names.next('child') : this.names.named(name, 'options.name');
     // A handle names its queue; anything else is checked as a queue name.
     const queueName: unknown = isObject(queue) ? queue.name : queue;
-    const request = resolveChild(queueName, data, options);
+    const request = resolveChild(queueName, data, isObject(options) ? childOptions : options);
+    const { seq, checkpoints } = await this.enter('child', `${CHILD_PREFIX}${key}`);
     const { core, job, token } = this.deps;
     let child = await core.storage.workflow.findChild(job.id, key);
+    // A call of this run broke its record meanwhile: start nothing more.
+    this.throwIfSuspended();
     if (!child) {
       const placement = { parentId: job.id, rootId: job.rootId ?? job.id, parentStep: key, token };
       // A child on a queue defined here with a schema: its data checked, as at addJob.
@@ -136,6 +145,10 @@ export class WorkflowContext extends RunState implements JobContext {
       if (child) this.book.add('child', { key, childId: child.id, queue: child.queue });
     }
     if (!child) throw new LostOwnership(job.id);
+    // The record of the start; written again after a crash between the child's insert and it.
+    if (!checkpoints.has(`${CHILD_PREFIX}${key}`)) {
+      await this.save(`${CHILD_PREFIX}${key}`, 'child', JSON.stringify({ childId: child.id }), seq);
+    }
     const { woken } = this.deps;
     if (isFinished(child.status) && woken?.kind === 'child' && woken.key === key) {
       this.book.add('child-done', { key, childId: child.id, status: child.status });
@@ -145,6 +158,16 @@ export class WorkflowContext extends RunState implements JobContext {
       throw new ChildJobFailedError(child.id, child.status, child.error, child.queue);
     }
     throw this.suspend({ kind: 'child', childId: child.id, key }, null);
+  }
+
+  async patched(name: string): Promise<boolean> {
+    this.throwIfSuspended();
+    if (typeof name !== 'string' || name.length === 0 || name.length > 200 || name.includes('\u0000')) {
+      throw new InvalidOptionError('name', 'a patch name of 1-200 characters without NUL', name);
+    }
+    const placement = await this.enter('patch', `${PATCH_PREFIX}${name}`);
+    if (placement.markNew) await this.save(`${PATCH_PREFIX}${name}`, 'patch', 'true', placement.seq);
+    return placement.patched === true;
   }
 
   dependencies(): Promise<DependencyOutcome[]> {
@@ -192,7 +215,7 @@ export class WorkflowContext extends RunState implements JobContext {
   private async waitSignals(
     names: string[],
     count: number,
-    timeoutSeconds: number | undefined,
+    { timeoutSeconds, name }: WaitOptions,
   ): Promise<{ name: string; payload: unknown }[] | null> {
     this.throwIfSuspended();
     checkDeclaredSignals(this.job.queue, this.deps.queue.signals, names);
@@ -207,8 +230,12 @@ export class WorkflowContext extends RunState implements JobContext {
       }
     }
     if (timeoutSeconds !== undefined) checkSeconds(timeoutSeconds, 'timeoutSeconds', { exclusiveMin: true });
-    const key = this.names.next(`${WAIT_PREFIX}${names.join('|')}`);
-    const stored = (await this.loadCheckpoints()).get(key);
+    const key =
+      name === undefined
+        ? this.names.next(`${WAIT_PREFIX}${names.join('|')}`)
+        : `${WAIT_PREFIX}${this.names.named(name, 'options.name')}`;
+    const { seq, checkpoints } = await this.enter('wait', key);
+    const stored = checkpoints.get(key);
     const state = stored?.output as
       | { state: string; signals?: { name: string; payload: unknown }[]; deadline?: string | null }
       | undefined;
@@ -223,6 +250,7 @@ export class WorkflowContext extends RunState implements JobContext {
         key,
         'wait',
         JSON.stringify({ state: 'waiting', names, deadline: deadline?.toISOString() ?? null }),
+        seq,
       );
     }
     const { core, job, token } = this.deps;
@@ -236,6 +264,7 @@ export class WorkflowContext extends RunState implements JobContext {
         key,
         'wait',
         JSON.stringify({ state: 'timed-out', names, deadline: deadline.toISOString() }),
+        seq,
       );
       this.book.add('timeout', { key, deadline: deadline.toISOString() });
       return null;

@@ -242,6 +242,10 @@ test('the table names every field of the input row the intake writes', () => {
   for (const placed of ['parent_id', 'root_id', 'parent_step']) covered.add(placed);
   // The trace the add ran in, when tracing is on (test/tracing/spans.test.ts).
   covered.add('trace');
+  // The queue's version (test/workflow/determinism.test.ts) and a fork's original
+  // (test/jobs/fork.test.ts): set by the intake from the queue and by tm.forkJob, not by an option.
+  covered.add('version');
+  covered.add('forked_from');
   // The queue is every path's first argument.
   covered.add('queue');
   assert.deepEqual(

@@ -56,6 +56,7 @@ const CODE_OF_CLASS: Record<string, string> = {
   StillBusyError: 'STILL_BUSY',
   LimiterNotFoundError: 'LIMITER_NOT_FOUND',
   LimiterRefusedError: 'LIMITER_REFUSED',
+  NonDeterminismError: 'NON_DETERMINISM',
   BatchOutcomeError: 'BATCH_OUTCOME',
   BatchKeyError: 'BATCH_KEY',
   TokenNotFoundError: 'TOKEN_NOT_FOUND',

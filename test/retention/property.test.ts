@@ -210,6 +210,12 @@ interface Model {
   /** Job id → how many run-history events (run_history) it holds: they go with their job alone. */
   historyEvents: Map<string, number>;
   /**
+   * Job id → its workflow record: checkpoints with their places (`seq`), a patch marker and a
+   * child's start among them, its queue `version`, and the job it was forked from. The
+   * checkpoints go with their job alone; a fork's pointer stays as it was when its original goes.
+   */
+  records: Map<string, { checkpoints: number; version: string | null; forkedFrom: string | null }>;
+  /**
    * Callback token id → its job, state and expiry (hours): each goes with its job; a pending or
    * expired one past its expiry goes with a sweep (R15), any other stays while its job does.
    */
@@ -349,6 +355,7 @@ function cloneModel(model: Model): Model {
     buckets: new Map(model.buckets),
     logLines: new Map(model.logLines),
     historyEvents: new Map(model.historyEvents),
+    records: new Map(model.records),
     tokens: new Map(model.tokens),
     edges: new Set(model.edges),
     signals: new Map(model.signals),
@@ -518,6 +525,33 @@ async function insertBuckets(
      select job_id::text as id, count(*)::int as n from event group by job_id`,
   );
   for (const { id, n } of events) model.historyEvents.set(id, n);
+  // A workflow's record: each job gets placed checkpoints (a step, a patch answer, a child's
+  // start: one to three), every other job a version, and every third a fork pointer to the job
+  // before it (which may be deleted first: the pointer stays).
+  const records = await rawQuery<{
+    id: string;
+    n: number;
+    version: string | null;
+    forked_from: string | null;
+  }>(
+    tm,
+    `with placed as (
+       insert into ${s}.checkpoints (job_id, name, kind, output, seq)
+       select j.id, (array['step-a', 'patch:v2', 'child:child#1'])[g], (array['step', 'patch', 'child'])[g], 'true', g
+         from ${s}.jobs j cross join generate_series(1, 1 + (j.id % 3)::int) g
+       returning job_id),
+     stamped as (
+       update ${s}.jobs j
+          set version = case when j.id % 2 = 0 then 'v' || (j.id % 5) end,
+              forked_from = case when j.id % 3 = 0 then j.id - 1 end
+        returning j.id, j.version, j.forked_from)
+     select st.id::text as id, (select count(*) from placed p where p.job_id = st.id)::int as n,
+            st.version, st.forked_from::text as forked_from
+       from stamped st`,
+  );
+  for (const r of records) {
+    model.records.set(r.id, { checkpoints: r.n, version: r.version, forkedFrom: r.forked_from });
+  }
   // One or two lines per job, written hours ago; the second has a window of its own.
   const logged = await rawQuery<{ id: string; ago: number; window: number | null }>(
     tm,
@@ -646,6 +680,22 @@ async function assertMatches(tm: Tidemark, model: Model, after: string): Promise
     history.map((r) => model.historyEvents.get(r.id) ?? 0),
     `run history after ${after}: every event stays while its job does (and leaves with it: no orphans)`,
   );
+  const records = await rawQuery<{
+    id: string;
+    n: number;
+    version: string | null;
+    forked_from: string | null;
+  }>(
+    tm,
+    `select j.id::text as id, (select count(*) from ${s}.checkpoints c where c.job_id = j.id and c.seq is not null)::int as n,
+            j.version, j.forked_from::text as forked_from
+       from ${s}.jobs j order by j.id`,
+  );
+  assert.deepEqual(
+    records.map((r) => ({ checkpoints: r.n, version: r.version, forkedFrom: r.forked_from })),
+    records.map((r) => model.records.get(r.id) ?? { checkpoints: 0, version: null, forkedFrom: null }),
+    `workflow records after ${after}: placed checkpoints stay while their job does, versions and fork pointers as written`,
+  );
   const edges = await rawQuery<{ edge: string }>(
     tm,
     `select job_id || '>' || dependency_id as edge from ${s}.job_dependencies order by 1`,
@@ -735,6 +785,7 @@ describeEachDriver('retention against a model (property)', ({ kind, open }) => {
             buckets: new Map(),
             logLines: new Map(),
             historyEvents: new Map(),
+            records: new Map(),
             tokens: new Map(),
             edges: new Set(),
           };

@@ -106,7 +106,7 @@ describePostgresOnly('worker statement plans', ({ open }) => {
       await plan(
         tm,
         workflowSql.saveCheckpoint.text(tm.schema),
-        workflowSql.saveCheckpoint.values({ ...one, name: 'step', kind: 'step', output: 'null' }),
+        workflowSql.saveCheckpoint.values({ ...one, name: 'step', kind: 'step', output: 'null', seq: 1 }),
       ),
     );
   });

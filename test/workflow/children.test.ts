@@ -275,11 +275,16 @@ describeEachDriver('getJobDetail', ({ open }) => {
       return d?.job.status === 'waiting' && d.checkpoints.some((c) => c.name === 'rest') ? d : null;
     });
     assert.equal(detail.job.id, id);
-    assert.deepEqual(detail.checkpoints.map((c) => [c.name, c.kind]).sort(), [
-      ['price', 'step'],
-      ['rest', 'sleep'],
-      ['wait:go#1', 'wait'],
-    ]);
+    // In call order: each call's place in the run is its checkpoint's seq (the child's start too).
+    assert.deepEqual(
+      detail.checkpoints.map((c) => [c.seq, c.name, c.kind]).sort((a, b) => Number(a[0]) - Number(b[0])),
+      [
+        [1, 'price', 'step'],
+        [2, 'wait:go#1', 'wait'],
+        [3, 'child:child#1', 'child'],
+        [4, 'rest', 'sleep'],
+      ],
+    );
     assert.equal(detail.checkpoints.find((c) => c.name === 'price')?.output, 10);
     assert.ok(detail.checkpoints.every((c) => c.createdAt instanceof Date));
     assert.deepEqual(

@@ -14,6 +14,7 @@ function contextWithSleep(dueInMs: number, claimedAt: Date): WorkflowContext {
     kind: 'sleep',
     output: { wakeAt: new Date(Date.now() + dueInMs).toISOString() },
     createdAt: new Date(),
+    seq: 1,
   };
   const core = {
     storage: { workflow: { listCheckpoints: async () => [nap] } },

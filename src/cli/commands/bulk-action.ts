@@ -1,5 +1,5 @@
 import { isJobStatus } from '../../job-status.js';
-import type { BulkActionName, BulkJobFilter, BulkOutcome } from '../../jobs/bulk-actions.js';
+import type { BulkActionName, BulkJobFilter, BulkOutcome, StateActionName } from '../../jobs/bulk-actions.js';
 import { ACTIONABLE } from '../../jobs/bulk-filter.js';
 import { ACTOR_HELP, ACTOR_OPTIONS, cliActor } from '../actor-option.js';
 import { type CliIo, UsageError } from '../cli-io.js';
@@ -36,7 +36,7 @@ export type BulkValues = {
   actor?: string;
 };
 
-export function bulkHelp(name: BulkActionName): string {
+export function bulkHelp(name: StateActionName): string {
   return `  --status S            the status of the jobs to ${name} (${ACTIONABLE[name].join(', ')})
   --queue Q             only this queue (default all)
   --since SECONDS       only jobs created in the last SECONDS
@@ -70,10 +70,11 @@ const VERBS: Record<BulkActionName, { past: string; first: string }> = {
   retry: { past: 'retried', first: 'Retried' },
   cancel: { past: 'cancelled', first: 'Cancelled' },
   'run-now': { past: 'run now', first: 'Made due now' },
+  fork: { past: 'forked', first: 'Forked' },
 };
 
 /** Retry, cancel or run now every job matching the options, through tm.retryJobs / cancelJobs / runJobsNow. */
-export async function runBulkCommand(name: BulkActionName, values: BulkValues, io: CliIo): Promise<number> {
+export async function runBulkCommand(name: StateActionName, values: BulkValues, io: CliIo): Promise<number> {
   const filter = filterOf(name, values);
   const batchSize = batchSizeOption(values['batch-size']);
   const options = { dryRun: values['dry-run'] === true, ...(batchSize !== undefined ? { batchSize } : {}) };
@@ -90,7 +91,7 @@ export async function runBulkCommand(name: BulkActionName, values: BulkValues, i
   }
 }
 
-function filterOf(name: BulkActionName, values: BulkValues): BulkJobFilter {
+function filterOf(name: StateActionName, values: BulkValues): BulkJobFilter {
   const status = values.status;
   if (status === undefined) throw new UsageError(`--status is required to ${name} jobs by filter`);
   if (!isJobStatus(status) || !ACTIONABLE[name].includes(status)) {

@@ -1,6 +1,6 @@
 import { InvalidJobStateError } from '../../errors.js';
 import { isFinished } from '../../job-status.js';
-import type { BulkActionName } from '../../jobs/bulk-actions.js';
+import type { StateActionName } from '../../jobs/bulk-actions.js';
 import { cliActor } from '../actor-option.js';
 import { type CliIo, UsageError } from '../cli-io.js';
 import type { Command } from '../command.js';
@@ -8,7 +8,7 @@ import { DATABASE_HELP, jobIdArgument, openForCommand } from '../open-database.j
 import { parseCommandArgs } from '../parse-args.js';
 import { BULK_OPTIONS, bulkHelp, isBulk, runBulkCommand } from './bulk-action.js';
 
-function jobCommand(name: BulkActionName, summary: string, description: string): Command {
+function jobCommand(name: StateActionName, summary: string, description: string): Command {
   const usage = `Usage: tidemark ${name} ID [--database URL|PATH] [--schema NAME]
        tidemark ${name} --status S [--queue Q] [--since SECONDS | --from DATE --to DATE]
                  [--text TEXT] [--dry-run] [--batch-size N] [--json] [--database URL|PATH] [--schema NAME]

@@ -2,10 +2,10 @@ import { formatCount, formatTime } from '../../admin/format.js';
 import type { JobFilter } from '../../admin/job-list.js';
 import { isJobStatus } from '../../job-status.js';
 import type {
-  BulkActionName,
   BulkJobFilter,
   BulkOutcome,
   BulkRefusalReason,
+  StateActionName,
 } from '../../jobs/bulk-actions.js';
 import { ACTIONABLE } from '../../jobs/bulk-filter.js';
 import { keysOf } from '../../model/guards.js';
@@ -15,11 +15,11 @@ import { layout, notice } from '../layout.js';
 
 /** A bulk request as the forms carry it: the filter (or the chosen ids) and the action. */
 export interface BulkRequest {
-  action: BulkActionName;
+  action: StateActionName;
   filter: BulkJobFilter;
 }
 
-const VERB: Record<BulkActionName, { label: string; past: string }> = {
+const VERB: Record<StateActionName, { label: string; past: string }> = {
   retry: { label: 'Retry', past: 'Retried' },
   cancel: { label: 'Cancel', past: 'Cancelled' },
   'run-now': { label: 'Run now', past: 'Made due now' },
@@ -32,6 +32,8 @@ const REASONS: Record<BulkRefusalReason, string> = {
   'not-in-flight': 'had already finished',
   'not-waiting': 'not pending or retry-waiting any more',
   'not-found': 'deleted meanwhile',
+  'not-failed': 'not failed: only a failed job is forked from its failure',
+  'no-fork-point': 'recorded no such step to fork from',
 };
 
 /**
@@ -43,7 +45,7 @@ export function bulkControls(ctx: DashboardContext, filter: JobFilter, hasRows: 
   if (!hasRows) return html``;
   // The list's filter holds a known status or none.
   const status = isJobStatus(filter.status) ? filter.status : undefined;
-  const matching = (action: BulkActionName) =>
+  const matching = (action: StateActionName) =>
     status !== undefined && ACTIONABLE[action].includes(status)
       ? html`<button type="submit" name="do" value="${action}-matching" class="danger">${VERB[action].label} all matching…</button> `
       : '';

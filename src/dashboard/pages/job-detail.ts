@@ -7,6 +7,7 @@ import { type Html, html, jsonBlock } from '../html.js';
 import { layout, notice } from '../layout.js';
 import { stepTimeline } from '../step-timeline.js';
 import { attemptList, facts } from './job-attempts.js';
+import { forkCard } from './job-fork.js';
 import { historyCard } from './job-history.js';
 import { notesCard } from './job-notes.js';
 import { checkpointTable, errorCard, heldBy, retention, signalTable } from './job-sections.js';
@@ -19,6 +20,7 @@ const DONE_MESSAGES: Record<string, string> = {
   'run-now': 'Job due now: it runs as soon as a worker has a free slot.',
   pause: 'Job paused.',
   resume: 'Job resumed.',
+  fork: 'Forked: this is the new job, keeping what its original recorded before the fork point.',
 };
 
 /**
@@ -58,6 +60,7 @@ ${job.error ? errorCard(job) : ''}
 ${notesCard(job, detail.logs, live)}
 <div class="card chart"><h2>Step timeline</h2>${stepTimeline(job, checkpoints, detail.history)}</div>
 ${historyCard(ctx, job, detail.history)}
+${forkCard(ctx, detail)}
 ${
   plain
     ? html`<p class="small muted" id="plain-job">No checkpoints, signals or workflow tree: nothing of a workflow to show.</p>`

@@ -18,9 +18,9 @@ ${error.stack ? html`<pre class="stack">${error.stack}</pre>` : ''}</div>`;
 
 export function checkpointTable(checkpoints: CheckpointRow[]): Html {
   if (checkpoints.length === 0) return html`<p class="muted">none</p>`;
-  return html`<div class="scroll"><table><thead><tr><th>name</th><th>kind</th><th>saved</th><th>output</th></tr></thead><tbody>${checkpoints.map(
+  return html`<div class="scroll"><table><thead><tr><th title="the call's place in its run">call</th><th>name</th><th>kind</th><th>saved</th><th>output</th></tr></thead><tbody>${checkpoints.map(
     (c) =>
-      html`<tr><td class="mono">${c.name}</td><td>${c.kind}</td><td class="small">${formatTime(c.createdAt)}</td><td>${jsonBlock(c.output)}</td></tr>`,
+      html`<tr><td class="num">${c.seq === null ? '—' : String(c.seq)}</td><td class="mono">${c.name}</td><td>${c.kind}</td><td class="small">${formatTime(c.createdAt)}</td><td>${jsonBlock(c.output)}</td></tr>`,
   )}</tbody></table></div>`;
 }
 

@@ -12,6 +12,7 @@ import * as m0011 from './0011-log-window.js';
 import * as m0012 from './0012-schedule-controls.js';
 import * as m0013 from './0013-run-history.js';
 import * as m0014 from './0014-operator-audit.js';
+import * as m0015 from './0015-call-record.js';
 import * as m0016 from './0016-job-dependencies.js';
 import * as m0017 from './0017-callback-tokens.js';
 
@@ -37,6 +38,7 @@ export const migrations: readonly Migration[] = [
   { version: 12, ...m0012 },
   { version: 13, ...m0013 },
   { version: 14, ...m0014 },
+  { version: 15, ...m0015 },
   { version: 16, ...m0016 },
   { version: 17, ...m0017 },
 ];

@@ -39,3 +39,36 @@ export const deferJob = defineQuery<
       from deferred d`)}
   select id::text as id from deferred`,
 );
+
+/**
+ * Park a running workflow as `paused` because its code no longer matches its record (the
+ * determinism guard): the attempt is not spent, the error says what the record expected and
+ * what the code did, and `resumeJob` makes it `pending` again. Its checkpoints stay.
+ */
+export const parkJob = defineQuery<
+  { id: string; token: string; error: string; history: string | null },
+  IdRow
+>(
+  'parkJob',
+  /* sql */ `
+  with parked as (
+    update /*schema*/jobs j
+       set status = 'paused',
+           paused_from = 'pending',
+           attempts = greatest(j.attempts - 1, 0),
+           error = @error::jsonb,
+           expire_at = null,
+           attempt_log = /*schema*/log_attempt(j.attempt_log,
+             jsonb_build_object('attempt', j.attempts, 'startedAt', j.started_at, 'endedAt', now(),
+                                'name', @error::jsonb ->> 'name', 'message', @error::jsonb ->> 'message',
+                                'worker', j.locked_by)),
+           wait = null,
+           lock_token = null, locked_by = null, locked_until = null
+     where j.id = @id::bigint and j.lock_token = @token::uuid and ${STILL_ACTIVE('j.')}
+    returning j.id, j.attempts
+  ),
+  ${appendHistory(`select p.id as job_id, p.attempts + 1 as attempt, @history::json as events,
+           jsonb_build_object('outcome', 'paused', 'error', @error::jsonb) as note
+      from parked p`)}
+  select id::text as id from parked`,
+);

@@ -38,7 +38,7 @@ export interface PlainJobColumns {
 
 /** Columns every job read returns; mapped to `Job` by rows.ts. */
 export const JOB_COLUMNS = `${PLAIN_COLUMNS}, status, run_at, expire_at, created_at, started_at, finished_at,
-  parent_step, locked_by, locked_until, unique_key, wait, purge_after, log_dropped`;
+  parent_step, locked_by, locked_until, unique_key, wait, purge_after, log_dropped, version`;
 
 /** A row of JOB_COLUMNS. */
 export interface JobRow extends PlainJobColumns {
@@ -55,6 +55,7 @@ export interface JobRow extends PlainJobColumns {
   wait: Record<string, unknown> | null;
   purge_after: Timestamp | null;
   log_dropped: number | null;
+  version: string | null;
 }
 
 /**
@@ -83,6 +84,10 @@ export interface InsertRow {
   tags?: string[];
   /** The trace context the job was added in (tracing on, inside a span). */
   trace?: JobTrace;
+  /** Its queue's `version` where it was added. */
+  version?: string;
+  /** The job a fork was made from (`tm.forkJob`). */
+  forked_from?: string;
 }
 
 /**
@@ -105,6 +110,8 @@ export const INPUT_FIELDS = {
   fold_key: 'text',
   tags: 'text[]',
   trace: 'jsonb',
+  version: 'text',
+  forked_from: 'bigint',
 } as const satisfies Record<Exclude<keyof InsertRow, 'dataText' | 'retention'>, string>;
 
 /**
@@ -125,14 +132,15 @@ export const DUE_AT = /* sql */ `cross join lateral (
 
 /** The columns an insert writes. */
 export const INSERT_COLUMNS = `queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
-                                parent_id, root_id, parent_step, key, tier, fold_key, tags, trace`;
+                                parent_id, root_id, parent_step, key, tier, fold_key, tags, trace, version, forked_from`;
 
 /** The values of INSERT_COLUMNS, from the input row `input` and its run time `due.at`. */
 export const INSERT_VALUES = /* sql */ `input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
            due.at + input.expire_in_seconds * interval '1 second',
            ${MAX_ATTEMPTS_OF_QUEUE('input.max_attempts', 'input.queue')},
            ${RETENTION_OF_QUEUE('@policies::jsonb -> input.policy', 'input.queue')},
-           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key, input.tags, input.trace`;
+           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key, input.tags, input.trace,
+           input.version, input.forked_from`;
 
 /** One NOTIFY per queue that received work ready now (from the CTE `inserted`); delivered at commit. */
 export const NUDGE_READY_QUEUES = /* sql */ `nudged as (

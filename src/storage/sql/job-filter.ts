@@ -1,6 +1,7 @@
 /**
  * The job filter, one implementation for the job list and the bulk actions: what a filter
- * means (queue, status, creation time, text in the data or in the error's message or name, tags, key)
+ * means (queue, status, creation time, text in the data or in the error's message or name, tags,
+ * key, version)
  * is written once here, as SQL conditions on the row `j` and the function that gives them
  * their parameters. The list and the bulk walks choose rows by index (queue, status, id);
  * these conditions then decide which rows match, and the bulk actions check them again on
@@ -20,6 +21,8 @@ export interface JobFilterFields {
   tags?: string[] | null;
   /** Jobs of this concurrency key. */
   key?: string | null;
+  /** Jobs added under this queue `version`. */
+  version?: string | null;
 }
 
 /** The parameters of JOB_FILTER; null leaves a field out. */
@@ -32,6 +35,7 @@ export type JobFilterParams = {
   pattern: string | null;
   tags: string[] | null;
   key: string | null;
+  version: string | null;
 };
 
 /** A filter that matches every job: the per-job actions pass it. */
@@ -43,6 +47,7 @@ export const ANY_JOB: JobFilterParams = {
   pattern: null,
   tags: null,
   key: null,
+  version: null,
 };
 
 /** The conditions of a filter on the row `j`, with the parameters of jobFilterParams. */
@@ -52,6 +57,7 @@ export const JOB_FILTER = /* sql */ `(@queue::text is null or j.queue = @queue::
      and (@to::timestamptz is null or j.created_at < @to::timestamptz)
      and (@tags::text[] is null or j.tags @> @tags::text[])
      and (@key::text is null or j.key = @key::text)
+     and (@version::text is null or j.version = @version::text)
      and (@pattern::text is null
           or j.data::text ilike @pattern::text
           or j.error ->> 'message' ilike @pattern::text
@@ -68,6 +74,7 @@ export function jobFilterParams(filter: JobFilterFields, now = Date.now()): JobF
     pattern: filter.q == null ? null : `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
     tags: filter.tags ?? null,
     key: filter.key ?? null,
+    version: filter.version ?? null,
   };
 }
 

@@ -102,8 +102,8 @@ export const deleteJobsById = defineQuery<{ ids: string[] }, CountRow>(
 export const checkpointsOfJobs = defineQuery<{ ids: string[] }, StoredCheckpoint & { job_id: string }>(
   'checkpointsOfJobs',
   /* sql */ `
-  select job_id::text as job_id, name, kind, output, created_at from /*schema*/checkpoints
-   where job_id = any(@ids::bigint[]) order by job_id, created_at, name`,
+  select job_id::text as job_id, name, kind, output, created_at, seq from /*schema*/checkpoints
+   where job_id = any(@ids::bigint[]) order by job_id, created_at, seq, name`,
 );
 
 /** Signals of many jobs at once (for the archive hook). */

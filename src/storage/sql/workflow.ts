@@ -18,6 +18,7 @@ export interface StoredCheckpoint {
   kind: string;
   output: unknown;
   created_at: Date;
+  seq: number | null;
 }
 
 /** A signal as stored (a consumed one's purge time is its consumption plus a window, never infinite). */
@@ -40,7 +41,7 @@ export interface SignalWaitResult {
 
 export const listCheckpoints = defineQuery<{ id: string }, StoredCheckpoint>(
   'listCheckpoints',
-  /* sql */ `select name, kind, output, created_at from /*schema*/checkpoints where job_id = @id::bigint order by created_at, name`,
+  /* sql */ `select name, kind, output, created_at, seq from /*schema*/checkpoints where job_id = @id::bigint order by created_at, seq, name`,
 );
 
 /** Store a checkpoint, only while the attempt still owns the job. */
@@ -51,15 +52,18 @@ export const saveCheckpoint = defineQuery<
     name: string;
     kind: string;
     output: string;
+    /** The call's place in the run (the determinism guard); null for a write outside a run. */
+    seq: number | null;
   },
   { name: string }
 >(
   'saveCheckpoint',
   /* sql */ `
-  insert into /*schema*/checkpoints (job_id, name, kind, output)
-  select @id::bigint, @name, @kind, @output::jsonb
+  insert into /*schema*/checkpoints as c (job_id, name, kind, output, seq)
+  select @id::bigint, @name, @kind, @output::jsonb, @seq::int
    where exists (select 1 from /*schema*/jobs where id = @id::bigint and lock_token = @token::uuid and ${STILL_ACTIVE('')})
-  on conflict (job_id, name) do update set output = excluded.output, kind = excluded.kind
+  on conflict (job_id, name) do update set output = excluded.output, kind = excluded.kind,
+     seq = coalesce(c.seq, excluded.seq)
   returning name`,
 );
 

@@ -225,12 +225,13 @@ select j.id::text as id from "tidemark".jobs j
      and ($7::timestamptz is null or j.created_at < $7::timestamptz)
      and ($8::text[] is null or j.tags @> $8::text[])
      and ($9::text is null or j.key = $9::text)
-     and ($10::text is null
-          or j.data::text ilike $10::text
-          or j.error ->> 'message' ilike $10::text
-          or j.error ->> 'name' ilike $10::text)
+     and ($10::text is null or j.version = $10::text)
+     and ($11::text is null
+          or j.data::text ilike $11::text
+          or j.error ->> 'message' ilike $11::text
+          or j.error ->> 'name' ilike $11::text)
    order by j.id
-   limit $11
+   limit $12
 
 -- bulk.ts#bulkBatchByStatus
 select m.id::text as id from unnest($1::text[]) as q(name)
@@ -245,15 +246,16 @@ select m.id::text as id from unnest($1::text[]) as q(name)
      and ($7::timestamptz is null or j.created_at < $7::timestamptz)
      and ($8::text[] is null or j.tags @> $8::text[])
      and ($9::text is null or j.key = $9::text)
-     and ($10::text is null
-          or j.data::text ilike $10::text
-          or j.error ->> 'message' ilike $10::text
-          or j.error ->> 'name' ilike $10::text)
+     and ($10::text is null or j.version = $10::text)
+     and ($11::text is null
+          or j.data::text ilike $11::text
+          or j.error ->> 'message' ilike $11::text
+          or j.error ->> 'name' ilike $11::text)
       order by j.status, j.id
-      limit $11
+      limit $12
    ) m
    order by m.id
-   limit $11
+   limit $12
 
 -- bulk.ts#bulkCeiling
 select coalesce(max(id), 0)::text as ceiling from "tidemark".jobs
@@ -327,6 +329,53 @@ with deferred as (
            detail = jsonb_build_object('count', (h.detail ->> 'count')::int + (excluded.detail ->> 'count')::int)
   )
   select id::text as id from deferred
+
+-- defer.ts#parkJob
+with parked as (
+    update "tidemark".jobs j
+       set status = 'paused',
+           paused_from = 'pending',
+           attempts = greatest(j.attempts - 1, 0),
+           error = $1::jsonb,
+           expire_at = null,
+           attempt_log = "tidemark".log_attempt(j.attempt_log,
+             jsonb_build_object('attempt', j.attempts, 'startedAt', j.started_at, 'endedAt', now(),
+                                'name', $1::jsonb ->> 'name', 'message', $1::jsonb ->> 'message',
+                                'worker', j.locked_by)),
+           wait = null,
+           lock_token = null, locked_by = null, locked_until = null
+     where j.id = $2::bigint and j.lock_token = $3::uuid and case when j.status = 'active' then true end
+    returning j.id, j.attempts
+  ),
+  history_in as (select p.id as job_id, p.attempts + 1 as attempt, $4::json as events,
+           jsonb_build_object('outcome', 'paused', 'error', $1::jsonb) as note
+      from parked p),
+  history_events as (
+    select h.job_id, h.attempt, h.note, e.value as event,
+           coalesce((select max(x.seq) from "tidemark".run_history x where x.job_id = h.job_id), 0) + e.ord as seq,
+           -- a run keeps at most HISTORY_CAP events in memory and counts the rest in a last one
+           case when e.value ->> 'kind' = 'dropped' then (e.value -> 'detail' ->> 'count')::int else 1 end as weight
+      from history_in h
+     cross join lateral json_array_elements(h.events) with ordinality as e(value, ord)
+     where h.events is not null
+  ),
+  history_written as (
+    insert into "tidemark".run_history as h (job_id, seq, attempt, kind, at, ended_at, worker, detail)
+    select job_id, seq::int, attempt, event ->> 'kind', (event ->> 'at')::timestamptz,
+           case when event ->> 'kind' = 'run' then now() else (event ->> 'endedAt')::timestamptz end,
+           event ->> 'worker',
+           case when event ->> 'kind' = 'run' then coalesce((event -> 'detail')::jsonb, '{}') || note
+                else (event -> 'detail')::jsonb end
+      from history_events where seq <= 1000 and event ->> 'kind' <> 'dropped'
+    union all
+    select job_id, 1001, max(attempt), 'dropped', now(), null, null, jsonb_build_object('count', sum(weight))
+      from history_events where seq > 1000 or event ->> 'kind' = 'dropped'
+     group by job_id
+    on conflict (job_id, seq) do update
+       set at = excluded.at, attempt = excluded.attempt,
+           detail = jsonb_build_object('count', (h.detail ->> 'count')::int + (excluded.detail ->> 'count')::int)
+  )
+  select id::text as id from parked
 
 -- dependencies.ts#attachDependencies
 with edge as (
@@ -571,6 +620,19 @@ update "tidemark".jobs
          expire_at = now() + $2::float8 * interval '1 second' + (expire_at - run_at)
    where id = $3::bigint and (status in ('pending', 'paused') and attempts = 0 and attempt_log is null)
 
+-- fork.ts#copyCheckpoints
+insert into "tidemark".checkpoints (job_id, name, kind, output, seq)
+  select $1::bigint, c.name, c.kind, c.output, c.seq
+    from "tidemark".checkpoints c
+   where c.job_id = $2::bigint and c.name = any($3::text[])
+  returning name
+
+-- fork.ts#jobLineage
+select (select j.forked_from::text from "tidemark".jobs j where j.id = $1::bigint) as forked_from,
+         coalesce((select array_agg(f.id::text order by f.id)
+                     from (select id from "tidemark".jobs where forked_from = $1::bigint order by id limit 100) f),
+                  '{}') as forks
+
 -- history.ts#jobRunRecord
 select attempt_log, ran_by from "tidemark".jobs where id = $1::bigint
 
@@ -594,10 +656,11 @@ with recursive subtree as (
      and ($5::timestamptz is null or j.created_at < $5::timestamptz)
      and ($6::text[] is null or j.tags @> $6::text[])
      and ($7::text is null or j.key = $7::text)
-     and ($8::text is null
-          or j.data::text ilike $8::text
-          or j.error ->> 'message' ilike $8::text
-          or j.error ->> 'name' ilike $8::text)
+     and ($8::text is null or j.version = $8::text)
+     and ($9::text is null
+          or j.data::text ilike $9::text
+          or j.error ->> 'message' ilike $9::text
+          or j.error ->> 'name' ilike $9::text)
      for update
   ),
   cancelled as (
@@ -615,7 +678,7 @@ with recursive subtree as (
        and exists (select 1 from target)
     returning j.id
   ),
-  told as (select count(pg_notify($9, 'c:' || id)) as n from cancelled)
+  told as (select count(pg_notify($10, 'c:' || id)) as n from cancelled)
   select cancelled.id::text as id from cancelled cross join told
 
 -- job-actions.ts#pauseJob
@@ -653,10 +716,11 @@ with recursive subtree as (
      and ($5::timestamptz is null or j.created_at < $5::timestamptz)
      and ($6::text[] is null or j.tags @> $6::text[])
      and ($7::text is null or j.key = $7::text)
-     and ($8::text is null
-          or j.data::text ilike $8::text
-          or j.error ->> 'message' ilike $8::text
-          or j.error ->> 'name' ilike $8::text)
+     and ($8::text is null or j.version = $8::text)
+     and ($9::text is null
+          or j.data::text ilike $9::text
+          or j.error ->> 'message' ilike $9::text
+          or j.error ->> 'name' ilike $9::text)
      for update
   ),
   reopened as (
@@ -670,7 +734,7 @@ with recursive subtree as (
             or s.depth > 0 and j.status in ('failed', 'cancelled', 'expired'))
     returning j.id, j.queue
   ),
-  nudged as (select count(pg_notify($9, 'j:' || queue)) as n from (select distinct queue from reopened) q)
+  nudged as (select count(pg_notify($10, 'j:' || queue)) as n from (select distinct queue from reopened) q)
   select reopened.id::text as id from reopened cross join nudged
 
 -- job-actions.ts#runJobNow
@@ -683,10 +747,11 @@ with
      and ($5::timestamptz is null or j.created_at < $5::timestamptz)
      and ($6::text[] is null or j.tags @> $6::text[])
      and ($7::text is null or j.key = $7::text)
-     and ($8::text is null
-          or j.data::text ilike $8::text
-          or j.error ->> 'message' ilike $8::text
-          or j.error ->> 'name' ilike $8::text)
+     and ($8::text is null or j.version = $8::text)
+     and ($9::text is null
+          or j.data::text ilike $9::text
+          or j.error ->> 'message' ilike $9::text
+          or j.error ->> 'name' ilike $9::text)
      for update
   ),
   promoted as (
@@ -694,7 +759,7 @@ with
      where j.id = (select id from target) and j.status in ('pending', 'retry')
     returning j.id, j.queue
   ),
-  nudged as (select count(pg_notify($9, 'j:' || queue)) as n from promoted)
+  nudged as (select count(pg_notify($10, 'j:' || queue)) as n from promoted)
   select promoted.id::text as id from promoted cross join nudged
 
 -- job-actions.ts#uniqueKeyConflict
@@ -735,12 +800,13 @@ select j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priori
      and ($6::timestamptz is null or j.created_at < $6::timestamptz)
      and ($7::text[] is null or j.tags @> $7::text[])
      and ($8::text is null or j.key = $8::text)
-     and ($9::text is null
-          or j.data::text ilike $9::text
-          or j.error ->> 'message' ilike $9::text
-          or j.error ->> 'name' ilike $9::text)
+     and ($9::text is null or j.version = $9::text)
+     and ($10::text is null
+          or j.data::text ilike $10::text
+          or j.error ->> 'message' ilike $10::text
+          or j.error ->> 'name' ilike $10::text)
    order by j.id desc
-   limit $10
+   limit $11
 
 -- job-list.ts#listJobsAllNewer
 select j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priority,
@@ -754,12 +820,13 @@ select j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priori
      and ($6::timestamptz is null or j.created_at < $6::timestamptz)
      and ($7::text[] is null or j.tags @> $7::text[])
      and ($8::text is null or j.key = $8::text)
-     and ($9::text is null
-          or j.data::text ilike $9::text
-          or j.error ->> 'message' ilike $9::text
-          or j.error ->> 'name' ilike $9::text)
+     and ($9::text is null or j.version = $9::text)
+     and ($10::text is null
+          or j.data::text ilike $10::text
+          or j.error ->> 'message' ilike $10::text
+          or j.error ->> 'name' ilike $10::text)
    order by j.id asc
-   limit $10
+   limit $11
 
 -- job-list.ts#listJobsByFinished
 select j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priority,
@@ -777,12 +844,13 @@ select j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priori
      and ($8::timestamptz is null or j.created_at < $8::timestamptz)
      and ($9::text[] is null or j.tags @> $9::text[])
      and ($10::text is null or j.key = $10::text)
-     and ($11::text is null
-          or j.data::text ilike $11::text
-          or j.error ->> 'message' ilike $11::text
-          or j.error ->> 'name' ilike $11::text)
+     and ($11::text is null or j.version = $11::text)
+     and ($12::text is null
+          or j.data::text ilike $12::text
+          or j.error ->> 'message' ilike $12::text
+          or j.error ->> 'name' ilike $12::text)
    order by j.finished_at desc, j.id desc
-   limit $12
+   limit $13
 
 -- job-list.ts#listJobsByFinishedInQueue
 select j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priority,
@@ -800,12 +868,13 @@ select j.id::text as id, j.queue, j.status, j.attempts, j.max_attempts, j.priori
      and ($8::timestamptz is null or j.created_at < $8::timestamptz)
      and ($9::text[] is null or j.tags @> $9::text[])
      and ($10::text is null or j.key = $10::text)
-     and ($11::text is null
-          or j.data::text ilike $11::text
-          or j.error ->> 'message' ilike $11::text
-          or j.error ->> 'name' ilike $11::text)
+     and ($11::text is null or j.version = $11::text)
+     and ($12::text is null
+          or j.data::text ilike $12::text
+          or j.error ->> 'message' ilike $12::text
+          or j.error ->> 'name' ilike $12::text)
    order by j.finished_at desc, j.id desc
-   limit $12
+   limit $13
 
 -- job-list.ts#listJobsByQueueStatus
 select page.* from unnest($1::text[]) as q(name)
@@ -824,15 +893,16 @@ select page.* from unnest($1::text[]) as q(name)
      and ($8::timestamptz is null or j.created_at < $8::timestamptz)
      and ($9::text[] is null or j.tags @> $9::text[])
      and ($10::text is null or j.key = $10::text)
-     and ($11::text is null
-          or j.data::text ilike $11::text
-          or j.error ->> 'message' ilike $11::text
-          or j.error ->> 'name' ilike $11::text)
+     and ($11::text is null or j.version = $11::text)
+     and ($12::text is null
+          or j.data::text ilike $12::text
+          or j.error ->> 'message' ilike $12::text
+          or j.error ->> 'name' ilike $12::text)
       order by j.status desc, j.id desc
-      limit $12
+      limit $13
    ) page
    order by page.id::bigint desc
-   limit $12
+   limit $13
 
 -- job-list.ts#listJobsByQueueStatusNewer
 select page.* from unnest($1::text[]) as q(name)
@@ -851,15 +921,16 @@ select page.* from unnest($1::text[]) as q(name)
      and ($8::timestamptz is null or j.created_at < $8::timestamptz)
      and ($9::text[] is null or j.tags @> $9::text[])
      and ($10::text is null or j.key = $10::text)
-     and ($11::text is null
-          or j.data::text ilike $11::text
-          or j.error ->> 'message' ilike $11::text
-          or j.error ->> 'name' ilike $11::text)
+     and ($11::text is null or j.version = $11::text)
+     and ($12::text is null
+          or j.data::text ilike $12::text
+          or j.error ->> 'message' ilike $12::text
+          or j.error ->> 'name' ilike $12::text)
       order by j.status asc, j.id asc
-      limit $12
+      limit $13
    ) page
    order by page.id::bigint asc
-   limit $12
+   limit $13
 
 -- job-notes.ts#jobLogDropped
 select coalesce(j.log_dropped, 0) as dropped from "tidemark".jobs j where j.id = $1::bigint
@@ -951,12 +1022,12 @@ select id::text as id from "tidemark".jobs
 -- jobs.ts#getJob
 select id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
   root_id, retention, key, tier, tags, progress, metadata, trace, status, run_at, expire_at, created_at, started_at, finished_at,
-  parent_step, locked_by, locked_until, unique_key, wait, purge_after, log_dropped from "tidemark".jobs where id = $1::bigint
+  parent_step, locked_by, locked_until, unique_key, wait, purge_after, log_dropped, version from "tidemark".jobs where id = $1::bigint
 
 -- jobs.ts#getJobs
 select id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
   root_id, retention, key, tier, tags, progress, metadata, trace, status, run_at, expire_at, created_at, started_at, finished_at,
-  parent_step, locked_by, locked_until, unique_key, wait, purge_after, log_dropped from "tidemark".jobs where id = any($1::bigint[])
+  parent_step, locked_by, locked_until, unique_key, wait, purge_after, log_dropped, version from "tidemark".jobs where id = any($1::bigint[])
 
 -- jobs.ts#getStatuses
 select id::text as id, status from "tidemark".jobs where id = any($1::bigint[])
@@ -964,7 +1035,7 @@ select id::text as id, status from "tidemark".jobs where id = any($1::bigint[])
 -- jobs.ts#insertJobWithLock
 with input as (
     select nextval(pg_get_serial_sequence('"tidemark".jobs', 'id')) as id, input.*
-      from jsonb_to_recordset($1::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text, tags text[], trace jsonb)
+      from jsonb_to_recordset($1::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text, tags text[], trace jsonb, version text, forked_from bigint)
   ),
   locked as (
     insert into "tidemark".unique_locks (scope, job_id, expires_at)
@@ -976,14 +1047,15 @@ with input as (
   ),
   inserted as (
     insert into "tidemark".jobs (id, queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
-                                parent_id, root_id, parent_step, key, tier, fold_key, tags, trace)
+                                parent_id, root_id, parent_step, key, tier, fold_key, tags, trace, version, forked_from)
     select input.id, input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
            due.at + input.expire_in_seconds * interval '1 second',
            coalesce(input.max_attempts,
   (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $4::int),
            coalesce($5::jsonb -> input.policy,
   (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $6::jsonb),
-           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key, input.tags, input.trace
+           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key, input.tags, input.trace,
+           input.version, input.forked_from
       from input
       join locked on locked.job_id = input.id
      cross join lateral (
@@ -1000,18 +1072,19 @@ with input as (
 with input as (
     select nextval(seq.id) as id, input.*
       from (select pg_get_serial_sequence('"tidemark".jobs', 'id')::regclass as id) seq,
-           jsonb_to_recordset($1::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text, tags text[], trace jsonb)
+           jsonb_to_recordset($1::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text, tags text[], trace jsonb, version text, forked_from bigint)
   ),
   inserted as (
     insert into "tidemark".jobs (id, queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
-                                parent_id, root_id, parent_step, key, tier, fold_key, tags, trace)
+                                parent_id, root_id, parent_step, key, tier, fold_key, tags, trace, version, forked_from)
     select input.id, input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
            due.at + input.expire_in_seconds * interval '1 second',
            coalesce(input.max_attempts,
   (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $2::int),
            coalesce($3::jsonb -> input.policy,
   (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $4::jsonb),
-           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key, input.tags, input.trace
+           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key, input.tags, input.trace,
+           input.version, input.forked_from
       from input
      cross join lateral (
        select coalesce(input.run_at, now() + coalesce(input.delay_seconds, 0) * interval '1 second') as at) due
@@ -1031,15 +1104,16 @@ with input as (
 -- jobs.ts#insertPlainJobs
 with inserted as (
     insert into "tidemark".jobs (queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
-                                parent_id, root_id, parent_step, key, tier, fold_key, tags, trace)
+                                parent_id, root_id, parent_step, key, tier, fold_key, tags, trace, version, forked_from)
     select input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
            due.at + input.expire_in_seconds * interval '1 second',
            coalesce(input.max_attempts,
   (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $1::int),
            coalesce($2::jsonb -> input.policy,
   (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $3::jsonb),
-           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key, input.tags, input.trace
-      from jsonb_to_recordset($4::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text, tags text[], trace jsonb)
+           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key, input.tags, input.trace,
+           input.version, input.forked_from
+      from jsonb_to_recordset($4::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text, tags text[], trace jsonb, version text, forked_from bigint)
      cross join lateral (
        select coalesce(input.run_at, now() + coalesce(input.delay_seconds, 0) * interval '1 second') as at) due
      order by input.idx
@@ -1056,7 +1130,7 @@ with inserted as (
 -- jobs.ts#listChildren
 select id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
   root_id, retention, key, tier, tags, progress, metadata, trace, status, run_at, expire_at, created_at, started_at, finished_at,
-  parent_step, locked_by, locked_until, unique_key, wait, purge_after, log_dropped from "tidemark".jobs where parent_id = $1::bigint order by id
+  parent_step, locked_by, locked_until, unique_key, wait, purge_after, log_dropped, version from "tidemark".jobs where parent_id = $1::bigint order by id
 
 -- keys.ts#clearKeyLimit
 with dropped as (
@@ -1356,7 +1430,7 @@ with added as (
   )
   select id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
   root_id, retention, key, tier, tags, progress, metadata, trace, status, run_at, expire_at, created_at, started_at, finished_at,
-  parent_step, locked_by, locked_until, unique_key, wait, purge_after, log_dropped,
+  parent_step, locked_by, locked_until, unique_key, wait, purge_after, log_dropped, version,
          id in (select id from added) as added,
          id in (select id from finished) as finished_walk,
          to_char(finished_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as finished_key
@@ -2235,7 +2309,7 @@ select s.name as schedule_name, f.fire_at, f.job_id::text as job_id, j.status
        and ($1::boolean or ((last_fire_at is null or last_fire_at < $2::timestamptz) and not paused))
        -- A schedule whose jobs are unique waits while its job is still in flight: the slot fires once
        -- that job has finished (only the latest slot, as after downtime).
-       and not exists (select 1 from jsonb_to_recordset($4::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text, tags text[], trace jsonb)
+       and not exists (select 1 from jsonb_to_recordset($4::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text, tags text[], trace jsonb, version text, forked_from bigint)
                          join "tidemark".jobs k on k.queue = input.queue and k.unique_key = input.unique_key
                         where k.status in ('pending', 'active', 'retry', 'waiting', 'paused'))
      for update
@@ -2248,15 +2322,16 @@ select s.name as schedule_name, f.fire_at, f.job_id::text as job_id, j.status
   ),
   inserted as (
     insert into "tidemark".jobs (id, queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
-                                parent_id, root_id, parent_step, key, tier, fold_key, tags, trace)
+                                parent_id, root_id, parent_step, key, tier, fold_key, tags, trace, version, forked_from)
     select fire.job_id, input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
            due.at + input.expire_in_seconds * interval '1 second',
            coalesce(input.max_attempts,
   (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $5::int),
            coalesce($6::jsonb -> input.policy,
   (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $7::jsonb),
-           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key, input.tags, input.trace
-      from fire cross join jsonb_to_recordset($4::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text, tags text[], trace jsonb)
+           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key, input.tags, input.trace,
+           input.version, input.forked_from
+      from fire cross join jsonb_to_recordset($4::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text, tags text[], trace jsonb, version text, forked_from bigint)
      cross join lateral (
        select coalesce(input.run_at, now() + coalesce(input.delay_seconds, 0) * interval '1 second') as at) due
     returning id, queue, run_at
@@ -2362,7 +2437,7 @@ with ready_queues as materialized (
 -- test-kit.ts#jobsOfQueue
 select id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
   root_id, retention, key, tier, tags, progress, metadata, trace, status, run_at, expire_at, created_at, started_at, finished_at,
-  parent_step, locked_by, locked_until, unique_key, wait, purge_after, log_dropped from "tidemark".jobs
+  parent_step, locked_by, locked_until, unique_key, wait, purge_after, log_dropped, version from "tidemark".jobs
    where queue = $1 and ($2::text is null or status = $2::text)
    order by id
 
@@ -2698,15 +2773,16 @@ select id::text as id, queue, status, output, error from "tidemark".jobs
 -- workflow.ts#insertChild
 with inserted as (
     insert into "tidemark".jobs (queue, data, priority, run_at, expire_at, max_attempts, retention, unique_key,
-                                parent_id, root_id, parent_step, key, tier, fold_key, tags, trace)
+                                parent_id, root_id, parent_step, key, tier, fold_key, tags, trace, version, forked_from)
     select input.queue, coalesce(input.data, 'null'::jsonb), input.priority, due.at,
            due.at + input.expire_in_seconds * interval '1 second',
            coalesce(input.max_attempts,
   (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = input.queue), $1::int),
            coalesce($2::jsonb -> input.policy,
   (select q.options -> 'retention' from "tidemark".queues q where q.name = input.queue), $3::jsonb),
-           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key, input.tags, input.trace
-      from jsonb_to_recordset($4::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text, tags text[], trace jsonb)
+           input.unique_key, input.parent_id, input.root_id, input.parent_step, input.key, input.tier, input.fold_key, input.tags, input.trace,
+           input.version, input.forked_from
+      from jsonb_to_recordset($4::jsonb) as input(idx int, data jsonb, policy int, queue text, priority int, max_attempts int, run_at timestamptz, delay_seconds float8, expire_in_seconds float8, unique_key text, parent_id bigint, root_id bigint, parent_step text, key text, tier text, fold_key text, tags text[], trace jsonb, version text, forked_from bigint)
      cross join lateral (
        select coalesce(input.run_at, now() + coalesce(input.delay_seconds, 0) * interval '1 second') as at) due
      where exists (select 1 from "tidemark".jobs p
@@ -2741,7 +2817,7 @@ with stored as (
   select stored.id::text as id from stored cross join (select count(*) from nudged) n
 
 -- workflow.ts#listCheckpoints
-select name, kind, output, created_at from "tidemark".checkpoints where job_id = $1::bigint order by created_at, name
+select name, kind, output, created_at, seq from "tidemark".checkpoints where job_id = $1::bigint order by created_at, seq, name
 
 -- workflow.ts#listSignals
 select id::text as id, name, payload, created_at, consumed_at, consumed_by, purge_after
@@ -2754,8 +2830,9 @@ select j.id, j.queue, j.status, j.paused_from, j.wait, q.options -> 'signals' as
    for update of j
 
 -- workflow.ts#saveCheckpoint
-insert into "tidemark".checkpoints (job_id, name, kind, output)
-  select $1::bigint, $2, $3, $4::jsonb
-   where exists (select 1 from "tidemark".jobs where id = $1::bigint and lock_token = $5::uuid and case when status = 'active' then true end)
-  on conflict (job_id, name) do update set output = excluded.output, kind = excluded.kind
+insert into "tidemark".checkpoints as c (job_id, name, kind, output, seq)
+  select $1::bigint, $2, $3, $4::jsonb, $5::int
+   where exists (select 1 from "tidemark".jobs where id = $1::bigint and lock_token = $6::uuid and case when status = 'active' then true end)
+  on conflict (job_id, name) do update set output = excluded.output, kind = excluded.kind,
+     seq = coalesce(c.seq, excluded.seq)
   returning name

@@ -11,6 +11,7 @@ checkpoints.name text not null
 checkpoints.kind text not null default 'step'::text
 checkpoints.output jsonb
 checkpoints.created_at timestamp with time zone not null default now()
+checkpoints.seq integer
 job_dependencies.job_id bigint not null
 job_dependencies.dependency_id bigint not null
 job_dependencies.settled boolean not null default false
@@ -68,6 +69,8 @@ jobs.metadata jsonb
 jobs.log_dropped integer
 jobs.trace jsonb
 jobs.ran_by text
+jobs.version text
+jobs.forked_from bigint
 jobs.dependents integer not null default 0
 jobs.dependencies_left integer
 jobs.on_dependency_failure text
@@ -183,6 +186,7 @@ CREATE INDEX jobs_claim_idx ON jobs USING btree (queue, priority DESC, run_at, i
 CREATE INDEX jobs_expire_idx ON jobs USING btree (expire_at) WHERE ((status = 'pending'::text) AND (expire_at IS NOT NULL))
 CREATE INDEX jobs_finished_idx ON jobs USING btree (finished_at, id) WHERE (finished_at IS NOT NULL)
 CREATE INDEX jobs_fold_idx ON jobs USING btree (queue, fold_key, id DESC) WHERE (fold_key IS NOT NULL)
+CREATE INDEX jobs_forked_from_idx ON jobs USING btree (forked_from) WHERE (forked_from IS NOT NULL)
 CREATE INDEX jobs_held_idx ON jobs USING btree (held_by, held_key) WHERE ((held_by IS NOT NULL) AND (status = ANY (ARRAY['pending'::text, 'retry'::text, 'waiting'::text])))
 CREATE INDEX jobs_key_idx ON jobs USING btree (key, id) WHERE (key IS NOT NULL)
 CREATE INDEX jobs_key_open_idx ON jobs USING btree (queue, key, id) WHERE ((status = ANY (ARRAY['pending'::text, 'active'::text, 'retry'::text, 'waiting'::text, 'paused'::text])) AND (key IS NOT NULL))
