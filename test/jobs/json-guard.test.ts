@@ -236,7 +236,7 @@ describeEachDriver('JSON that cannot be read safely', ({ open }) => {
     const job = await waitForStatus(tm, id, 'failed');
     assert.equal(job.error?.name, 'InvalidOptionError');
     assert.equal(job.error?.field, `step 'deep' result${TOO_DEEP_OBJECT}`);
-    assert.equal(await countRows(tm, 'checkpoints'), 0);
+    assert.equal(await countRows(tm, 'checkpoints', "kind <> 'step-failed'"), 0);
   });
 
   test('a handler output or step result holding a Map, Set or class instance fails the job naming where; no checkpoint', async () => {
@@ -264,7 +264,7 @@ describeEachDriver('JSON that cannot be read safely', ({ open }) => {
       assert.match(job.error?.message ?? '', new RegExp(`got "${got}"`), field);
       assert.equal(job.output, null, `${field}: no output stored`);
     }
-    assert.equal(await countRows(tm, 'checkpoints'), 0);
+    assert.equal(await countRows(tm, 'checkpoints', "kind <> 'step-failed'"), 0);
   });
 
   test('what JSON coercion keeps: a Date becomes its ISO string, undefined is dropped from objects and refused in arrays', async () => {

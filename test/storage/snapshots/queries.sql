@@ -1839,8 +1839,8 @@ with
   ) last
 
 -- retention-sweep.ts#checkpointsOfJobs
-select job_id::text as job_id, name, kind, output, created_at from "tidemark".checkpoints
-   where job_id = any($1::bigint[]) order by job_id, created_at, name
+select job_id::text as job_id, name, kind, output, created_at, seq from "tidemark".checkpoints
+   where job_id = any($1::bigint[]) order by job_id, created_at, seq, name
 
 -- retention-sweep.ts#countConsumedSignalsDue
 with 
