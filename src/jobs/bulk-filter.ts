@@ -121,15 +121,11 @@ export function checkBulkRequest(
 ): CheckedBulkRequest {
   const filter = bulkFilterOptions.read(filterInput, 'filter');
   const warnings: string[] = [];
-  // A fork's `from` is its own; the rest are every bulk action's options.
-  const { from, ...common } = isObject(optionsInput) ? optionsInput : { from: undefined };
-  if (action !== 'fork' && from !== undefined) throw new InvalidOptionError('options.from', 'no from', from);
+  // A fork's `from` is its own option; any other action refuses it as an unknown field.
+  const { from, ...common } =
+    action === 'fork' && isObject(optionsInput) ? optionsInput : { from: undefined };
   const fork = action === 'fork' ? checkForkPoint(from, 'options.from') : null;
-  const options = bulkActionOptions.read(
-    isObject(optionsInput) ? common : (optionsInput ?? {}),
-    'options',
-    warnings,
-  );
+  const options = bulkActionOptions.read(fork ? common : (optionsInput ?? {}), 'options', warnings);
   const ids = filter.ids ?? null;
   const status = checkStatus(action, filter.status, ids !== null);
   const queue = filter.queue ?? null;

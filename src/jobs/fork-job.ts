@@ -1,6 +1,6 @@
 import type { EngineCore } from '../engine-core.js';
 import { InvalidJobStateError, InvalidOptionError, JobNotFoundError } from '../errors.js';
-import { insertJobsAtomically } from '../intake/insert-jobs.js';
+import { addCheckedJobs } from '../intake/add-jobs.js';
 import { resolveAddJob } from '../intake/job-request.js';
 import { validateRequests } from '../intake/validate-data.js';
 import { isObject } from '../model/guards.js';
@@ -96,7 +96,7 @@ export async function forkJob(core: EngineCore, jobId: string, options: ForkJobO
   request.row.forked_from = job.id;
   await validateRequests(core, [request]);
   const forkId = await core.storage.transaction(async (tx) => {
-    const [added] = await insertJobsAtomically(core, [request], tx);
+    const [added] = await addCheckedJobs(core, { requests: [request], on: tx });
     const copied = await core.storage.workflow.copyCheckpoints(job.id, added.id, names, tx);
     // The original was deleted or changed since it was read: add no fork missing what it keeps.
     if (copied.length !== names.length) {

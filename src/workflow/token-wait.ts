@@ -51,15 +51,8 @@ export interface TokenRun {
   deps: { core: EngineCore; job: Job; token: string };
   names: RunNames;
   book: HistoryBook;
-  /**
-   * The call's place in the run and the run's checkpoints, when the run keeps a record of its
-   * calls (the determinism guard); without one, the checkpoints alone.
-   */
-  enter?(
-    kind: string,
-    name: string,
-  ): Promise<{ seq: number | null; checkpoints: Map<string, CheckpointRow> }>;
-  loadCheckpoints(): Promise<Map<string, CheckpointRow>>;
+  /** The call's place in the run (the determinism guard) and the run's checkpoints. */
+  enter(kind: string, name: string): Promise<{ seq: number; checkpoints: Map<string, CheckpointRow> }>;
   save(name: string, kind: string, outputText: string, seq: number | null): Promise<void>;
   now(): number;
   suspend(wait: Wait, wakeAt: Date | null): Suspension;
@@ -69,11 +62,6 @@ export interface TokenRun {
 const MAX_TOKEN_SECONDS = 3_153_600_000;
 /** A URL's payload travels in the URL: kept short enough for every mail client and proxy. */
 const MAX_URL_PAYLOAD_BYTES = 2_048;
-
-async function place(run: TokenRun, kind: string, name: string) {
-  if (run.enter) return run.enter(kind, name);
-  return { seq: null, checkpoints: await run.loadCheckpoints() };
-}
 
 /** `ctx.createToken`: made once per name in a run; a replay gets the same token back. */
 export async function createToken(
@@ -92,7 +80,7 @@ export async function createToken(
   });
   const schema = options.schema;
   const schemaText = schema === undefined ? null : checkedSchemaText(schema);
-  const { seq, checkpoints } = await place(run, 'token', name);
+  const { seq, checkpoints } = await run.enter('token', name);
   const stored = checkpoints.get(name);
   const { core, job, token } = run.deps;
   let made: { id: string; expiresAt: Date };
@@ -164,7 +152,7 @@ export async function waitForToken<T = unknown>(
     throw new InvalidOptionError('token', 'a token made by ctx.createToken', token);
   }
   const key = waitKey(token.name);
-  const { seq, checkpoints } = await place(run, 'token-wait', key);
+  const { seq, checkpoints } = await run.enter('token-wait', key);
   const made = checkpoints.get(token.name);
   const madeOutput = made?.output as { id?: string; expiresAt?: string } | undefined;
   if (made?.kind !== 'token' || madeOutput?.id !== token.id) {

@@ -7,6 +7,7 @@ import {
   type JobContext,
   NonDeterminismError,
 } from '../../src/index.js';
+import type { TestTidemark } from '../../src/testing/index.js';
 import { rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
 
@@ -17,6 +18,18 @@ import { describeEachDriver } from '../support/each-driver.js';
 function deployable(first: Handler): { handler: Handler; code: { now: Handler } } {
   const code = { now: first };
   return { code, handler: (job, ctx) => code.now(job, ctx) };
+}
+
+/** A run of queue `wf` recorded as step 'a' then parked in sleep 'nap' (10 s), under deployable code. */
+async function parkedRun(tm: TestTidemark): Promise<{ code: { now: Handler }; id: string }> {
+  const { code, handler } = deployable(async (_job, ctx) => {
+    await ctx.step('a', () => 1);
+    await ctx.sleep('nap', 10);
+  });
+  tm.createQueue({ name: 'wf', handler });
+  const { id } = await tm.addJob({ queue: 'wf' });
+  await tm.runUntilIdle();
+  return { code, id };
 }
 
 describeEachDriver('the determinism guard', ({ openOnClock }) => {
@@ -195,13 +208,7 @@ describeEachDriver('the determinism guard', ({ openOnClock }) => {
 
   test('a step added without a patch is caught', async () => {
     const tm = await openOnClock();
-    const { code, handler } = deployable(async (_job, ctx) => {
-      await ctx.step('a', () => 1);
-      await ctx.sleep('nap', 10);
-    });
-    tm.createQueue({ name: 'wf', handler });
-    const { id } = await tm.addJob({ queue: 'wf' });
-    await tm.runUntilIdle();
+    const { code, id } = await parkedRun(tm);
     code.now = async (_job, ctx) => {
       await ctx.step('a', () => 1);
       await ctx.step('added', () => 2);
@@ -275,13 +282,7 @@ describeEachDriver('the determinism guard', ({ openOnClock }) => {
 
   test('runs written before the record have no places and are not checked', async () => {
     const tm = await openOnClock();
-    const { code, handler } = deployable(async (_job, ctx) => {
-      await ctx.step('a', () => 1);
-      await ctx.sleep('nap', 10);
-    });
-    tm.createQueue({ name: 'wf', handler });
-    const { id } = await tm.addJob({ queue: 'wf' });
-    await tm.runUntilIdle();
+    const { code, id } = await parkedRun(tm);
     await rawQuery(tm, `update "${tm.schema}".checkpoints set seq = null where job_id = $1`, [id]);
     code.now = async (_job, ctx) => {
       await ctx.sleep('nap', 10);
@@ -401,13 +402,7 @@ describeEachDriver('the determinism guard', ({ openOnClock }) => {
 
   test('a run recorded before places existed answers false to a patch it has recorded past', async () => {
     const tm = await openOnClock();
-    const { code, handler } = deployable(async (_job, ctx) => {
-      await ctx.step('a', () => 1);
-      await ctx.sleep('nap', 10);
-    });
-    tm.createQueue({ name: 'wf', handler });
-    const { id } = await tm.addJob({ queue: 'wf' });
-    await tm.runUntilIdle();
+    const { code, id } = await parkedRun(tm);
     await rawQuery(tm, `update "${tm.schema}".checkpoints set seq = null where job_id = $1`, [id]);
     let answer: boolean | null = null;
     code.now = async (_job, ctx) => {
