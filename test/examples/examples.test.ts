@@ -64,7 +64,7 @@ if (TEST_DRIVERS.includes('pglite')) {
         /^signal: \{"delivered":true\}$/m,
         /^result: .*"status":"shipped"/m,
         /^result: .*"label":"label-7"/m,
-        /^checkpoints: charge \(step\), cool-off \(sleep\), wait:approval#1 \(wait\)$/m,
+        /^checkpoints: charge \(step\), cool-off \(sleep\), wait:approval#1 \(wait\), child:child#1 \(child\)$/m,
         /^children: shipping #\d+ completed$/m,
         /the charge step ran once$/m,
       );

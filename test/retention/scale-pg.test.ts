@@ -113,6 +113,14 @@ describePostgresOnly('retention at scale', ({ open }) => {
       `insert into ${s}.job_dependencies (job_id, dependency_id, settled)
        select id, id - 1, true from ${s}.jobs where id % 5 = 0`,
     );
+    // Callback tokens on one job in five, completed: they leave with their job, by the key led
+    // by `job_id` (an empty table reads as a scan whatever its indexes).
+    await rawQuery(
+      tm,
+      `insert into ${s}.job_tokens (id, job_id, name, expires_at, state, settled_at)
+       select gen_random_uuid(), id, 'approval', now() + interval '1 day', 'completed', now()
+         from ${s}.jobs where id % 5 = 0`,
+    );
     // Holds on 2,000 jobs that are not due, so that the hold tables are not tiny either.
     await rawQuery(
       tm,

@@ -15,6 +15,7 @@ import * as m0014 from './0014-operator-audit.js';
 import * as m0015 from './0015-call-record.js';
 import * as m0016 from './0016-job-dependencies.js';
 import * as m0017 from './0017-callback-tokens.js';
+import * as m0018 from './0018-queue-finished-order.js';
 
 export interface Migration {
   version: number;
@@ -41,6 +42,7 @@ export const migrations: readonly Migration[] = [
   { version: 15, ...m0015 },
   { version: 16, ...m0016 },
   { version: 17, ...m0017 },
+  { version: 18, ...m0018 },
 ];
 
 export const latestVersion = migrations[migrations.length - 1].version;

@@ -118,7 +118,7 @@ export const listJobsByFinished = defineQuery<FinishedWindow, FinishedListRow>(
 
 /**
  * The same for one queue (@queue not null): a backward walk of jobs_queue_finished_idx
- * (queue, finished_at), the ties of one finishing time put in id order as they come.
+ * (queue, finished_at, id) (migration 18), in the order the list reads.
  */
 export const listJobsByFinishedInQueue = defineQuery<FinishedWindow, FinishedListRow>(
   'dashListJobsByFinishedInQueue',

@@ -196,7 +196,7 @@ CREATE INDEX jobs_parent_idx ON jobs USING btree (parent_id) WHERE (parent_id IS
 CREATE UNIQUE INDEX jobs_parent_step_idx ON jobs USING btree (parent_id, parent_step) WHERE (parent_step IS NOT NULL)
 CREATE UNIQUE INDEX jobs_pkey ON jobs USING btree (id)
 CREATE INDEX jobs_purge_after_idx ON jobs USING btree (purge_after, id) WHERE (purge_after IS NOT NULL)
-CREATE INDEX jobs_queue_finished_idx ON jobs USING btree (queue, finished_at) WHERE (finished_at IS NOT NULL)
+CREATE INDEX jobs_queue_finished_idx ON jobs USING btree (queue, finished_at, id) WHERE (finished_at IS NOT NULL)
 CREATE INDEX jobs_queue_status_idx ON jobs USING btree (queue, status, id)
 CREATE INDEX jobs_root_idx ON jobs USING btree (root_id) WHERE (root_id IS NOT NULL)
 CREATE INDEX jobs_stalled_idx ON jobs USING btree (locked_until) WHERE (status = 'active'::text)
