@@ -156,6 +156,7 @@ export type {
   CallerTransaction,
   CheckpointRow,
   DatabaseOption,
+  JobTokenRow,
   PgliteInstance,
   Queryable,
   SignalRefusal,

@@ -66,7 +66,7 @@ export { toDate } from './rows.js';
 export type { ScheduleToStore, StoredSchedule } from './schedules.js';
 export { ANY_JOB, type JobFilterFields, type JobFilterParams, jobFilterParams } from './sql/job-filter.js';
 export type { QueueChangeCursor } from './sql/queue-changes.js';
-export type { TokenRow, TokenSettlement } from './token-storage.js';
+export type { JobTokenRow, TokenRow, TokenSettlement } from './token-storage.js';
 export type { WorkerHolder, WorkerRegistration } from './workers.js';
 export type { CheckpointRow, ChildOutcome, SignalRefusal, SignalRow } from './workflow-storage.js';
 

@@ -71,6 +71,30 @@ export async function readToken(db: Runner, id: string): Promise<TokenRow | null
   return row ? toToken(row) : null;
 }
 
+/** A token as a job's detail lists it: no payload, no schema. */
+export interface JobTokenRow {
+  id: string;
+  name: string;
+  state: TokenRow['state'];
+  createdAt: Date;
+  expiresAt: Date;
+  /** When it was completed, cancelled or marked expired; null while pending. */
+  settledAt: Date | null;
+}
+
+/** The job's tokens, oldest first. */
+export async function listJobTokens(db: Runner, jobId: string): Promise<JobTokenRow[]> {
+  const rows = await db.run(sql.listJobTokens, { job_id: jobId });
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    state: row.state,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    settledAt: row.settled_at,
+  }));
+}
+
 /** True when the token was pending and past its time, and is now marked expired. */
 export async function expireToken(db: Runner, id: string): Promise<boolean> {
   return (await db.run(sql.expireToken, { id })).length > 0;

@@ -99,6 +99,15 @@ describeEachDriver('the token handler', ({ openOnClock }) => {
     await tm.runUntilIdle();
     assert.deepEqual((await tm.getJob(a.id))?.output, { ok: true, data: { approved: true } });
     assert.equal((await tm.getJob(b.id))?.status, 'waiting', "B's token is untouched");
+    // The job pages list each job's token with its state (a pending one shown as waiting).
+    const { url: dashboard } = await tm.dashboard({ port: 0 });
+    const pageOf = async (id: string) => (await fetch(`${dashboard}jobs/${id}`)).text();
+    const tokenRow = (id: string, look: string, state: string) =>
+      new RegExp(
+        `<td class="mono">approval</td><td class="mono small">${id}</td><td><span class="status status-${look}">${state}</span>`,
+      );
+    assert.match(await pageOf(a.id), tokenRow(tokens[0].id, 'completed', 'completed'));
+    assert.match(await pageOf(b.id), tokenRow(tokens[1].id, 'waiting', 'pending'));
 
     // A web hook posts JSON to a plain link; a body over the cap is refused whole.
     const big = await fetch(plainB, {

@@ -47,6 +47,12 @@ describeEachDriver('callback tokens', ({ openOnClock }) => {
     assert.equal(parked?.lockedBy, null, 'no worker slot held');
     const [token] = handed;
     assert.equal(token.expiresAt.getTime(), tm.clock.now().getTime() + 3600_000);
+    const listed = (await tm.getJobDetail(id))?.tokens ?? [];
+    assert.deepEqual(
+      listed.map((t) => [t.id, t.name, t.state, t.expiresAt.getTime(), t.settledAt]),
+      [[token.id, 'approval', 'pending', token.expiresAt.getTime(), null]],
+      "the job's detail lists its token",
+    );
 
     assert.deepEqual(await tm.completeToken(token.id, { approved: true }), { status: 'completed' });
     await tm.runUntilIdle();
@@ -57,6 +63,9 @@ describeEachDriver('callback tokens', ({ openOnClock }) => {
     assert.equal(handed.length, 2);
     assert.equal(handed[1].id, token.id);
     assert.equal(await count(tm, 'job_tokens'), 1);
+    const [settled] = (await tm.getJobDetail(id))?.tokens ?? [];
+    assert.equal(settled?.state, 'completed');
+    assert.ok(settled?.settledAt instanceof Date, 'settled when completed');
 
     // Idempotent: a second completion reports it and changes nothing.
     assert.deepEqual(await tm.completeToken(token.id, { approved: false }), { status: 'already-completed' });

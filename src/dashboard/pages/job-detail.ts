@@ -10,7 +10,7 @@ import { attemptList, facts } from './job-attempts.js';
 import { forkCard } from './job-fork.js';
 import { historyCard } from './job-history.js';
 import { notesCard } from './job-notes.js';
-import { checkpointTable, errorCard, heldBy, retention, signalTable } from './job-sections.js';
+import { checkpointTable, errorCard, heldBy, retention, signalTable, tokenTable } from './job-sections.js';
 import { type SignalFormInput, signalForm, signalOutcome } from './signal-form.js';
 import { workflowTree } from './workflow-tree.js';
 
@@ -66,6 +66,7 @@ ${
     ? html`<p class="small muted" id="plain-job">No checkpoints, signals or workflow tree: nothing of a workflow to show.</p>`
     : html`<div class="card"><h2>Checkpoints (${checkpoints.length})</h2>${checkpointTable(checkpoints)}</div>
 <div class="card"><h2>Signals (${signals.length})</h2>${signalTable(signals)}</div>
+${detail.tokens.length === 0 ? '' : html`<div class="card"><h2>Callback tokens (${detail.tokens.length})</h2>${tokenTable(detail.tokens)}</div>`}
 <div class="card"><h2>Workflow tree</h2>${workflowTree(ctx, tree, job.id)}</div>`
 }
 <div class="card"><h2>Retention</h2>${heldBy(ctx, holds)}${retention(job, hasChildren)}</div>

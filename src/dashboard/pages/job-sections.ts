@@ -2,7 +2,7 @@ import { formatTime, formatWindow, relativeTime } from '../../admin/format.js';
 import { FINISHED_STATUSES, isFinished } from '../../job-status.js';
 import type { Job } from '../../model/job.js';
 import type { HoldRecord } from '../../retention/holds.js';
-import type { CheckpointRow, SignalRow } from '../../storage/storage.js';
+import type { CheckpointRow, JobTokenRow, SignalRow } from '../../storage/storage.js';
 import { type DashboardContext, href } from '../context.js';
 import { type Html, html, jsonBlock } from '../html.js';
 import { notice } from '../layout.js';
@@ -32,6 +32,15 @@ export function signalTable(signals: SignalRow[]): Html {
     ) => html`<tr><td class="mono">${s.name}</td><td><span class="status status-${s.state === 'pending' ? 'waiting' : 'completed'}">${s.state}</span></td>
 <td class="small">${formatTime(s.createdAt)}</td><td class="small">${s.consumedAt ? formatTime(s.consumedAt) : '—'}${s.consumedBy ? html`<div class="muted">${s.consumedBy}</div>` : ''}</td>
 <td class="small">${s.purgeAfter ? formatTime(s.purgeAfter) : s.state === 'pending' ? 'never while pending' : 'with its job'}</td><td>${jsonBlock(s.payload)}</td></tr>`,
+  )}</tbody></table></div>`;
+}
+
+/** The job's callback tokens: ids, states and times; payloads stay off the page. */
+export function tokenTable(tokens: JobTokenRow[]): Html {
+  return html`<div class="scroll"><table id="job-tokens"><thead><tr><th>name</th><th>id</th><th>state</th><th>made</th><th>expires</th><th>settled</th></tr></thead><tbody>${tokens.map(
+    (t) =>
+      html`<tr><td class="mono">${t.name}</td><td class="mono small">${t.id}</td><td><span class="status status-${t.state === 'pending' ? 'waiting' : t.state}">${t.state}</span></td>
+<td class="small">${formatTime(t.createdAt)}</td><td class="small">${formatTime(t.expiresAt)}</td><td class="small">${t.settledAt ? formatTime(t.settledAt) : '—'}</td></tr>`,
   )}</tbody></table></div>`;
 }
 

@@ -56,6 +56,26 @@ export const lockToken = defineQuery<{ id: string }, StoredToken>(
   /* sql */ `select ${TOKEN_COLUMNS} from /*schema*/job_tokens where id = @id::uuid for update`,
 );
 
+/** A job's tokens, oldest first: what its job page lists. */
+export const listJobTokens = defineQuery<
+  { job_id: string },
+  {
+    id: string;
+    name: string;
+    state: StoredToken['state'];
+    created_at: Date;
+    expires_at: Date;
+    settled_at: Date | null;
+  }
+>(
+  'listJobTokens',
+  /* sql */ `
+  select id::text as id, name, state, created_at, expires_at, settled_at
+    from /*schema*/job_tokens
+   where job_id = @job_id::bigint
+   order by created_at, name`,
+);
+
 /**
  * A waiting workflow found its token past its time: mark it expired, so a completion that
  * comes later is refused rather than lost. Nothing when it was settled meanwhile or the

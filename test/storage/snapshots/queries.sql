@@ -2486,6 +2486,12 @@ insert into "tidemark".job_tokens (id, job_id, name, expires_at, schema)
   on conflict (job_id, name) do nothing
   returning id::text as id, expires_at
 
+-- tokens.ts#listJobTokens
+select id::text as id, name, state, created_at, expires_at, settled_at
+    from "tidemark".job_tokens
+   where job_id = $1::bigint
+   order by created_at, name
+
 -- tokens.ts#lockToken
 select id::text as id, job_id::text as job_id, name, state, data, schema, expires_at,
        expires_at <= now() as expired,
