@@ -19,6 +19,7 @@ const LAYERS: string[][] = [
   ['workflow', 'engine.ts'],
   ['worker'],
   ['admin', 'http'],
+  ['http-api'],
   ['dashboard'],
   [
     'tidemark.ts',
