@@ -20,7 +20,7 @@ export type ApiScope = 'read' | 'admin' | `enqueue:${string}` | `signal:${string
 export interface ApiToken {
   /** 16 characters or more, sent as `Authorization: Bearer <secret>`. */
   secret: string;
-  scopes: ApiScope[];
+  scopes: readonly ApiScope[];
 }
 
 /** A scope's text: `read`, `admin`, or `enqueue:`/`signal:` and a queue name (or `*`) of 1 to 200 characters. */
