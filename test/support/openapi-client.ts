@@ -52,7 +52,7 @@ export class CheckedApiClient {
   async call(call: ApiCall): Promise<ApiReply> {
     const method = call.method ?? 'GET';
     const url = new URL(`${this.base}api/v1${call.path}`);
-    const found = this.operation(method, url.pathname.slice('/api/v1'.length));
+    const found = this.operation(method, new URL(call.path, 'http://api').pathname);
     if (!call.invalid) this.checkRequest(found, call, url);
     const reply = await send(url, method, call);
     this.checkReply(found, method, reply);
