@@ -1,3 +1,4 @@
+import { apiServerOptions } from '../../options/api-options.js';
 import { API_TOKENS_ENV, apiTokensFrom } from '../api-tokens.js';
 import { type CliIo, UsageError } from '../cli-io.js';
 import type { Command } from '../command.js';
@@ -39,16 +40,20 @@ export const serveCommand: Command = {
     if (values.api !== true) throw new UsageError('say what to serve: tidemark serve --api');
     const port = wholeNumber('--port', values.port);
     const maxBodyBytes = wholeNumber('--max-body-bytes', values['max-body-bytes']);
-    const tokens = apiTokensFrom(io);
-    const tm = await openForCommand(values, io);
-    try {
-      const { serveApi } = await import('../../http-api/server.js');
-      const api = await serveApi(tm, {
-        tokens,
+    const options = apiServerOptions.read(
+      {
+        tokens: apiTokensFrom(io),
         ...(port !== undefined ? { port } : {}),
         ...(values.host !== undefined ? { host: values.host } : {}),
         ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
-      });
+      },
+      'options',
+    );
+    // The options are checked before the database is opened: a bad token costs no connection.
+    const tm = await openForCommand(values, io);
+    try {
+      const { serveApi } = await import('../../http-api/server.js');
+      const api = await serveApi(tm, options);
       io.stdout.write(`Tidemark HTTP API at ${api.url}api/v1/ (token required). Ctrl-C to stop.\n`);
       await io.untilInterrupted?.();
       await api.close();
