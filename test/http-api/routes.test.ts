@@ -263,6 +263,24 @@ for (const kind of TEST_DRIVERS) {
       assert.equal(bad.status, 400);
       assert.equal(bad.body.code, 'INVALID_OPTION');
       assert.equal(bad.body.details.field, 'priority');
+      const nul = await client.call({
+        method: 'POST',
+        path: '/jobs',
+        token: CI,
+        json: { queue: 'emails', data: 'a\u0000b' },
+        invalid: true,
+      });
+      assert.deepEqual([nul.status, nul.body.code], [400, 'INVALID_OPTION'], 'a NUL PostgreSQL cannot store');
+      const nulTag = await client.call({
+        method: 'POST',
+        path: '/jobs',
+        token: CI,
+        json: { queue: 'emails', tags: ['a\u0000'] },
+        invalid: true,
+      });
+      assert.equal(nulTag.status, 400);
+      const nulQuery = await client.call({ path: '/jobs?queue=a%00b', token: CI, invalid: true });
+      assert.equal(nulQuery.status, 400);
       const unknown = await client.call({
         method: 'POST',
         path: '/jobs',
@@ -363,6 +381,13 @@ for (const kind of TEST_DRIVERS) {
           .status,
         403,
       );
+      const nulName = await client.call({
+        method: 'POST',
+        path: `/jobs/${flow.id}/signals/a%00b`,
+        token: SIGNALER,
+        invalid: true,
+      });
+      assert.equal(nulName.status, 400);
       const extra = await client.call({
         method: 'POST',
         path: `/jobs/${flow.id}/signals/approve`,
