@@ -234,7 +234,7 @@ for (const kind of TEST_DRIVERS) {
       assert.equal(await jobCount('emails'), before);
     });
 
-    test('malformed JSON is 400, a body not sent as JSON 415, a bad option 400 naming the field, an unknown queue 422: nothing written', async () => {
+    test('malformed JSON is 400, a body not sent as JSON 415, a bad option or a NUL 400 naming the field, an unknown queue 422: nothing written', async () => {
       const before = await jobCount('emails');
       const malformed = await client.call({
         method: 'POST',

@@ -19,8 +19,7 @@ const LAYERS: string[][] = [
   ['workflow', 'engine.ts'],
   ['worker'],
   ['admin', 'http'],
-  ['http-api'],
-  ['dashboard'],
+  ['dashboard', 'http-api'],
   [
     'tidemark.ts',
     'audit-calls.ts',
