@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { captureIo, cliDatabase, runCli, withEngine } from '../support/cli.js';
 import { TEST_DRIVERS } from '../support/databases.js';
+import { CheckedApiClient } from '../support/openapi-client.js';
 
 const SECRET = 'ci-secret-0123456789';
 const TOKENS = JSON.stringify({ ci: { secret: SECRET, scopes: ['enqueue:emails', 'read'] } });
@@ -29,17 +30,17 @@ for (const kind of TEST_DRIVERS) {
       const running = runCli(['serve', '--api', '--port', '0', ...db.args], io);
       await io.waiting;
       const base = apiIn(io.out());
-      const auth = { authorization: `Bearer ${SECRET}`, 'content-type': 'application/json' };
-      const added = await fetch(`${base}jobs`, {
+      const client = new CheckedApiClient(base.replace(/api\/v1\/$/, ''));
+      const added = await client.call({
         method: 'POST',
-        headers: auth,
-        body: '{"queue":"emails","data":1}',
+        path: '/jobs',
+        token: SECRET,
+        json: { queue: 'emails', data: 1 },
       });
       assert.equal(added.status, 201);
-      const { id } = (await added.json()) as { id: string };
-      const job = await fetch(`${base}jobs/${id}`, { headers: auth });
-      assert.equal(((await job.json()) as { queue: string }).queue, 'emails');
-      assert.equal((await fetch(`${base}jobs/${id}`)).status, 401);
+      const job = await client.call({ path: `/jobs/${added.body.id}`, token: SECRET });
+      assert.equal(job.body.queue, 'emails');
+      assert.equal((await client.call({ path: `/jobs/${added.body.id}` })).status, 401);
       io.interrupt();
       assert.equal((await running).code, 0);
       await assert.rejects(fetch(`${base}openapi.json`), 'the server stopped');
@@ -50,10 +51,8 @@ for (const kind of TEST_DRIVERS) {
       const running = runCli(['dashboard', '--api', '--port', '0', ...db.args], io);
       await io.waiting;
       const base = apiIn(io.out());
-      const list = await fetch(`${base}jobs?queue=emails`, {
-        headers: { authorization: `Bearer ${SECRET}` },
-      });
-      assert.equal(list.status, 200);
+      const client = new CheckedApiClient(base.replace(/api\/v1\/$/, ''));
+      assert.equal((await client.call({ path: '/jobs?queue=emails', token: SECRET })).status, 200);
       io.interrupt();
       assert.equal((await running).code, 0);
     });
