@@ -9,7 +9,7 @@ import { serveApi } from '../../src/http-api/server.js';
 import { InvalidOptionError, silentLogger, type Tidemark } from '../../src/index.js';
 import { closeSharedPglite, dropSchema, openOn, TEST_DRIVERS } from '../support/databases.js';
 import { waitForStatus } from '../support/jobs.js';
-import { closeServer, serveOn } from '../support/local-http.js';
+import { closeServer, from, serveOn } from '../support/local-http.js';
 import { CheckedApiClient } from '../support/openapi-client.js';
 
 const SECRET = 'reader-secret-0123456789';
@@ -43,6 +43,40 @@ for (const kind of TEST_DRIVERS) {
         const job = await client.call({ path: `/jobs/${pending}`, token: SECRET });
         assert.deepEqual([job.status, job.body.id], [200, pending]);
         assert.equal((await client.call({ path: '/openapi.json' })).status, 200);
+      } finally {
+        await closeServer(server);
+      }
+    });
+
+    test("the dashboard's token opens no API route, an API token no page; wrong tokens on either count against one window", async () => {
+      const pages = 'dashboard-secret-0123456789';
+      const { url, server } = await serveOn(
+        dashboardHandler(tm, resolveHandlerOptions({ token: pages, api: { tokens: TOKENS } })),
+      );
+      try {
+        const client = new CheckedApiClient(url);
+        assert.equal(
+          (await client.call({ path: `/jobs/${pending}`, token: pages, from: '127.0.0.20' })).status,
+          401,
+        );
+        const page = await from('127.0.0.21', url, { headers: { authorization: `Bearer ${SECRET}` } });
+        assert.equal(page.status, 303, 'an API token is sent to the login form');
+        for (let i = 0; i < maxFailures - 1; i++) {
+          assert.equal(
+            (await client.call({ path: '/jobs', token: `api-guess-${i}-0123456789`, from: '127.0.0.22' }))
+              .status,
+            401,
+          );
+        }
+        const last = await from('127.0.0.22', url, {
+          headers: { authorization: 'Bearer page-guess-0123456789' },
+        });
+        assert.equal(last.status, 303, 'the tenth guess, at the pages');
+        assert.equal((await client.call({ path: '/jobs', token: SECRET, from: '127.0.0.22' })).status, 429);
+        assert.equal(
+          (await from('127.0.0.22', url, { headers: { authorization: `Bearer ${pages}` } })).status,
+          429,
+        );
       } finally {
         await closeServer(server);
       }
