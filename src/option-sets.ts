@@ -6,6 +6,7 @@ import { resultOptions } from './jobs/result.js';
 import { subscribeOptions } from './jobs/subscribe.js';
 import { sweepNowOptions } from './maintenance/retention-sweep/sweep-now.js';
 import { instrumentOptions } from './metrics/instrument.js';
+import { apiServerOptions } from './options/api-options.js';
 import { dashboardOptions } from './options/dashboard-options.js';
 import { openOptions } from './options/open-options.js';
 import type { OptionSet } from './options/option-set.js';
@@ -34,6 +35,7 @@ export const OPTION_SETS = {
   worker: workerOptions,
   schedule: scheduleOptions,
   dashboard: dashboardOptions,
+  api: apiServerOptions,
   result: resultOptions,
   'worker-stop': stopOptions,
   'stop-on-signals': stopOnSignalsOptions,

@@ -15,6 +15,7 @@ import { queueCommand } from './commands/queue.js';
 import { retentionCommand } from './commands/retention.js';
 import { scheduleCommand } from './commands/schedule-controls.js';
 import { schedulesCommand, unscheduleCommand } from './commands/schedules.js';
+import { serveCommand } from './commands/serve.js';
 import { signalCommand } from './commands/signal.js';
 import { statsCommand } from './commands/stats.js';
 import { sweepCommand } from './commands/sweep.js';
@@ -26,6 +27,7 @@ import { packageVersion } from './version.js';
 export const commands: Command[] = [
   demoCommand,
   dashboardCommand,
+  serveCommand,
   migrateCommand,
   statsCommand,
   workersCommand,

@@ -1,9 +1,8 @@
 import type { ListAuditOptions } from '../audit/list-audit.js';
-import type { EngineHandle } from '../engine-handle.js';
+import type { ApiEngine } from '../http-api/engine-port.js';
 import type { BulkActionOptions, BulkJobFilter, BulkOutcome } from '../jobs/bulk-actions.js';
 import type { ForkJobOptions } from '../jobs/fork-job.js';
 import type { JobDetail } from '../jobs/job-detail.js';
-import type { JobUpdate, SubscribeOptions } from '../jobs/subscribe.js';
 import type { AuditRecord, AuditOptions as By } from '../model/audit.js';
 import type { Job } from '../model/job.js';
 import type { KeyInfo, KeyLimit } from '../model/keys.js';
@@ -15,28 +14,23 @@ import type { PauseRetentionOptions, RetentionStatus } from '../retention/pause.
 import type { RemoveJobsOptions } from '../retention/remove-jobs.js';
 import type { SweepPreview } from '../retention/sweep-types.js';
 import type { DriverKind } from '../storage/storage.js';
-import type { SignalDelivery } from '../workflow/signal.js';
 
 /**
- * The engine as the dashboard uses it: the public calls its pages and buttons make, and the
- * handle its read models (src/admin) read through. A Tidemark engine is one; the dashboard
- * names this port rather than the engine's class, so it depends only on what it calls.
+ * The engine as the dashboard uses it: the public calls its pages and buttons make (and the
+ * HTTP API's, which it can serve beside them), and the handle its read models (src/admin) read
+ * through. A Tidemark engine is one; the dashboard names this port rather than the engine's
+ * class, so it depends only on what it calls.
  */
-export interface DashboardEngine extends EngineHandle {
+export interface DashboardEngine extends ApiEngine {
   readonly schema: string;
   readonly driverKind: DriverKind;
   listQueues(): Promise<{ name: string; options: Record<string, unknown>; paused: boolean }[]>;
   pauseQueue(name: string, by?: By): Promise<void>;
   resumeQueue(name: string, by?: By): Promise<void>;
-  getJob(id: string): Promise<Job | null>;
   getJobDetail(id: string): Promise<JobDetail | null>;
-  subscribe(id: string, options?: SubscribeOptions): AsyncGenerator<JobUpdate, void, undefined>;
-  retryJob(id: string, by?: By): Promise<Job>;
-  cancelJob(id: string, by?: By): Promise<Job>;
   pauseJob(id: string, by?: By): Promise<Job>;
   resumeJob(id: string, by?: By): Promise<Job>;
   deleteJob(id: string, by?: By): Promise<void>;
-  signal(jobId: string, name: string, payload?: unknown, by?: By): Promise<SignalDelivery>;
   deleteWorkflowSubtree(id: string, by?: By): Promise<number>;
   removeJobs(options?: RemoveJobsOptions): Promise<number>;
   sweep(options: { dryRun: true }): Promise<SweepPreview>;

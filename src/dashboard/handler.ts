@@ -10,20 +10,19 @@ import { LoginThrottle, retryAfter } from '../http/login-throttle.js';
 import { nulInForm, nulInRequest } from '../http/nul-check.js';
 import { openAccessRefusal } from '../http/open-access.js';
 import { redirect, send, sendHtml } from '../http/respond.js';
+import { type ApiSetup, apiSetup, serveApiRequest } from '../http-api/handler.js';
 import type { DashboardHandlerOptions } from '../options/dashboard-options.js';
+import { serveAsset } from './assets.js';
 import type { DashboardContext } from './context.js';
 import type { DashboardEngine } from './engine-port.js';
 import { LiveStreams, serveJobEvents } from './job-events.js';
 import { barePage, notice } from './layout.js';
-import { LIVE_SCRIPT } from './live-script.js';
 import { type ResolvedHandlerOptions, resolveHandlerOptions } from './options.js';
 import { errorPage } from './pages/error.js';
-import { REFRESH_SCRIPT } from './refresh-script.js';
 import { refusalTitle } from './refusal.js';
 import { loginLocation } from './return-to.js';
 import { actions, findRoute, isJobEvents, jobEventsId, type PageResult, pages } from './routes.js';
 import { login, logout } from './sessions.js';
-import { STYLE } from './style.js';
 import { serveToken } from './token-handler.js';
 
 /** A plain Node request handler: mount it in `http.createServer`, Express or Fastify. */
@@ -37,6 +36,8 @@ interface HandlerState {
   throttle: LoginThrottle;
   now: () => number;
   streams: LiveStreams;
+  /** The HTTP API served beside the pages, sharing their throttle of wrong tokens; null without `api`. */
+  api: ApiSetup | null;
 }
 
 /**
@@ -59,13 +60,15 @@ export function dashboardHandler(
   options: ResolvedHandlerOptions,
   now: () => number = Date.now,
 ): DashboardHandler {
+  const throttle = new LoginThrottle(now);
   const state: HandlerState = {
     tm,
     options,
     auth: new TokenAuth(options.token, options.tokens),
-    throttle: new LoginThrottle(now),
+    throttle,
     now,
     streams: new LiveStreams(),
+    api: options.api === undefined ? null : apiSetup(options.api, 'api', throttle),
   };
   return async (req, res) => {
     try {
@@ -83,6 +86,9 @@ async function serve(state: HandlerState, req: IncomingMessage, res: ServerRespo
   const { options, auth, throttle } = state;
   const base = options.basePath;
   const { full, path, url } = locate(req, base);
+  // The API asks for its own bearer tokens and answers in JSON: none of the pages' rules apply.
+  if (state.api !== null && /^\/api(\/|$)/.test(path))
+    return serveApiRequest(state.tm, state.api, req, res, path);
   const method = req.method ?? 'GET';
   if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') {
     res.setHeader('allow', 'GET, HEAD, POST');
@@ -123,23 +129,6 @@ function locate(req: IncomingMessage, base: string): { full: URL; path: string; 
   if (base && (path === base || path.startsWith(`${base}/`))) path = path.slice(base.length) || '/';
   const url = new URL(`${path}${full.search}`, 'http://dashboard');
   return { full, path, url };
-}
-
-/** The style sheet, the two scripts and the (empty) icon, served to anyone; false for any other path. */
-function serveAsset(res: ServerResponse, path: string, method: string): boolean {
-  if (path === '/assets/style.css') {
-    send(res, 200, 'text/css; charset=utf-8', STYLE, method);
-  } else if (path === '/assets/refresh.js') {
-    send(res, 200, 'text/javascript; charset=utf-8', REFRESH_SCRIPT, method);
-  } else if (path === '/assets/live.js') {
-    send(res, 200, 'text/javascript; charset=utf-8', LIVE_SCRIPT, method);
-  } else if (path === '/favicon.ico') {
-    res.statusCode = 204;
-    res.end();
-  } else {
-    return false;
-  }
-  return true;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../errors.js';
+import type { ApiOptions } from '../options/api-options.js';
 import {
   type DashboardHandlerOptions,
   type DashboardOptions,
@@ -13,18 +14,20 @@ export interface ResolvedHandlerOptions {
   readOnly: boolean;
   basePath: string;
   traceUrl: string | undefined;
+  /** The HTTP API's options, read, when it is served beside the pages. */
+  api: ApiOptions | undefined;
 }
 
 export function resolveHandlerOptions(input: DashboardHandlerOptions | undefined): ResolvedHandlerOptions {
-  const { token, tokens, readOnly, basePath, traceUrl } = dashboardHandlerOptions.read(input ?? {});
-  return { token, tokens: distinctTokens(token, tokens), readOnly, basePath, traceUrl };
+  const { token, tokens, readOnly, basePath, traceUrl, api } = dashboardHandlerOptions.read(input ?? {});
+  return { token, tokens: distinctTokens(token, tokens), readOnly, basePath, traceUrl, api };
 }
 
 export function resolveServerOptions(
   input: DashboardOptions | undefined,
 ): ResolvedHandlerOptions & { port: number; host: string } {
-  const { token, tokens, readOnly, basePath, traceUrl, port, host } = dashboardOptions.read(input ?? {});
-  return { token, tokens: distinctTokens(token, tokens), readOnly, basePath, traceUrl, port, host };
+  const { token, tokens, readOnly, basePath, traceUrl, api, port, host } = dashboardOptions.read(input ?? {});
+  return { token, tokens: distinctTokens(token, tokens), readOnly, basePath, traceUrl, api, port, host };
 }
 
 /** The named tokens, none of them the plain `token`'s secret (whose name would then be ambiguous). */

@@ -41,6 +41,7 @@ async function startDashboard(tm: DashboardEngine, input: DashboardOptions = {})
     readOnly: options.readOnly,
     basePath: options.basePath,
     traceUrl: options.traceUrl,
+    ...(options.api === undefined ? {} : { api: options.api }),
   });
   const server = createServer((req, res) => void handler(req, res));
   await new Promise<void>((resolve, reject) => {

@@ -1,19 +1,17 @@
 import type { Server } from 'node:http';
 import { Type } from '@sinclair/typebox';
 import { InvalidOptionError } from '../errors.js';
+import { type ApiOptions, apiOptions } from './api-options.js';
 import { boolean, custom, integer } from './fields.js';
+import { toJsonSchema } from './json-schema.js';
 import { OptionSet, type OptionsOf } from './option-set.js';
+import { MIN_TOKEN_LENGTH, TOKEN_NAME } from './token-rules.js';
 
 // The dashboard's options are declared here, outside src/dashboard/, so the facade can name
 // them in `tm.dashboard()`'s signature without reaching into the dashboard it loads lazily.
 
-const MIN_TOKEN_LENGTH = 16;
-
 /** A path like `/tidemark`: no trailing slash, and no `.` or `..` segment a client resolves away. */
 const BASE_PATH = /^(\/[A-Za-z0-9._~-]+)*$/;
-
-/** A token's name as the audit records it: letters, digits, `.`, `_`, `@` and `-`, up to 64. */
-const TOKEN_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
 
 function checkNamedTokens(value: unknown, field: string): Record<string, string> {
   if (
@@ -81,6 +79,15 @@ const HANDLER_FIELDS = {
       additionalProperties: { type: 'string', minLength: MIN_TOKEN_LENGTH },
     },
     check: checkNamedTokens,
+  }),
+  api: custom<ApiOptions, ReturnType<typeof apiOptions.read>>({
+    expected: "the HTTP API's options, with its tokens",
+    docType: '`ApiOptions`',
+    docDefault: 'none: no API',
+    description:
+      'serve the HTTP API under `/api/v1` beside the pages, with its own bearer tokens and scopes (see [http-api.md](http-api.md)); `readOnly` does not apply to it, its scopes do',
+    jsonSchema: (({ $schema: _, title: __, ...schema }) => schema)(toJsonSchema(apiOptions)),
+    check: (value, field) => apiOptions.read(value, field),
   }),
   readOnly: boolean({
     default: false,

@@ -127,6 +127,7 @@ export function checkBlocks(blocks: CodeBlock[], globals: string): BlockError[] 
     paths: {
       tidemark: [join(REPO, 'src', 'index.ts')],
       'tidemark/dashboard': [join(REPO, 'src', 'dashboard', 'index.ts')],
+      'tidemark/http-api': [join(REPO, 'src', 'http-api', 'index.ts')],
     },
   };
   const host = ts.createCompilerHost(options, true);

@@ -36,16 +36,26 @@ describe('what an entry point loads', () => {
   const dir = mkdtempSync(join(tmpdir(), 'tidemark-loads-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  test("import 'tidemark' loads no dashboard or CLI module", () => {
+  test("import 'tidemark' loads no dashboard, HTTP API or CLI module", () => {
     const loaded = modulesLoadedBy('src/index.ts', join(dir, 'core.txt'));
     assert.ok(loaded.includes('src/tidemark.ts'), `the recorder saw the engine load:\n${loaded.join('\n')}`);
-    const wrong = loaded.filter((path) => path.startsWith('src/dashboard/') || path.startsWith('src/cli/'));
-    assert.deepEqual(wrong, [], 'dashboard and CLI modules stay out of the core entry');
+    const wrong = loaded.filter(
+      (path) =>
+        path.startsWith('src/dashboard/') || path.startsWith('src/http-api/') || path.startsWith('src/cli/'),
+    );
+    assert.deepEqual(wrong, [], 'dashboard, HTTP API and CLI modules stay out of the core entry');
   });
 
   test("import 'tidemark/dashboard' loads the dashboard (the recorder sees what it should)", () => {
     const loaded = modulesLoadedBy('src/dashboard/index.ts', join(dir, 'dashboard.txt'));
     assert.ok(loaded.includes('src/dashboard/handler.ts'), loaded.join('\n'));
     assert.ok(!loaded.some((path) => path.startsWith('src/cli/')), 'the dashboard loads no CLI module');
+  });
+
+  test("import 'tidemark/http-api' loads the API and neither the dashboard nor the CLI", () => {
+    const loaded = modulesLoadedBy('src/http-api/index.ts', join(dir, 'http-api.txt'));
+    assert.ok(loaded.includes('src/http-api/handler.ts'), loaded.join('\n'));
+    const wrong = loaded.filter((path) => path.startsWith('src/dashboard/') || path.startsWith('src/cli/'));
+    assert.deepEqual(wrong, []);
   });
 });

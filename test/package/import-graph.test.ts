@@ -19,7 +19,7 @@ const LAYERS: string[][] = [
   ['workflow', 'engine.ts'],
   ['worker'],
   ['admin', 'http'],
-  ['dashboard'],
+  ['dashboard', 'http-api'],
   [
     'tidemark.ts',
     'audit-calls.ts',

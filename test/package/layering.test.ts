@@ -100,6 +100,36 @@ const PROBES: { path: string; code: string; refusedWith: RegExp | null }[] = [
     refusedWith: null,
   },
   {
+    path: 'src/worker/probe-api.ts',
+    code: "import { createApiHandler } from '../http-api/index.js';\nexport const x = createApiHandler;\n",
+    refusedWith: /The HTTP API is its own entry/,
+  },
+  {
+    path: 'src/http-api/probe.ts',
+    code: "import { html } from '../dashboard/html.js';\nexport const x = html;\n",
+    refusedWith: /The HTTP API sits below the dashboard/,
+  },
+  {
+    path: 'src/http-api/probe-facade.ts',
+    code: "import type { Tidemark } from '../tidemark.js';\nexport type X = Tidemark;\n",
+    refusedWith: /names the engine by its port/,
+  },
+  {
+    path: 'src/http-api/probe-sql.ts',
+    code: "import { getJob } from '../storage/sql/jobs.js';\nexport const x = getJob;\n",
+    refusedWith: /reached through its door only/,
+  },
+  {
+    path: 'src/http/probe-api.ts',
+    code: "import { API_PREFIX } from '../http-api/handler.js';\nexport const x = API_PREFIX;\n",
+    refusedWith: /src\/http\/ sits below the HTTP API/,
+  },
+  {
+    path: 'src/dashboard/allowed-api.ts',
+    code: "import { API_PREFIX } from '../http-api/handler.js';\n\nexport const x = API_PREFIX;\n",
+    refusedWith: null,
+  },
+  {
     path: 'src/storage/allowed.ts',
     code: "import type { Job } from '../model/job.js';\n\nexport type X = Job;\n",
     refusedWith: null,

@@ -149,6 +149,21 @@ await tm.close();
       'function\n',
     );
 
+    // The HTTP API is its own entry, `tidemark/http-api`: it serves and answers from the tarball.
+    writeFileSync(
+      join(app, 'http-api.mjs'),
+      `import { serveApi } from 'tidemark/http-api';
+import { Tidemark, silentLogger } from 'tidemark';
+const tm = await Tidemark.open({ database: 'memory://', logger: silentLogger });
+const api = await serveApi(tm, { port: 0, tokens: { ci: { secret: 'ci-secret-0123456789', scopes: ['read'] } } });
+const doc = await (await fetch(api.url + 'api/v1/openapi.json')).json();
+console.log(doc.openapi);
+await api.close();
+await tm.close();
+`,
+    );
+    assert.equal(execFileSync(process.execPath, ['http-api.mjs'], { cwd: app, encoding: 'utf8' }), '3.1.0\n');
+
     // CommonJS: require() works where Node can load ES modules that way; elsewhere it says why.
     writeFileSync(join(app, 'use.cjs'), "console.log(typeof require('tidemark').Tidemark);\n");
     assert.equal(execFileSync(process.execPath, ['use.cjs'], { cwd: app, encoding: 'utf8' }), 'function\n');

@@ -1,9 +1,10 @@
+import { apiTokensFrom } from '../api-tokens.js';
 import { type CliIo, UsageError } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand } from '../open-database.js';
 import { parseCommandArgs } from '../parse-args.js';
 
-const USAGE = `Usage: tidemark dashboard [--port N] [--host ADDR] [--token T] [--read-only]
+const USAGE = `Usage: tidemark dashboard [--port N] [--host ADDR] [--token T] [--read-only] [--api]
                          [--database URL|PATH] [--schema NAME]
 
 Serves the web dashboard until Ctrl-C. It binds 127.0.0.1 unless --host says otherwise;
@@ -19,6 +20,8 @@ Options:
                         Named tokens, whose actions the audit records under their names,
                         come from env TIDEMARK_DASHBOARD_TOKENS: 'alice=SECRET,ops-bot=SECRET'
   --read-only           show everything, allow no action
+  --api                 serve the HTTP API under /api/v1 beside the pages, with the
+                        tokens and scopes of env TIDEMARK_API_TOKENS (see tidemark serve)
 ${DATABASE_HELP}`;
 
 export const dashboardCommand: Command = {
@@ -34,6 +37,7 @@ export const dashboardCommand: Command = {
         host: { type: 'string' },
         token: { type: 'string' },
         'read-only': { type: 'boolean' },
+        api: { type: 'boolean' },
       },
       strict: true,
     });
@@ -43,6 +47,7 @@ export const dashboardCommand: Command = {
     }
     const token = values.token ?? io.env.TIDEMARK_DASHBOARD_TOKEN;
     const tokens = namedTokens(io.env.TIDEMARK_DASHBOARD_TOKENS);
+    const api = values.api === true ? { tokens: apiTokensFrom(io) } : undefined;
     const tm = await openForCommand(values, io);
     try {
       const dashboard = await tm.dashboard({
@@ -51,9 +56,10 @@ export const dashboardCommand: Command = {
         ...(token ? { token } : {}),
         ...(tokens ? { tokens } : {}),
         readOnly: values['read-only'] === true,
+        ...(api ? { api } : {}),
       });
       io.stdout.write(
-        `Tidemark dashboard at ${dashboard.url}${token || tokens ? ' (token required)' : ''}${values['read-only'] ? ' (read-only)' : ''}. Ctrl-C to stop.\n`,
+        `Tidemark dashboard at ${dashboard.url}${token || tokens ? ' (token required)' : ''}${values['read-only'] ? ' (read-only)' : ''}${api ? `, its HTTP API at ${dashboard.url}api/v1/` : ''}. Ctrl-C to stop.\n`,
       );
       await io.untilInterrupted?.();
       await dashboard.close();
