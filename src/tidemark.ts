@@ -4,6 +4,7 @@ import type { TidemarkEventName, TidemarkEvents } from './events.js';
 import { addInChunks, addsInChunks } from './intake/add-in-chunks.js';
 import { type AddJobsOptions, addCheckedJobs, checkAddRequest } from './intake/add-jobs.js';
 import type { AddJobInput, AddJobResult } from './intake/job-request.js';
+import { TransactionScope } from './intake/transaction-scope.js';
 import { validateRequests } from './intake/validate-data.js';
 import { getJobDetail, type JobDetail } from './jobs/job-detail.js';
 import { checkResultRequest, waitForResult } from './jobs/result.js';
@@ -38,16 +39,28 @@ import {
   type SignalDeclarations,
 } from './queues/typed-queue.js';
 import { ScheduleCalls } from './schedule-calls.js';
-import { checkTransactionCallback, type DriverKind, type Queryable } from './storage/storage.js';
+import {
+  type CallerTransaction,
+  checkTransactionCallback,
+  type DriverKind,
+  type Queryable,
+  wrapCallerTransaction,
+} from './storage/storage.js';
 import { type StopOnSignalsOptions, stopOnSignals } from './worker/stop-on-signals.js';
 import { Worker, type WorkerRecord } from './worker/worker.js';
 import { resolveWorkerOptions, type WorkerOptions } from './worker/worker-options.js';
-import { checkSignalRequest, type SignalDelivery } from './workflow/signal.js';
+import {
+  checkSignalRequest,
+  type SignalDelivery,
+  type SignalOptions,
+  splitSignalOptions,
+} from './workflow/signal.js';
 
 /** The Tidemark engine: queues, jobs, workflows, schedules and retention on one database. */
 export class Tidemark extends ScheduleCalls {
   private readonly workers = new Set<Worker>();
   private readonly dashboards = new Set<RunningDashboard>();
+  private readonly scope = new TransactionScope();
 
   protected constructor(core: EngineCore) {
     super(core);
@@ -139,7 +152,9 @@ export class Tidemark extends ScheduleCalls {
   }
 
   /** addJobs, untyped by the registry: what the typed entries and the queue handles call. */
-  private async addAny(inputs: AddJobInput[], options: AddJobsOptions): Promise<AddJobResult[]> {
+  private async addAny(inputs: AddJobInput[], given: AddJobsOptions): Promise<AddJobResult[]> {
+    const tx = this.scope.joined(given?.tx);
+    const options = tx === given?.tx ? given : { ...given, tx };
     if (addsInChunks(this.core, inputs, options)) {
       return addInChunks(
         this.core,
@@ -170,6 +185,19 @@ export class Tidemark extends ScheduleCalls {
     return this.core.storage.callerTransaction(fn);
   }
 
+  /**
+   * Run `fn` with `tx` (your transaction: a `pg` client inside BEGIN, a PGlite transaction, or
+   * an adapter's `fromKysely(trx)`, `fromKnex(trx)`...) as the one every `addJob`, `addJobs`
+   * and `signal` inside it joins, queue handles' calls included, through any number of awaits.
+   * A call's own `{ tx }` wins; an inner withTransaction wins over an outer one. Resolves with
+   * `fn`'s value; committing or rolling back stays with you. A call made from `fn`'s context
+   * after it settled (a timer it left) is refused with TransactionClosedError.
+   */
+  async withTransaction<T>(tx: CallerTransaction, fn: () => Promise<T> | T): Promise<T> {
+    this.assertOpen();
+    return this.scope.run(tx, fn);
+  }
+
   async getJob(id: string): Promise<Job | null> {
     return this.onJob(id, (core, jobId) => core.storage.jobs.getJob(jobId));
   }
@@ -188,19 +216,28 @@ export class Tidemark extends ScheduleCalls {
   /**
    * Store a signal for a job's wait; refused (nothing stored) with a reason when it cannot be
    * used. Given `{ actor }` or `{ source }` (an operator's signal), a stored one is audited.
+   * With `{ tx }` (or inside `withTransaction`) it is stored in your transaction and wakes the
+   * job only once that commits.
    */
   async signal(
     jobId: string,
     name: string,
     payload?: unknown,
-    options?: AuditOptions,
+    options?: SignalOptions,
   ): Promise<SignalDelivery> {
     const request = checkSignalRequest(jobId, name, payload);
+    const { tx, audit } = splitSignalOptions(options, (own) => this.scope.joined(own));
+    if (tx !== undefined) {
+      const on = wrapCallerTransaction(tx);
+      // As for adds: inside a caller's transaction the database is touched through it alone.
+      this.assertOpen();
+      return this.core.storage.workflow.deliverSignal(request.jobId, request.name, request.payload, on);
+    }
     const deliver = (core: EngineCore) =>
       core.storage.workflow.deliverSignal(request.jobId, request.name, request.payload);
-    if (options === undefined) return this.whenReady(deliver);
+    if (audit === undefined) return this.whenReady(deliver);
     const target = { jobId: request.jobId, detail: request.name };
-    return this.audit(options, 'signal', target, deliver, (d) => (d.delivered ? 1 : 0));
+    return this.audit(audit, 'signal', target, deliver, (d) => (d.delivered ? 1 : 0));
   }
 
   /**

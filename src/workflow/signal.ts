@@ -1,5 +1,8 @@
-import { checkId, checkString } from '../options/check.js';
+import { InvalidOptionError } from '../errors.js';
+import type { AuditOptions } from '../model/audit.js';
+import { checkId, checkObject, checkString } from '../options/check.js';
 import { toJsonText } from '../options/json.js';
+import type { CallerTransaction } from '../storage/storage.js';
 
 /** What `tm.signal` resolves to: stored, or refused (nothing stored) with the reason. */
 export type SignalDelivery = { delivered: true } | { delivered: false; reason: string };
@@ -18,4 +21,37 @@ export function checkSignalRequest(jobId: string, name: string, payload: unknown
     name: checkString(name, 'name'),
     payload: toJsonText(payload, 'payload'),
   };
+}
+
+/** Options of `tm.signal`: an operator's `actor`/`source` (audited), or the transaction to write in. */
+export interface SignalOptions extends AuditOptions {
+  /**
+   * Your transaction (a `pg` client inside BEGIN, a PGlite transaction, or an adapter's
+   * `fromKysely(trx)`...): the signal is stored in it, and its job woken only if it commits.
+   */
+  tx?: CallerTransaction;
+}
+
+/**
+ * `tm.signal`'s options split into the transaction and the audit fields (undefined when there
+ * are none: an application's signal is not audited). An audited signal is recorded in a
+ * transaction of its own, so it cannot also be written in the caller's: refused, naming `tx`.
+ */
+export function splitSignalOptions(
+  options: SignalOptions | undefined,
+  joined: (own: CallerTransaction | undefined) => CallerTransaction | undefined,
+): { tx: CallerTransaction | undefined; audit: AuditOptions | undefined } {
+  if (options === undefined) return { tx: joined(undefined), audit: undefined };
+  const { tx: own, ...rest } = checkObject(options, 'options') as SignalOptions;
+  // `{}` is audited (the api as actor), as it was before `tx`; `{ tx }` alone is not.
+  const audit = own !== undefined && Object.keys(rest).length === 0 ? undefined : rest;
+  const tx = joined(own);
+  if (tx !== undefined && audit !== undefined) {
+    throw new InvalidOptionError(
+      'options.tx',
+      "no transaction beside actor or source: an operator's signal is audited in a transaction of its own",
+      tx,
+    );
+  }
+  return { tx, audit };
 }
