@@ -16,9 +16,9 @@ export function fromPrisma(tx: PrismaTransactionClient): CallerTransaction {
   const client = checkTransaction(
     tx,
     'a Prisma interactive transaction client (the tx of prisma.$transaction(async (tx) => ...)), not the PrismaClient',
-    // The client itself has $transaction; the one given to a transaction's callback has not,
-    // and a statement through the client would run in a transaction of its own.
-    (value) => typeof value.$queryRawUnsafe === 'function' && typeof value.$transaction !== 'function',
+    // The client has $connect; the one given to a transaction's callback has not (a statement
+    // through the client would run in a transaction of its own).
+    (value) => typeof value.$queryRawUnsafe === 'function' && typeof value.$connect !== 'function',
   ) as unknown as PrismaTransactionClient;
   return {
     async query(text, params = []) {
