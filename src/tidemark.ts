@@ -4,7 +4,7 @@ import type { TidemarkEventName, TidemarkEvents } from './events.js';
 import { addInChunks, addsInChunks } from './intake/add-in-chunks.js';
 import { type AddJobsOptions, addCheckedJobs, checkAddRequest } from './intake/add-jobs.js';
 import type { AddJobInput, AddJobResult } from './intake/job-request.js';
-import { TransactionScope } from './intake/transaction-scope.js';
+import { type CallerTransaction, TransactionScope } from './intake/transaction-scope.js';
 import { validateRequests } from './intake/validate-data.js';
 import { getJobDetail, type JobDetail } from './jobs/job-detail.js';
 import { checkResultRequest, waitForResult } from './jobs/result.js';
@@ -39,13 +39,7 @@ import {
   type SignalDeclarations,
 } from './queues/typed-queue.js';
 import { ScheduleCalls } from './schedule-calls.js';
-import {
-  type CallerTransaction,
-  checkTransactionCallback,
-  type DriverKind,
-  type Queryable,
-  wrapCallerTransaction,
-} from './storage/storage.js';
+import { checkTransactionCallback, type DriverKind, type Queryable } from './storage/storage.js';
 import { type StopOnSignalsOptions, stopOnSignals } from './worker/stop-on-signals.js';
 import { Worker, type WorkerRecord } from './worker/worker.js';
 import { resolveWorkerOptions, type WorkerOptions } from './worker/worker-options.js';
@@ -186,12 +180,10 @@ export class Tidemark extends ScheduleCalls {
   }
 
   /**
-   * Run `fn` with `tx` (your transaction: a `pg` client inside BEGIN, a PGlite transaction, or
-   * an adapter's `fromKysely(trx)`, `fromKnex(trx)`...) as the one every `addJob`, `addJobs`
-   * and `signal` inside it joins, queue handles' calls included, through any number of awaits.
-   * A call's own `{ tx }` wins; an inner withTransaction wins over an outer one. Resolves with
-   * `fn`'s value; committing or rolling back stays with you. A call made from `fn`'s context
-   * after it settled (a timer it left) is refused with TransactionClosedError.
+   * Run `fn` with `tx` (a `pg` client in BEGIN, a PGlite transaction, an adapter's `fromKysely(trx)`…)
+   * joined by every `addJob`, `addJobs` and `signal` inside it (queue handles' too) without a `tx`
+   * of its own; an inner withTransaction wins. Resolves with `fn`'s value; you commit or roll back.
+   * A call from `fn`'s context after it settled (a timer it left) throws TransactionClosedError.
    */
   async withTransaction<T>(tx: CallerTransaction, fn: () => Promise<T> | T): Promise<T> {
     this.assertOpen();
@@ -226,15 +218,14 @@ export class Tidemark extends ScheduleCalls {
     options?: SignalOptions,
   ): Promise<SignalDelivery> {
     const request = checkSignalRequest(jobId, name, payload);
-    const { tx, audit } = splitSignalOptions(options, (own) => this.scope.joined(own));
-    if (tx !== undefined) {
-      const on = wrapCallerTransaction(tx);
-      // As for adds: inside a caller's transaction the database is touched through it alone.
-      this.assertOpen();
-      return this.core.storage.workflow.deliverSignal(request.jobId, request.name, request.payload, on);
-    }
+    const { on, audit } = splitSignalOptions(options, (own) => this.scope.joined(own));
     const deliver = (core: EngineCore) =>
-      core.storage.workflow.deliverSignal(request.jobId, request.name, request.payload);
+      core.storage.workflow.deliverSignal(request.jobId, request.name, request.payload, on);
+    // As for adds: inside a caller's transaction the database is touched through it alone.
+    if (on !== undefined) {
+      this.assertOpen();
+      return deliver(this.core);
+    }
     if (audit === undefined) return this.whenReady(deliver);
     const target = { jobId: request.jobId, detail: request.name };
     return this.audit(audit, 'signal', target, deliver, (d) => (d.delivered ? 1 : 0));

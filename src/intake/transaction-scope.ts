@@ -6,6 +6,8 @@ import {
   wrapCallerTransaction,
 } from '../storage/storage.js';
 
+export type { CallerTransaction };
+
 /** One `tm.withTransaction` call: its transaction, joined while its callback runs. */
 interface Scope {
   tx: CallerTransaction;

@@ -2,7 +2,7 @@ import { InvalidOptionError } from '../errors.js';
 import type { AuditOptions } from '../model/audit.js';
 import { checkId, checkObject, checkString } from '../options/check.js';
 import { toJsonText } from '../options/json.js';
-import type { CallerTransaction } from '../storage/storage.js';
+import { type CallerTransaction, type Queryable, wrapCallerTransaction } from '../storage/storage.js';
 
 /** What `tm.signal` resolves to: stored, or refused (nothing stored) with the reason. */
 export type SignalDelivery = { delivered: true } | { delivered: false; reason: string };
@@ -33,15 +33,15 @@ export interface SignalOptions extends AuditOptions {
 }
 
 /**
- * `tm.signal`'s options split into the transaction and the audit fields (undefined when there
+ * `tm.signal`'s options split into the transaction to write in and the audit fields (undefined when there
  * are none: an application's signal is not audited). An audited signal is recorded in a
  * transaction of its own, so it cannot also be written in the caller's: refused, naming `tx`.
  */
 export function splitSignalOptions(
   options: SignalOptions | undefined,
   joined: (own: CallerTransaction | undefined) => CallerTransaction | undefined,
-): { tx: CallerTransaction | undefined; audit: AuditOptions | undefined } {
-  if (options === undefined) return { tx: joined(undefined), audit: undefined };
+): { on: Queryable | undefined; audit: AuditOptions | undefined } {
+  if (options === undefined) return { on: wrapped(joined(undefined)), audit: undefined };
   const { tx: own, ...rest } = checkObject(options, 'options') as SignalOptions;
   // `{}` is audited (the api as actor), as it was before `tx`; `{ tx }` alone is not.
   const audit = own !== undefined && Object.keys(rest).length === 0 ? undefined : rest;
@@ -53,5 +53,9 @@ export function splitSignalOptions(
       tx,
     );
   }
-  return { tx, audit };
+  return { on: wrapped(tx), audit };
+}
+
+function wrapped(tx: CallerTransaction | undefined): Queryable | undefined {
+  return tx === undefined ? undefined : wrapCallerTransaction(tx);
 }

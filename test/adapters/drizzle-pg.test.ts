@@ -2,7 +2,7 @@ import { drizzle as drizzleNodePostgres } from 'drizzle-orm/node-postgres';
 import { drizzle as drizzlePostgresJs } from 'drizzle-orm/postgres-js';
 import pg from 'pg';
 import postgres from 'postgres';
-import { fromDrizzle } from '../../src/adapters/drizzle.js';
+import { fromDrizzle } from '../../src/storage/adapters/drizzle.js';
 import { adapterScenarios, rollingBack } from '../support/adapter-scenarios.js';
 import { PG_URL } from '../support/databases.js';
 

@@ -1,5 +1,5 @@
 import knex, { type Knex } from 'knex';
-import { fromKnex } from '../../src/adapters/knex.js';
+import { fromKnex } from '../../src/storage/adapters/knex.js';
 import { adapterScenarios, rollingBack } from '../support/adapter-scenarios.js';
 import { PG_URL } from '../support/databases.js';
 

@@ -1,6 +1,6 @@
 import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
-import { fromKysely } from '../../src/adapters/kysely.js';
+import { fromKysely } from '../../src/storage/adapters/kysely.js';
 import { adapterScenarios, rollingBack } from '../support/adapter-scenarios.js';
 import { PG_URL } from '../support/databases.js';
 

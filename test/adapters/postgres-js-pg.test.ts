@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import postgres, { type TransactionSql } from 'postgres';
-import { fromPostgresJs } from '../../src/adapters/postgres-js.js';
 import { InvalidOptionError } from '../../src/index.js';
+import { fromPostgresJs } from '../../src/storage/adapters/postgres-js.js';
 import { adapterScenarios, rollingBack } from '../support/adapter-scenarios.js';
 import { PG_URL } from '../support/databases.js';
 

@@ -1,5 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
-import { fromPrisma, type PrismaTransactionClient } from '../../src/adapters/prisma.js';
+import { fromPrisma, type PrismaTransactionClient } from '../../src/storage/adapters/prisma.js';
 import { adapterScenarios, rollingBack } from '../support/adapter-scenarios.js';
 import { PG_URL } from '../support/databases.js';
 import { PrismaClient } from '../support/prisma/client/client.js';

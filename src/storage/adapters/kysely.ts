@@ -1,5 +1,5 @@
 import type { CompiledQuery, Transaction } from 'kysely';
-import type { CallerTransaction } from '../storage/storage.js';
+import type { CallerTransaction } from '../driver/caller-transaction.js';
 import { checkTransaction } from './check-transaction.js';
 
 /**

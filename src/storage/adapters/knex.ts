@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { CallerTransaction } from '../storage/storage.js';
+import type { CallerTransaction } from '../driver/caller-transaction.js';
 import { checkTransaction } from './check-transaction.js';
 import { toKnexBindings } from './knex-placeholders.js';
 

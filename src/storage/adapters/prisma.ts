@@ -1,4 +1,4 @@
-import type { CallerTransaction } from '../storage/storage.js';
+import type { CallerTransaction } from '../driver/caller-transaction.js';
 import { checkTransaction } from './check-transaction.js';
 
 /** The part of Prisma's interactive transaction client the adapter uses. */

@@ -1,6 +1,6 @@
 import type { ReservedSql, TransactionSql } from 'postgres';
-import { InvalidOptionError } from '../errors.js';
-import type { CallerTransaction } from '../storage/storage.js';
+import { InvalidOptionError } from '../../errors.js';
+import type { CallerTransaction } from '../driver/caller-transaction.js';
 import { checkTransaction } from './check-transaction.js';
 
 /** The part of a postgres.js client the adapter uses. */

@@ -1,4 +1,4 @@
-import { InvalidOptionError } from '../errors.js';
+import { InvalidOptionError } from '../../errors.js';
 
 /**
  * A statement with `$n` parameters rewritten for `knex.raw(sql, bindings)`: each `$n` outside

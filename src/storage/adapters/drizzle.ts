@@ -1,6 +1,6 @@
 import type { TablesRelationalConfig } from 'drizzle-orm';
 import type { PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
-import type { CallerTransaction } from '../storage/storage.js';
+import type { CallerTransaction } from '../driver/caller-transaction.js';
 import { checkTransaction } from './check-transaction.js';
 import { wrapUnsafeClient } from './postgres-js.js';
 

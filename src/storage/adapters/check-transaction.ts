@@ -1,5 +1,5 @@
-import { InvalidOptionError } from '../errors.js';
-import { hasProperties } from '../model/guards.js';
+import { InvalidOptionError } from '../../errors.js';
+import { hasProperties } from '../../model/guards.js';
 
 /**
  * The adapter's argument as an object with the members named, else InvalidOptionError naming
