@@ -147,6 +147,37 @@ export function adapterScenarios(title: string, harnessOf: () => Promise<Adapter
       assert.deepEqual(await Promise.all(rolled.map((id) => tm.getJob(id))), [null, null, null]);
     });
 
+    test('keyed batches (behind a savepoint) and dependencies go with the transaction too', async () => {
+      const keyed = (n: number) => ({
+        queue: 'mail',
+        data: { n },
+        idempotencyKey: { key: `batch ${title} ${n}`, ttlSeconds: 3600 },
+      });
+      let ids: string[] = [];
+      await harness.rollback(async (tx) => {
+        const [first, second] = await tm.addJobs([keyed(1), keyed(2)], { tx });
+        const child = await tm.addJob({ queue: 'mail', dependsOn: [first.id, second.id] }, { tx });
+        ids = [first.id, second.id, child.id];
+      });
+      assert.deepEqual(await Promise.all(ids.map((id) => tm.getJob(id))), [null, null, null]);
+      await harness.commit(async (tx) => {
+        const [first, second] = await tm.addJobs([keyed(1), keyed(2)], { tx });
+        const child = await tm.addJob({ queue: 'mail', dependsOn: [first.id, second.id] }, { tx });
+        ids = [first.id, second.id, child.id];
+      });
+      const jobs = await Promise.all(ids.map((id) => tm.getJob(id)));
+      assert.deepEqual(
+        jobs.map((job) => job?.status),
+        ['pending', 'pending', 'waiting'],
+      );
+      const again = await tm.addJobs([keyed(1), keyed(2)]);
+      assert.deepEqual(
+        again.map((result) => result.deduplicated),
+        [true, true],
+        'the committed keys hold',
+      );
+    });
+
     test('a signal sent in a rolled-back transaction is not delivered; one in a committed one is', async () => {
       const { id } = await tm.addJob({ queue: 'mail' });
       await harness.rollback(async (tx) => {
