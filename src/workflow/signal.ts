@@ -42,9 +42,11 @@ export function splitSignalOptions(
   joined: (own: CallerTransaction | undefined) => CallerTransaction | undefined,
 ): { on: Queryable | undefined; audit: AuditOptions | undefined } {
   if (options === undefined) return { on: wrapped(joined(undefined)), audit: undefined };
-  const { tx: own, ...rest } = checkObject(options, 'options') as SignalOptions;
-  // `{}` is audited (the api as actor), as it was before `tx`; `{ tx }` alone is not.
-  const audit = own !== undefined && Object.keys(rest).length === 0 ? undefined : rest;
+  const record = checkObject(options, 'options');
+  const { tx: own, ...rest } = record as SignalOptions;
+  // `{}` is audited (the api as actor), as it was before `tx`; `{ tx }` alone is not, even
+  // when it is undefined (an optional transaction passed through).
+  const audit = Object.hasOwn(record, 'tx') && Object.keys(rest).length === 0 ? undefined : rest;
   const tx = joined(own);
   if (tx !== undefined && audit !== undefined) {
     throw new InvalidOptionError(

@@ -136,7 +136,10 @@ for (const kind of TEST_DRIVERS) {
       assert.deepEqual(
         (await tm.getJobDetail(id))?.signals.map((signal) => signal.payload),
         [{ n: 1 }],
+        'the signal committed with its transaction',
       );
+      // An optional transaction passed through as undefined is an application's signal too.
+      assert.deepEqual(await tm.signal(id, 'go', { n: 2 }, { tx: undefined }), { delivered: true });
       assert.deepEqual(await tm.listAudit(), []);
     });
   });
