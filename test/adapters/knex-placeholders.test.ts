@@ -22,7 +22,7 @@ test("the text's own ? (jsonb ?, ?|, ?&) is escaped for Knex, inside literals an
 test('$n inside quotes, comments and dollar quotes, or ending a name, is left as written', () => {
   const sql = [
     "'$1 it''s $2'",
-    'E\'\\\' $1\'',
+    "E'\\' $1'",
     '"col$1"',
     'name$1',
     '-- $1\n',
