@@ -33,9 +33,10 @@ export interface SignalOptions extends AuditOptions {
 }
 
 /**
- * `tm.signal`'s options split into the transaction to write in and the audit fields (undefined when there
- * are none: an application's signal is not audited). An audited signal is recorded in a
- * transaction of its own, so it cannot also be written in the caller's: refused, naming `tx`.
+ * `tm.signal`'s options split into the transaction to write in (its own `tx`, else the one of
+ * `withTransaction` given by `joined`) and the audit fields (undefined for an application's
+ * signal, which is not audited). An audited signal is recorded in a transaction of its own, so
+ * it cannot also be written in the caller's: refused, naming `options.tx`.
  */
 export function splitSignalOptions(
   options: SignalOptions | undefined,
