@@ -174,5 +174,5 @@ export type {
   SignalsResult,
 } from './workflow/job-context.js';
 export { RetryAfter, type RetryAfterOptions } from './workflow/retry-after.js';
-export type { SignalDelivery } from './workflow/signal.js';
+export type { SignalDelivery, SignalOptions } from './workflow/signal.js';
 export type { CallbackToken, CreateTokenOptions, TokenResult } from './workflow/token-wait.js';

@@ -4,6 +4,7 @@ import type { TidemarkEventName, TidemarkEvents } from './events.js';
 import { addInChunks, addsInChunks } from './intake/add-in-chunks.js';
 import { type AddJobsOptions, addCheckedJobs, checkAddRequest } from './intake/add-jobs.js';
 import type { AddJobInput, AddJobResult } from './intake/job-request.js';
+import { type CallerTransaction, TransactionScope } from './intake/transaction-scope.js';
 import { validateRequests } from './intake/validate-data.js';
 import { getJobDetail, type JobDetail } from './jobs/job-detail.js';
 import { checkResultRequest, waitForResult } from './jobs/result.js';
@@ -42,12 +43,18 @@ import { checkTransactionCallback, type DriverKind, type Queryable } from './sto
 import { type StopOnSignalsOptions, stopOnSignals } from './worker/stop-on-signals.js';
 import { Worker, type WorkerRecord } from './worker/worker.js';
 import { resolveWorkerOptions, type WorkerOptions } from './worker/worker-options.js';
-import { checkSignalRequest, type SignalDelivery } from './workflow/signal.js';
+import {
+  checkSignalRequest,
+  type SignalDelivery,
+  type SignalOptions,
+  splitSignalOptions,
+} from './workflow/signal.js';
 
 /** The Tidemark engine: queues, jobs, workflows, schedules and retention on one database. */
 export class Tidemark extends ScheduleCalls {
   private readonly workers = new Set<Worker>();
   private readonly dashboards = new Set<RunningDashboard>();
+  private readonly scope = new TransactionScope();
 
   protected constructor(core: EngineCore) {
     super(core);
@@ -139,7 +146,9 @@ export class Tidemark extends ScheduleCalls {
   }
 
   /** addJobs, untyped by the registry: what the typed entries and the queue handles call. */
-  private async addAny(inputs: AddJobInput[], options: AddJobsOptions): Promise<AddJobResult[]> {
+  private async addAny(inputs: AddJobInput[], given: AddJobsOptions): Promise<AddJobResult[]> {
+    const tx = this.scope.joined(given?.tx);
+    const options = tx === given?.tx ? given : { ...given, tx };
     if (addsInChunks(this.core, inputs, options)) {
       return addInChunks(
         this.core,
@@ -170,6 +179,17 @@ export class Tidemark extends ScheduleCalls {
     return this.core.storage.callerTransaction(fn);
   }
 
+  /**
+   * Run `fn` with `tx` (a `pg` client in BEGIN, a PGlite transaction, an adapter's `fromKysely(trx)`…)
+   * joined by every `addJob`, `addJobs` and `signal` inside it (queue handles' too) without a `tx`
+   * of its own; an inner withTransaction wins. Resolves with `fn`'s value; you commit or roll back.
+   * A call from `fn`'s context after it settled (a timer it left) throws TransactionClosedError.
+   */
+  async withTransaction<T>(tx: CallerTransaction, fn: () => Promise<T> | T): Promise<T> {
+    this.assertOpen();
+    return this.scope.run(tx, fn);
+  }
+
   async getJob(id: string): Promise<Job | null> {
     return this.onJob(id, (core, jobId) => core.storage.jobs.getJob(jobId));
   }
@@ -188,19 +208,27 @@ export class Tidemark extends ScheduleCalls {
   /**
    * Store a signal for a job's wait; refused (nothing stored) with a reason when it cannot be
    * used. Given `{ actor }` or `{ source }` (an operator's signal), a stored one is audited.
+   * With `{ tx }` (or inside `withTransaction`) it is stored in your transaction and wakes the
+   * job only once that commits.
    */
   async signal(
     jobId: string,
     name: string,
     payload?: unknown,
-    options?: AuditOptions,
+    options?: SignalOptions,
   ): Promise<SignalDelivery> {
     const request = checkSignalRequest(jobId, name, payload);
+    const { on, audit } = splitSignalOptions(options, (own) => this.scope.joined(own));
     const deliver = (core: EngineCore) =>
-      core.storage.workflow.deliverSignal(request.jobId, request.name, request.payload);
-    if (options === undefined) return this.whenReady(deliver);
+      core.storage.workflow.deliverSignal(request.jobId, request.name, request.payload, on);
+    // As for adds: inside a caller's transaction the database is touched through it alone.
+    if (on !== undefined) {
+      this.assertOpen();
+      return deliver(this.core);
+    }
+    if (audit === undefined) return this.whenReady(deliver);
     const target = { jobId: request.jobId, detail: request.name };
-    return this.audit(options, 'signal', target, deliver, (d) => (d.delivered ? 1 : 0));
+    return this.audit(audit, 'signal', target, deliver, (d) => (d.delivered ? 1 : 0));
   }
 
   /**

@@ -8,7 +8,10 @@ import { type AddJobInput, type AddJobResult, type JobRequest, resolveAddJob } f
 
 /** Options of `tm.addJob` and `tm.addJobs`. */
 export interface AddJobsOptions {
-  /** A `pg` client inside BEGIN, or a PGlite transaction: the jobs are written in it. */
+  /**
+   * Your transaction: a `pg` client inside BEGIN, a PGlite transaction, or an adapter's
+   * (`fromKysely(trx)` from `tidemark/kysely`, ...). The jobs are written in it.
+   */
   tx?: CallerTransaction;
 }
 

@@ -79,8 +79,11 @@ export async function deliverSignal(
   jobId: string,
   name: string,
   payloadText: string,
+  on?: Queryable,
 ): Promise<{ delivered: true } | { delivered: false; reason: SignalRefusal }> {
-  return db.driver.transaction(async (tx) => {
+  // Inside a caller's transaction the checks and the one write run in it: the job stays locked
+  // until it ends, and the wake-up (a NOTIFY) is sent only if it commits.
+  const deliver = async (tx: Queryable) => {
     const [job] = await db.run(wf.lockJobForSignal, { id: jobId }, tx);
     if (!job) return { delivered: false, reason: 'job-not-found' as const };
     if (isFinished(job.status)) {
@@ -105,7 +108,8 @@ export async function deliverSignal(
     }
     await db.run(wf.insertSignal, { id: jobId, name, payload: payloadText, channel: db.channel }, tx);
     return { delivered: true as const };
-  });
+  };
+  return on === undefined ? db.driver.transaction(deliver) : deliver(on);
 }
 
 export async function listSignals(db: Runner, jobId: string, on?: Queryable): Promise<SignalRow[]> {

@@ -128,6 +128,12 @@ export function checkBlocks(blocks: CodeBlock[], globals: string): BlockError[] 
       tidemark: [join(REPO, 'src', 'index.ts')],
       'tidemark/dashboard': [join(REPO, 'src', 'dashboard', 'index.ts')],
       'tidemark/http-api': [join(REPO, 'src', 'http-api', 'index.ts')],
+      ...Object.fromEntries(
+        ['kysely', 'drizzle', 'prisma', 'postgres-js', 'knex'].map((name) => [
+          `tidemark/${name}`,
+          [join(REPO, 'src', 'storage', 'adapters', `${name}.ts`)],
+        ]),
+      ),
     },
   };
   const host = ts.createCompilerHost(options, true);

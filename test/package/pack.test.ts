@@ -163,6 +163,17 @@ await tm.close();
 `,
     );
     assert.equal(execFileSync(process.execPath, ['http-api.mjs'], { cwd: app, encoding: 'utf8' }), '3.1.0\n');
+    // The ORM adapters' entries load in an app that installed none of the libraries.
+    writeFileSync(
+      join(app, 'adapters.mjs'),
+      `const names = { kysely: 'fromKysely', drizzle: 'fromDrizzle', prisma: 'fromPrisma', 'postgres-js': 'fromPostgresJs', knex: 'fromKnex' };
+for (const [entry, name] of Object.entries(names)) console.log(entry, typeof (await import('tidemark/' + entry))[name]);
+`,
+    );
+    assert.equal(
+      execFileSync(process.execPath, ['adapters.mjs'], { cwd: app, encoding: 'utf8' }),
+      'kysely function\ndrizzle function\nprisma function\npostgres-js function\nknex function\n',
+    );
 
     // CommonJS: require() works where Node can load ES modules that way; elsewhere it says why.
     writeFileSync(join(app, 'use.cjs'), "console.log(typeof require('tidemark').Tidemark);\n");
