@@ -160,6 +160,16 @@ const BAD: Record<string, unknown>[] = [
   { debounce: { key: 'k', seconds: 1 }, delaySeconds: 1 },
   { throttle: { key: 'k', seconds: 1 }, unique: false },
   { debounce: { key: 'k', seconds: 1, mode: 'leading', maxWaitSeconds: 3 } },
+  { dependsOn: [] },
+  { dependsOn: '1' },
+  { dependsOn: ['1', 0] },
+  { dependsOn: ['01'] },
+  { dependsOn: [1.5] },
+  { dependsOn: ['9223372036854775808'] },
+  { dependsOn: ['999999'] },
+  { dependsOn: ['1'], onDependencyFailure: 'later' },
+  { onDependencyFailure: 'run' },
+  { dependsOn: ['1'], throttle: { key: 'k', seconds: 1 } },
 ];
 
 async function openTwins(open: (options?: object) => Promise<Tidemark>): Promise<Tidemark> {
@@ -227,6 +237,77 @@ describeEachDriver('add_job and add_jobs in SQL', ({ open }) => {
     const throttled = await addJobSql(tm, 'by-sql', 1, { throttle: { key: 't', seconds: 60 } });
     const folded = await tm.addJob({ queue: 'by-sql', data: 2, throttle: { key: 't', seconds: 60 } });
     assert.deepEqual(folded, { id: throttled.id, deduplicated: true, throttled: true });
+  });
+
+  test('dependsOn: a job added in SQL waits for its dependencies, and settles, as one added by tm.addJob', async () => {
+    const tm = await openTwins(open);
+    const first = await tm.addJob({ queue: 'by-api', data: 'first' });
+    const cancelled = await tm.addJob({ queue: 'by-api', data: 'cancelled' });
+    await tm.cancelJob(cancelled.id);
+    const state = async (id: string) => {
+      const [row] = await rawQuery(
+        tm,
+        `select status, dependencies_left, on_dependency_failure, wait ->> 'kind' as wait,
+                run_at = 'infinity' as parked, error ->> 'message' as error,
+                (select count(*)::int from "${tm.schema}".job_dependencies e where e.job_id = j.id) as edges
+           from "${tm.schema}".jobs j where id = $1`,
+        [id],
+      );
+      return row;
+    };
+    const pairs = [
+      [
+        await addJobSql(tm, 'by-sql', null, { dependsOn: [first.id, Number(first.id)] }),
+        await tm.addJob({ queue: 'by-api', dependsOn: [first.id, Number(first.id)] }),
+      ],
+      [
+        await addJobSql(tm, 'by-sql', null, { dependsOn: [cancelled.id], onDependencyFailure: 'cancel' }),
+        await tm.addJob({ queue: 'by-api', dependsOn: [cancelled.id], onDependencyFailure: 'cancel' }),
+      ],
+      [
+        await addJobSql(tm, 'by-sql', null, {
+          dependsOn: [first.id, cancelled.id],
+          onDependencyFailure: 'run',
+        }),
+        await tm.addJob({ queue: 'by-api', dependsOn: [first.id, cancelled.id], onDependencyFailure: 'run' }),
+      ],
+    ];
+    const expected = [
+      {
+        status: 'waiting',
+        dependencies_left: 1,
+        on_dependency_failure: 'fail',
+        wait: 'dependencies',
+        parked: true,
+      },
+      {
+        status: 'cancelled',
+        dependencies_left: 0,
+        on_dependency_failure: 'cancel',
+        wait: null,
+        parked: false,
+      },
+      {
+        status: 'waiting',
+        dependencies_left: 1,
+        on_dependency_failure: 'run',
+        wait: 'dependencies',
+        parked: true,
+      },
+    ];
+    for (const [n, [bySql, byApi]] of pairs.entries()) {
+      const sqlState = await state(bySql.id);
+      assert.deepEqual(sqlState, await state(byApi.id), `pair ${n}`);
+      assert.deepEqual(
+        { ...sqlState, error: undefined, edges: undefined },
+        { ...expected[n], error: undefined, edges: undefined },
+      );
+    }
+    // The dependency ends cancelled: the default policy fails its waiting dependents at once.
+    await tm.cancelJob(first.id);
+    for (const [bySql, byApi] of pairs) assert.deepEqual(await state(bySql.id), await state(byApi.id));
+    assert.equal((await state(pairs[0][0].id)).status, 'failed');
+    assert.equal((await state(pairs[2][0].id)).status, 'pending');
   });
 
   test('add_jobs returns the ids in the order given, with what was deduplicated', async () => {
@@ -309,18 +390,6 @@ describeEachDriver('add_job and add_jobs in SQL', ({ open }) => {
         code: 'TM002',
         column: 'jobs[1].queue',
         says: /queue 'nowhere' does not exist/,
-      },
-      {
-        call: () => addJobSql(tm, 'by-sql', null, { dependsOn: ['1'] }),
-        code: 'TM001',
-        column: 'dependsOn',
-        says: /does not take dependsOn/,
-      },
-      {
-        call: () => addJobSql(tm, 'by-sql', null, { onDependencyFailure: 'run' }),
-        code: 'TM001',
-        column: 'onDependencyFailure',
-        says: /does not take dependsOn/,
       },
       {
         call: () => addJobSql(tm, 'by-sql', null, { queue: 'by-api' }),

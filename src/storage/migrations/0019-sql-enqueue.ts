@@ -184,6 +184,7 @@ declare
   run_at timestamptz;
   given text;
   tags text[];
+  depends_on text[];
   idem jsonb;
   unique_for float8;
   fold_name text;
@@ -293,10 +294,29 @@ begin
       perform /*schema*/add_job_refuse(at || fold_name || '.mode', '''trailing'' or ''leading''', fold -> 'mode');
     end if;
   end loop;
-  if job ? 'dependsOn' or job ? 'onDependencyFailure' then
-    perform /*schema*/add_job_refuse(at || case when job ? 'dependsOn' then 'dependsOn' else 'onDependencyFailure' end,
-      'no dependencies: add_job in SQL does not take dependsOn (add the job with tm.addJob)',
-      coalesce(job -> 'dependsOn', job -> 'onDependencyFailure'));
+  if job ? 'dependsOn' then
+    if jsonb_typeof(job -> 'dependsOn') <> 'array' then
+      perform /*schema*/add_job_refuse(at || 'dependsOn', 'an array of 1 to 1000 job ids', job -> 'dependsOn');
+    end if;
+    if jsonb_array_length(job -> 'dependsOn') not between 1 and 1000 then
+      perform /*schema*/add_job_refuse(at || 'dependsOn', 'an array of 1 to 1000 job ids', job -> 'dependsOn');
+    end if;
+    for i in 0 .. jsonb_array_length(job -> 'dependsOn') - 1 loop
+      -- A decimal string, or a number JavaScript holds exactly (as tm.addJob takes ids).
+      given := case jsonb_typeof(job -> 'dependsOn' -> i)
+                 when 'string' then job -> 'dependsOn' ->> i
+                 when 'number' then case when (job -> 'dependsOn' -> i)::numeric = trunc((job -> 'dependsOn' -> i)::numeric)
+                                         and abs((job -> 'dependsOn' -> i)::numeric) <= 9007199254740991
+                                    then trunc((job -> 'dependsOn' -> i)::numeric)::text end
+               end;
+      if given is null or given !~ '^[1-9][0-9]{0,18}$' or given::numeric > 9223372036854775807 then
+        perform /*schema*/add_job_refuse(format('%sdependsOn[%s]', at, i), 'a job id', job -> 'dependsOn' -> i);
+      end if;
+      if not (given = any (coalesce(depends_on, '{}'))) then depends_on := depends_on || given; end if;
+    end loop;
+  end if;
+  if job ? 'onDependencyFailure' and (job -> 'onDependencyFailure') not in ('"fail"', '"cancel"', '"run"') then
+    perform /*schema*/add_job_refuse(at || 'onDependencyFailure', '''fail'', ''cancel'' or ''run''', job -> 'onDependencyFailure');
   end if;
   -- The rules that span fields, in tm.addJob's order.
   if job ? 'runAt' and job ? 'delaySeconds' then
@@ -331,6 +351,18 @@ begin
     end if;
     r := r || jsonb_build_object('fold_key', fold_name || ':' || (fold ->> 'key'),
       'fold', jsonb_build_object('mode', mode, 'seconds', fold -> 'seconds', 'max_wait', fold -> 'maxWaitSeconds'));
+  end if;
+  if job ? 'onDependencyFailure' and depends_on is null then
+    perform /*schema*/add_job_refuse(at || 'onDependencyFailure', 'no onDependencyFailure without dependsOn',
+      job -> 'onDependencyFailure');
+  end if;
+  if depends_on is not null then
+    if fold_name is not null then
+      perform /*schema*/add_job_refuse(at || 'dependsOn', format('either dependsOn or %s, not both', fold_name),
+        job -> 'dependsOn');
+    end if;
+    r := r || jsonb_build_object('depends_on', to_jsonb(depends_on), 'depends_field', at || 'dependsOn',
+      'on_failure', coalesce(job ->> 'onDependencyFailure', 'fail'));
   end if;
   if idem is not null then
     r := r || jsonb_build_object('lock', jsonb_build_object('scope', 'idem:' || q || ':' || (idem ->> 'key'), 'ttl', idem -> 'ttl'));
@@ -490,6 +522,9 @@ declare
   ready text[] := '{}';
   written record;
   place record;
+  named text[];
+  present text[];
+  missing text;
 begin
   if jsonb_typeof(jobs) is distinct from 'array' then
     perform /*schema*/add_job_refuse('jobs', 'an array of jobs', jobs);
@@ -499,6 +534,27 @@ begin
   for i in 0 .. n - 1 loop
     resolved[i + 1] := /*schema*/add_job_resolve(jobs -> i, case when n = 1 then '' else format('jobs[%s].', i) end);
   end loop;
+  -- The dependencies named, locked in id order and counted on (sql/dependencies.ts): one
+  -- finishing meanwhile either finished before and is read finished, or waits for this commit.
+  select array_agg(distinct d) into named
+    from unnest(resolved) u(r), jsonb_array_elements_text(u.r -> 'depends_on') d;
+  if named is not null then
+    with locked as (
+      select j.id from /*schema*/jobs j where j.id = any (named::bigint[]) order by j.id for no key update
+    ),
+    counted as (
+      update /*schema*/jobs j set dependents = j.dependents + 1 from locked l where j.id = l.id returning j.id
+    )
+    select array_agg(counted.id::text) into present from counted;
+    for place in select u.r from unnest(resolved) u(r) where u.r ? 'depends_on' loop
+      select d into missing from jsonb_array_elements_text(place.r -> 'depends_on') d
+       where not (d = any (coalesce(present, '{}'))) limit 1;
+      if missing is not null then
+        perform /*schema*/add_job_refuse(place.r ->> 'depends_field',
+          format('the ids of jobs that exist (job %s does not)', missing), to_jsonb(missing));
+      end if;
+    end loop;
+  end if;
   -- Folds first, then time-windowed locks, each in the order of its key, so that two calls in
   -- concurrent transactions never wait on each other's keys in opposite orders.
   for place in
@@ -515,6 +571,61 @@ begin
       ready := ready || (place.r ->> 'queue');
     end if;
   end loop;
+  -- The dependents just added wait for their dependencies, or settle at once (sql/dependencies.ts).
+  if named is not null then
+    with edge as (
+      select u.n as job_n, d.id as dependency_id, d.queue, d.status
+        from unnest(resolved) with ordinality u(r, n)
+        cross join jsonb_array_elements_text(u.r -> 'depends_on') t(dependency)
+        join /*schema*/jobs d on d.id = t.dependency::bigint
+       where u.r ? 'depends_on' and not deduplicated_ids[u.n]
+    ),
+    dependent as (
+      select ids[u.n] as job_id, u.n as job_n, u.r ->> 'on_failure' as on_failure
+        from unnest(resolved) with ordinality u(r, n)
+       where u.r ? 'depends_on' and not deduplicated_ids[u.n]
+    ),
+    stored as (
+      insert into /*schema*/job_dependencies (job_id, dependency_id, settled)
+      select ids[edge.job_n], edge.dependency_id, edge.status in ('completed', 'failed', 'cancelled', 'expired') from edge
+    ),
+    state as (
+      select edge.job_n,
+             count(*) filter (where edge.status not in ('completed', 'failed', 'cancelled', 'expired'))::int as left_count
+        from edge group by edge.job_n
+    ),
+    bad as (
+      select distinct on (edge.job_n) edge.job_n, edge.dependency_id, edge.queue, edge.status from edge
+       where edge.status in ('completed', 'failed', 'cancelled', 'expired') and edge.status <> 'completed'
+       order by edge.job_n, edge.dependency_id
+    ),
+    verdict as (
+      select p.job_id, p.on_failure, s.left_count, b.dependency_id as bad_id, b.queue as bad_queue,
+             b.status as bad_status, b.dependency_id is not null and p.on_failure <> 'run' as refused
+        from dependent p join state s on s.job_n = p.job_n left join bad b on b.job_n = p.job_n
+    )
+    update /*schema*/jobs j
+       set dependencies_left = v.left_count,
+           on_dependency_failure = v.on_failure,
+           status = case when v.refused and v.on_failure = 'cancel' then 'cancelled'
+                         when v.refused then 'failed'
+                         when v.left_count > 0 then 'waiting' else j.status end,
+           wait = case when not v.refused and v.left_count > 0
+                       then jsonb_build_object('kind', 'dependencies', 'runAt', j.run_at) else j.wait end,
+           run_at = case when not v.refused and v.left_count > 0 then 'infinity' else j.run_at end,
+           error = case when v.refused
+                        then jsonb_build_object('name', 'DependencyFailedError',
+                               'message', format('dependency %s (queue %s) ended %s', v.bad_id, v.bad_queue, v.bad_status),
+                               'dependency', v.bad_id::text, 'dependencyStatus', v.bad_status)
+                        else j.error end,
+           finished_at = case when v.refused then now() else j.finished_at end,
+           purge_after = case when v.refused
+                              then /*schema*/purge_time(j.retention,
+                                     case when v.on_failure = 'cancel' then 'cancelled' else 'failed' end, now())
+                              else j.purge_after end
+      from verdict v
+     where j.id = v.job_id;
+  end if;
   -- Workers of a queue with work ready now are woken, at commit (sql/job-columns.ts).
   perform pg_notify('tidemark_' || (select ns.nspname from pg_class c join pg_namespace ns on ns.oid = c.relnamespace
                                     where c.oid = '/*schema*/jobs'::regclass), 'j:' || q)
