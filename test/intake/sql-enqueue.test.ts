@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { engineOf } from '../../src/engine-handle.js';
 import {
@@ -376,7 +378,7 @@ describeEachDriver('add_job and add_jobs in SQL', ({ open }) => {
     assert.equal(await countRows(tm, 'jobs'), 0);
   });
 
-  test('what add_job does not take, or where it belongs elsewhere, is refused by name', async () => {
+  test('an unknown queue (TM002), misplaced arguments and oversized data are refused by name, nothing written', async () => {
     const tm = await openTwins(open);
     const cases: { call: () => Promise<unknown>; code: string; column: string; says: RegExp }[] = [
       {
@@ -528,5 +530,37 @@ describeEachDriver('add_job and add_jobs in SQL', ({ open }) => {
     await rawQuery(tm, `update "${tm.schema}".queues set engine_retention = null where name = 'by-sql'`);
     const { id } = await addJobSql(tm, 'by-sql', null);
     assert.deepEqual((await tm.getJob(id))?.retention, { ...Retention.STOCK });
+  });
+
+  test('the SQL blocks of docs/sql-enqueue.md run as written, in order', async () => {
+    const doc = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'sql-enqueue.md'), 'utf8');
+    const blocks = [...doc.matchAll(/```sql\n([\s\S]*?)```/g)].map((match) => match[1]);
+    assert.ok(blocks.length >= 3, 'the page has its examples');
+    const tm = await open({ logger: silentLogger });
+    tm.createQueue({ name: 'emails' });
+    await tm.transaction(async (tx) => {
+      // The page's names (its tables, and Tidemark's schema as `tidemark`) in this test's schema.
+      await tx.query(`set local search_path = "${tm.schema}"`);
+      for (const block of blocks) {
+        // Statements are parted by a blank line; a function's body has none.
+        for (const statement of block.split(/;\s*\n\s*\n/)) {
+          await tx.query(statement.replaceAll('tidemark.', `"${tm.schema}".`));
+        }
+      }
+    });
+    const jobs = await rawQuery<{ data: { to: string }; key: string | null }>(
+      tm,
+      `select data, key from "${tm.schema}".jobs order by id`,
+    );
+    assert.deepEqual(
+      jobs.map((job) => [job.data.to, job.key]),
+      [
+        ['ada@example.com', null],
+        ['grace@example.com', null],
+        ['ada@example.com', null],
+        ['alan@example.com', null],
+        ['ada@example.com', 'customer:acme'],
+      ],
+    );
   });
 });
