@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import pg from 'pg';
 import { engineOf } from '../../src/engine-handle.js';
 import {
   type InvalidOptionError,
@@ -11,8 +12,8 @@ import {
   type Tidemark,
 } from '../../src/index.js';
 import { jobOptions } from '../../src/intake/job-options.js';
-import { rawQuery } from '../support/databases.js';
-import { describeEachDriver } from '../support/each-driver.js';
+import { PG_URL, rawQuery } from '../support/databases.js';
+import { describeEachDriver, describePostgresOnly } from '../support/each-driver.js';
 import { countRows, fastWorker, waitForStatus } from '../support/jobs.js';
 import { sleep } from '../support/wait-for.js';
 
@@ -562,5 +563,36 @@ describeEachDriver('add_job and add_jobs in SQL', ({ open }) => {
         ['ada@example.com', 'customer:acme'],
       ],
     );
+  });
+});
+
+describePostgresOnly('add_job in SQL from concurrent sessions', ({ open }) => {
+  test('20 concurrent adds with one idempotency key, uniqueFor window, unique key or debounce key make one job', async () => {
+    const tm = await open({ logger: silentLogger });
+    tm.createQueue({ name: 'q' });
+    await engineOf(tm).registry.flush();
+    const pool = new pg.Pool({ connectionString: PG_URL, max: 10 });
+    try {
+      const kinds: Record<string, unknown>[] = [
+        { idempotencyKey: { key: 'one', ttlSeconds: 60 } },
+        { uniqueFor: 60 },
+        { unique: 'one' },
+        { debounce: { key: 'one', seconds: 60 } },
+      ];
+      for (const options of kinds) {
+        const calls = Array.from({ length: 20 }, () =>
+          pool.query<Added>(
+            `select id::text as id, deduplicated from "${tm.schema}".add_job('q', '{"n": 1}', $1)`,
+            [JSON.stringify(options)],
+          ),
+        );
+        const rows = (await Promise.all(calls)).map((result) => result.rows[0]);
+        assert.equal(new Set(rows.map((row) => row.id)).size, 1, JSON.stringify(options));
+        assert.equal(rows.filter((row) => !row.deduplicated).length, 1, JSON.stringify(options));
+      }
+      assert.equal(await countRows(tm, 'jobs'), kinds.length);
+    } finally {
+      await pool.end();
+    }
   });
 });
