@@ -149,6 +149,8 @@ const BAD: Record<string, unknown>[] = [
   { throttle: { key: 'k', seconds: 1, mode: 'leading' } },
   { key: '' },
   { key: 'k'.repeat(513) },
+  // 300 characters, 600 UTF-16 code units: over the limit as JavaScript counts.
+  { key: '\u{1F600}'.repeat(300) },
   { tier: 7 },
   { tier: 'gold' },
   { tags: [] },
