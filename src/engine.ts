@@ -51,7 +51,7 @@ export async function openEngine(input: OpenOptions, internals: EngineInternals 
   });
   return {
     storage,
-    registry: new QueueRegistry(storage),
+    registry: new QueueRegistry(storage, engineRetention),
     engineRetention,
     retentionDisabled,
     auditRetainSeconds: (options.audit?.retainDays ?? DEFAULT_AUDIT_DAYS) * 86_400,

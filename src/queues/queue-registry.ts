@@ -14,15 +14,24 @@ export class QueueRegistry {
   private pending: Promise<unknown> = Promise.resolve();
   private failure: unknown = null;
 
-  constructor(private readonly storage: Storage) {}
+  /**
+   * @param engineRetention the engine's policy, stored beside each queue defined here: what a
+   * job added in SQL freezes when the queue sets none, as one added here does.
+   */
+  constructor(
+    private readonly storage: Storage,
+    private readonly engineRetention: FrozenRetention,
+  ) {}
 
   define(queue: ResolvedQueue): void {
     this.local.set(queue.name, queue);
     this.remote.delete(queue.name);
     this.pending = this.pending.then(() =>
-      this.storage.queues.upsertQueue(queue.name, storedOptions(queue)).catch((error) => {
-        this.failure = error;
-      }),
+      this.storage.queues
+        .upsertQueue(queue.name, storedOptions(queue), this.engineRetention)
+        .catch((error) => {
+          this.failure = error;
+        }),
     );
   }
 

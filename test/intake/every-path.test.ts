@@ -161,6 +161,34 @@ const PATHS: {
       ).id,
   },
   {
+    path: 'add_job in SQL',
+    takes: FIELDS.map((f) => f.option),
+    add: (tm, data, options) =>
+      tm.transaction(async (tx) => {
+        const { rows } = await tx.query<{ id: string }>(
+          `select id::text as id from "${tm.schema}".add_job($1, $2::jsonb, $3::jsonb)`,
+          [QUEUE.name, JSON.stringify(data), JSON.stringify(options)],
+        );
+        return rows[0].id;
+      }),
+  },
+  {
+    path: 'add_jobs in SQL, a batch of two',
+    takes: FIELDS.map((f) => f.option),
+    add: (tm, data, options) =>
+      tm.transaction(async (tx) => {
+        const jobs = [
+          { queue: QUEUE.name, data, ...options },
+          { queue: QUEUE.name, data: 'the other job' },
+        ];
+        const { rows } = await tx.query<{ id: string }>(
+          `select id::text as id from "${tm.schema}".add_jobs($1::jsonb)`,
+          [JSON.stringify(jobs)],
+        );
+        return rows[0].id;
+      }),
+  },
+  {
     path: 'ctx.runChild',
     takes: ['priority', 'maxAttempts', 'delaySeconds', 'retention', 'key', 'tier', 'tags'],
     add: async (tm, data, options) => {

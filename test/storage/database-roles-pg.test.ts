@@ -155,6 +155,30 @@ describePostgresOnly('the roles of docs/roles.sql', () => {
     }
   });
 
+  test('the worker role adds jobs in SQL with add_job, the reader role is refused it (42501)', async () => {
+    const tm = await openAs(app);
+    tm.createQueue({ name: 'sql-mail' });
+    await tm.addJob({ queue: 'sql-mail', data: 'stored first' });
+    const asWorker = new pg.Pool({ connectionString: urlAs(app, password), max: 1 });
+    const asReader = new pg.Pool({ connectionString: urlAs(viewer, password), max: 1 });
+    try {
+      const { rows } = await asWorker.query(
+        `select id::text as id from "${schema}".add_job('sql-mail', '{"n": 1}')`,
+      );
+      assert.deepEqual((await tm.getJob(rows[0].id))?.data, { n: 1 });
+      await assert.rejects(
+        asReader.query(`select * from "${schema}".add_job('sql-mail', '{"n": 2}')`),
+        (error: unknown) => {
+          assert.equal((error as { code?: string }).code, '42501');
+          return true;
+        },
+      );
+    } finally {
+      await asWorker.end();
+      await asReader.end();
+    }
+  });
+
   test('the reader role reads every dashboard page and admin read; a write is a 403 refusal, in the API and the CLI too', async () => {
     const owner = await openAs(app);
     owner.createQueue({ name: 'mail', handler: async () => 'sent' });

@@ -12,12 +12,16 @@ export interface StoredQueue {
   paused: boolean;
 }
 
-export const upsertQueue = defineQuery<{ name: string; options: string }, NoRows>(
+/** A queue's options and its definer's engine policy (`engine_retention`, migration 19). */
+export const upsertQueue = defineQuery<{ name: string; options: string; engine_retention: string }, NoRows>(
   'upsertQueue',
   /* sql */ `
-  insert into /*schema*/queues (name, options) values (@name, @options::jsonb)
-  on conflict (name) do update set options = excluded.options, updated_at = now()
-   where /*schema*/queues.options is distinct from excluded.options`,
+  insert into /*schema*/queues (name, options, engine_retention)
+  values (@name, @options::jsonb, @engine_retention::jsonb)
+  on conflict (name) do update
+    set options = excluded.options, engine_retention = excluded.engine_retention, updated_at = now()
+   where /*schema*/queues.options is distinct from excluded.options
+      or /*schema*/queues.engine_retention is distinct from excluded.engine_retention`,
 );
 
 export const getQueue = defineQuery<{ name: string }, StoredQueue>(

@@ -1480,9 +1480,12 @@ with changed as (
   select changed.name from changed cross join nudged
 
 -- queues.ts#upsertQueue
-insert into "tidemark".queues (name, options) values ($1, $2::jsonb)
-  on conflict (name) do update set options = excluded.options, updated_at = now()
+insert into "tidemark".queues (name, options, engine_retention)
+  values ($1, $2::jsonb, $3::jsonb)
+  on conflict (name) do update
+    set options = excluded.options, engine_retention = excluded.engine_retention, updated_at = now()
    where "tidemark".queues.options is distinct from excluded.options
+      or "tidemark".queues.engine_retention is distinct from excluded.engine_retention
 
 -- retention-controls.ts#countJobsWithWindow
 select count(*)::int as n

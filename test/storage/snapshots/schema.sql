@@ -97,6 +97,7 @@ queues.options jsonb not null default '{}'::jsonb
 queues.paused boolean not null default false
 queues.created_at timestamp with time zone not null default now()
 queues.updated_at timestamp with time zone not null default now()
+queues.engine_retention jsonb
 retention_control.id integer not null
 retention_control.paused boolean not null default false
 retention_control.reason text
@@ -267,6 +268,19 @@ tidemark_migrations tidemark_migrations_pkey PRIMARY KEY (version)
 unique_locks unique_locks_pkey PRIMARY KEY (scope)
 workers workers_pkey PRIMARY KEY (id)
 -- functions
+add_job(queue text, data jsonb, options jsonb)
+add_job_canonical(value jsonb)
+add_job_insert(r jsonb, delay double precision)
+add_job_integer(value jsonb, field text, low bigint, high bigint)
+add_job_known(value jsonb, field text, known text[])
+add_job_length(value text)
+add_job_refuse(field text, expected text, got jsonb)
+add_job_resolve(job jsonb, at text)
+add_job_retention(value jsonb, field text)
+add_job_seconds(value jsonb, field text, above_zero boolean, high bigint)
+add_job_text(value jsonb, field text, max integer)
+add_job_write(r jsonb, OUT id bigint, OUT deduplicated boolean)
+add_jobs(jobs jsonb)
 flow_candidates(flow_queues text[], lim integer)
 grant_limiter_tokens(names text[], keys text[], totals integer[], held bigint[])
 limiter_spacing(period_seconds double precision, limit_count integer)
