@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { InvalidOptionError } from '../../src/index.js';
 import { toKnexBindings } from '../../src/storage/adapters/knex-placeholders.js';
+import { everyQuery } from '../support/every-query.js';
 
 const PARAMS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k'];
 
@@ -41,4 +42,34 @@ test('a $n beyond the values given is refused, naming it', () => {
     () => toKnexBindings('select $1, $3', ['a', 'b']),
     (error: unknown) => error instanceof InvalidOptionError && /\$3/.test(error.message),
   );
+});
+
+test('a backslash before a ? in the text is refused: Knex would drop it (and could bind a phantom $n)', () => {
+  for (const sql of [
+    "select '\\?', $1",
+    "select E'\\\\?' || $1",
+    'select $$ \\? $$, $1',
+    'select $1 -- \\?\n',
+  ]) {
+    assert.throws(
+      () => toKnexBindings(sql, ['a']),
+      (e: unknown) => e instanceof InvalidOptionError && e.details.field === 'text',
+      sql,
+    );
+  }
+});
+
+test("every statement Tidemark runs passes through Knex's rewrite, each $n bound", async () => {
+  const queries = await everyQuery();
+  assert.ok(queries.length > 100);
+  for (const { id, query } of queries) {
+    const text = query.text('tidemark');
+    const count = Math.max(0, ...[...text.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])));
+    const { sql, bindings } = toKnexBindings(
+      text,
+      Array.from({ length: count }, (_, k) => k),
+    );
+    // Each placeholder Knex will number is one binding; every other ? stays escaped.
+    assert.equal(sql.match(/(?<!\\)\?/g)?.length ?? 0, bindings.length, id);
+  }
 });

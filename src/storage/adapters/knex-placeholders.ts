@@ -16,6 +16,15 @@ export function toKnexBindings(
   let i = 0;
   const copyUntil = (end: number) => {
     const part = text.slice(i, end);
+    // Knex drops every backslash of a run before a `?` (positionBindings), so `\?` in the text
+    // cannot pass through unchanged: refused rather than sent altered.
+    if (part.includes('\\?')) {
+      throw new InvalidOptionError(
+        'text',
+        'a statement without a backslash before ? (Knex cannot pass one)',
+        part,
+      );
+    }
     sql += part.replaceAll('?', '\\?');
     i = end;
   };
