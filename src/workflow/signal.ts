@@ -52,7 +52,9 @@ export function splitSignalOptions(
   if (tx !== undefined && audit !== undefined) {
     throw new InvalidOptionError(
       'options.tx',
-      "no transaction beside actor or source: an operator's signal is audited in a transaction of its own",
+      own === undefined
+        ? "no actor or source inside tm.withTransaction: an operator's signal is audited in a transaction of its own and cannot join the ambient one"
+        : "no transaction beside actor or source: an operator's signal is audited in a transaction of its own",
       tx,
     );
   }

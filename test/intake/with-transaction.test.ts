@@ -121,7 +121,10 @@ for (const kind of TEST_DRIVERS) {
         );
         await assert.rejects(
           tm.withTransaction(tx, () => tm.signal(id, 'go', 1, { actor: 'alice' })),
-          (error: unknown) => error instanceof InvalidOptionError && error.field === 'options.tx',
+          (error: unknown) =>
+            error instanceof InvalidOptionError &&
+            error.field === 'options.tx' &&
+            /inside tm\.withTransaction/.test(error.message),
         );
       });
       assert.deepEqual((await tm.getJobDetail(id))?.signals, [], 'nothing was stored');
