@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import { InsecureDashboardError } from '../errors.js';
+import { listenOn } from '../http/listen.js';
 import { isLoopbackHost } from '../http/loopback.js';
 import type { DashboardOptions, RunningDashboard } from '../options/dashboard-options.js';
 import type { DashboardEngine } from './engine-port.js';
@@ -44,29 +45,6 @@ async function startDashboard(tm: DashboardEngine, input: DashboardOptions = {})
     ...(options.api === undefined ? {} : { api: options.api }),
   });
   const server = createServer((req, res) => void handler(req, res));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address();
-  // A server listening on a port (not a pipe) has an AddressInfo.
-  if (address === null || typeof address === 'string') {
-    throw new Error(`the dashboard server is not listening on a port (address: ${String(address)})`);
-  }
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  let closing: Promise<void> | null = null;
-  return {
-    url: `http://${host}:${address.port}${options.basePath}/`,
-    server,
-    close: () => {
-      closing ??= new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      });
-      return closing;
-    },
-  };
+  const listening = await listenOn(server, options.port, options.host, 'dashboard');
+  return { url: `${listening.origin}${options.basePath}/`, server, close: listening.close };
 }

@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { listenOn } from '../http/listen.js';
 import { type ApiServerOptions, apiServerOptions, type RunningApi } from '../options/api-options.js';
 import type { ApiEngine } from './engine-port.js';
 import { apiSetup, serveApiRequest } from './handler.js';
@@ -13,29 +14,6 @@ export async function serveApi(tm: ApiEngine, input: ApiServerOptions): Promise<
   const server = createServer(
     (req, res) => void serveApiRequest(tm, setup, req, res, new URL(req.url ?? '/', 'http://api').pathname),
   );
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address();
-  // A server listening on a port (not a pipe) has an AddressInfo.
-  if (address === null || typeof address === 'string') {
-    throw new Error(`the API server is not listening on a port (address: ${String(address)})`);
-  }
-  const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  let closing: Promise<void> | null = null;
-  return {
-    url: `http://${shown}:${address.port}/`,
-    server,
-    close: () => {
-      closing ??= new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      });
-      return closing;
-    },
-  };
+  const listening = await listenOn(server, port, host, 'API');
+  return { url: `${listening.origin}/`, server, close: listening.close };
 }
