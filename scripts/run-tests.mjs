@@ -124,6 +124,10 @@ async function runLane(lane) {
   child = spawn(
     process.execPath,
     [
+      // V8's baseline WebAssembly compiler only: a test file's process lives for seconds, and
+      // recompiling PGlite's hot functions with the optimising compiler cost it about a third
+      // of its CPU, more than the faster code gave back (test/support/node-args.ts).
+      '--liftoff-only',
       '--import',
       'tsx',
       '--test',

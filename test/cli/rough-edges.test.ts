@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { captureIo, cliDatabase, runCli, withEngine } from '../support/cli.js';
 import { PG_URL, rawQuery, TEST_DRIVERS } from '../support/databases.js';
+import { TS_NODE_ARGS } from '../support/node-args.js';
 
 const VERSION = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
 
@@ -40,7 +41,7 @@ describe('tidemark CLI: version, help and failures a user meets first', () => {
   });
 
   test('a reader that closes the pipe early does not crash the command (no EPIPE)', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', 'help', 'purge'], {
+    const child = spawn(process.execPath, [...TS_NODE_ARGS, 'src/cli/bin.ts', 'help', 'purge'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     // Close the read end before the command writes, as `| head -0` would.

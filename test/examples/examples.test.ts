@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { dropSchema, freshSchema, PG_URL, TEST_DRIVERS } from '../support/databases.js';
+import { TS_NODE_ARGS } from '../support/node-args.js';
 
 // Every program in examples/ runs as a user would run it (`npx tsx examples/<file>`), in a
 // process of its own, from the repository root: there tsconfig.json's `paths` resolves
@@ -18,7 +19,7 @@ interface Run {
 }
 
 function runExample(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
-  return runNode(['--import', 'tsx', ...args], env);
+  return runNode([...TS_NODE_ARGS, ...args], env);
 }
 
 function runNode(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import { TS_NODE_ARGS } from '../support/node-args.js';
 
 const ROOT = resolve('.');
 
@@ -24,7 +25,7 @@ function modulesLoadedBy(entry: string, record: string): string[] {
   const script = `import { register } from 'node:module';
 register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(RECORDER)}`)}, { data: { file: ${JSON.stringify(record)} } });
 await import(${JSON.stringify(pathToFileURL(join(ROOT, entry)).href)});`;
-  execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT });
+  execFileSync(process.execPath, [...TS_NODE_ARGS, '--input-type=module', '-e', script], { cwd: ROOT });
   const root = `${pathToFileURL(ROOT).href}/`;
   return readFileSync(record, 'utf8')
     .split('\n')

@@ -344,7 +344,9 @@ describeEachDriver('the determinism guard', ({ openOnClock }) => {
     await tm.runUntilIdle();
     const job = await tm.getJob(id);
     assert.equal(job?.status, 'completed', String(job?.error?.message));
-    assert.deepEqual(ran, ['fetch-y', 'save-y', 'fetch-x', 'save-x'], 'no step ran twice');
+    // y's fetch finished first; x's may finish before or after y's save, as the machine goes.
+    assert.equal(ran[0], 'fetch-y');
+    assert.deepEqual([...ran].sort(), ['fetch-x', 'fetch-y', 'save-x', 'save-y'], 'no step ran twice');
   });
 
   test('a step that failed and is caught, then succeeds on a retry, may lead another way without a false alarm', async () => {
