@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { userInfo } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import { cliDatabase, runCli, withEngine } from '../support/cli.js';
-import { TEST_DRIVERS } from '../support/databases.js';
+import { ONE_DRIVER } from '../support/databases.js';
 
-for (const kind of TEST_DRIVERS) {
+for (const kind of ONE_DRIVER) {
   describe(`tidemark audit and --actor [${kind}]`, () => {
     const db = cliDatabase(kind);
     after(() => db.dispose());

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { cliDatabase, runCli, withEngine } from '../support/cli.js';
-import { TEST_DRIVERS } from '../support/databases.js';
+import { ONE_DRIVER } from '../support/databases.js';
 
-for (const kind of TEST_DRIVERS) {
+for (const kind of ONE_DRIVER) {
   describe(`tidemark limiters [${kind}]`, () => {
     const db = cliDatabase(kind);
     after(() => db.dispose());

@@ -4,12 +4,10 @@ import { engineOf } from '../../src/engine-handle.js';
 import { runnerOf } from '../../src/storage/storage-internals.js';
 import { cliDatabase, runCli, withEngine } from '../support/cli.js';
 import { controlState } from '../support/control-state.js';
-import { TEST_DRIVERS } from '../support/databases.js';
+import { ONE_DRIVER } from '../support/databases.js';
 
-// The command is a thin layer over the API, which its own tests run on both drivers; the CLI
-// runs on PostgreSQL when the run includes it (it is faster there), else on an embedded folder.
-const kind = TEST_DRIVERS.includes('pg') ? 'pg' : TEST_DRIVERS[0];
-if (kind) {
+// The command is a thin layer over the API, which its own tests run on both drivers.
+for (const kind of ONE_DRIVER) {
   describe(`tidemark retention [${kind}]`, () => {
     const db = cliDatabase(kind);
     after(() => db.dispose());

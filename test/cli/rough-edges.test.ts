@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { captureIo, cliDatabase, runCli, withEngine } from '../support/cli.js';
-import { PG_URL, rawQuery, TEST_DRIVERS } from '../support/databases.js';
+import { ONE_DRIVER, PG_URL, rawQuery } from '../support/databases.js';
 import { TS_NODE_ARGS } from '../support/node-args.js';
 
 const VERSION = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
@@ -56,7 +56,7 @@ describe('tidemark CLI: version, help and failures a user meets first', () => {
   });
 });
 
-for (const kind of TEST_DRIVERS) {
+for (const kind of ONE_DRIVER) {
   describe(`tidemark CLI: refusals and warnings [${kind}]`, () => {
     const db = cliDatabase(kind);
     let completed = '';

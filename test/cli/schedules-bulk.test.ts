@@ -3,10 +3,10 @@ import { after, before, describe, test } from 'node:test';
 import { engineOf } from '../../src/engine-handle.js';
 import { tickInputs, tickOnce } from '../../src/maintenance/tick/tick.js';
 import { cliDatabase, runCli, withEngine } from '../support/cli.js';
-import { rawQuery, TEST_DRIVERS } from '../support/databases.js';
+import { ONE_DRIVER, rawQuery } from '../support/databases.js';
 import { finishedJobs } from '../support/jobs.js';
 
-for (const kind of TEST_DRIVERS) {
+for (const kind of ONE_DRIVER) {
   describe(`tidemark schedules, unschedule and bulk retry/cancel [${kind}]`, () => {
     const db = cliDatabase(kind);
     after(() => db.dispose());

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { captureIo, cliDatabase, runCli, withEngine } from '../support/cli.js';
-import { TEST_DRIVERS } from '../support/databases.js';
+import { ONE_DRIVER } from '../support/databases.js';
 import { CheckedApiClient } from '../support/openapi-client.js';
 
 const SECRET = 'ci-secret-0123456789';
@@ -13,7 +13,7 @@ function apiIn(text: string): string {
   return match[1];
 }
 
-for (const kind of TEST_DRIVERS) {
+for (const kind of ONE_DRIVER) {
   describe(`tidemark serve --api [${kind}]`, () => {
     const db = cliDatabase(kind);
     before(async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { captureIo, cliDatabase, runCli } from '../support/cli.js';
-import { TEST_DRIVERS } from '../support/databases.js';
+import { ONE_DRIVER } from '../support/databases.js';
 
 function urlIn(text: string): string {
   const match = text.match(/http:\/\/127\.0\.0\.1:\d+\//);
@@ -9,7 +9,7 @@ function urlIn(text: string): string {
   return match[0];
 }
 
-for (const kind of TEST_DRIVERS) {
+for (const kind of ONE_DRIVER) {
   describe(`tidemark dashboard and demo --serve [${kind}]`, () => {
     const db = cliDatabase(kind);
     after(() => db.dispose());

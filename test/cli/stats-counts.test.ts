@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { cliDatabase, runCli, withEngine } from '../support/cli.js';
-import { TEST_DRIVERS } from '../support/databases.js';
+import { ONE_DRIVER } from '../support/databases.js';
 import { analyzeJobs, seedCountCells } from '../support/seed-counts.js';
 
-for (const kind of TEST_DRIVERS) {
+for (const kind of ONE_DRIVER) {
   describe(`tidemark stats counts [${kind}]`, () => {
     const db = cliDatabase(kind);
     before(() => db.seed());

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { csrfIn, get, post } from '../support/dashboard.js';
-import { describeEachDriver } from '../support/each-driver.js';
+import { describeOnOneDriver } from '../support/each-driver.js';
 import { fastWorker, waitForStatus } from '../support/jobs.js';
 
-describeEachDriver('dashboard actions', ({ open }) => {
+describeOnOneDriver('dashboard actions', ({ open }) => {
   test('retry, cancel, pause and resume a job through the public API', async () => {
     const tm = await open();
     tm.createQueue({ name: 'q' });

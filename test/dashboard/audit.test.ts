@@ -2,14 +2,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { InvalidOptionError } from '../../src/index.js';
 import { csrfIn, get, post, RAW_MARKUP, XSS } from '../support/dashboard.js';
-import { describeEachDriver } from '../support/each-driver.js';
+import { describeOnOneDriver } from '../support/each-driver.js';
 import { insertJob } from '../support/factory.js';
 
 const ALICE = 'alice-secret-0123456789';
 const BOT = 'ops-bot-secret-0123456789';
 const PLAIN = 'plain-token-0123456789';
 
-describeEachDriver('dashboard: the audit and named tokens', ({ open }) => {
+describeOnOneDriver('dashboard: the audit and named tokens', ({ open }) => {
   test("an action through a named token's login or Bearer header is recorded under its name", async () => {
     const tm = await open();
     tm.createQueue({ name: 'q' });

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { confirmForm, csrfIn, get, post } from '../support/dashboard.js';
-import { describeEachDriver } from '../support/each-driver.js';
+import { describeOnOneDriver } from '../support/each-driver.js';
 import { finishedJobs, statusesOf, updateJob } from '../support/jobs.js';
 
-describeEachDriver('dashboard bulk actions', ({ open }) => {
+describeOnOneDriver('dashboard bulk actions', ({ open }) => {
   test('retry all failed jobs of a queue: dry-run count, confirm, outcome', async () => {
     const tm = await open();
     tm.createQueue({ name: 'billing' });

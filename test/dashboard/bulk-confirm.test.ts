@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { confirmForm, csrfIn, get, post } from '../support/dashboard.js';
-import { describeEachDriver } from '../support/each-driver.js';
+import { describeOnOneDriver } from '../support/each-driver.js';
 import { finishedJobs, statusesOf, updateJob } from '../support/jobs.js';
 
 /** The ids of the rows a job list page shows. */
@@ -9,7 +9,7 @@ function listedIds(page: string): string[] {
   return [...page.matchAll(/<tr data-job-id="(\d+)">/g)].map((m) => m[1]).sort();
 }
 
-describeEachDriver('dashboard bulk confirmation acts on what it counted', ({ open }) => {
+describeOnOneDriver('dashboard bulk confirmation acts on what it counted', ({ open }) => {
   test('the confirm with a text filter acts on exactly the jobs the list shows', async () => {
     const tm = await open();
     tm.createQueue({ name: 'q' });

@@ -7,7 +7,7 @@ import { ALL_STATUSES } from '../../src/job-status.js';
 import { cappedStatusCounts, indexWalksOnly } from '../../src/storage/sql/admin.js';
 import { runnerOf } from '../../src/storage/storage-internals.js';
 import { get } from '../support/dashboard.js';
-import { describeEachDriver } from '../support/each-driver.js';
+import { describeOnOneDriver } from '../support/each-driver.js';
 import { analyzeJobs, seedCountCells } from '../support/seed-counts.js';
 
 /** The completed cell and the "finished (1 h)" cell of a queue's row on the queues page. */
@@ -33,7 +33,7 @@ async function countsPlan(tm: Tidemark): Promise<string> {
   return rows.map((r) => Object.values(r as Record<string, string>)[0]).join('\n');
 }
 
-describeEachDriver('queues page counts', ({ open }) => {
+describeOnOneDriver('queues page counts', ({ open }) => {
   test('exact to 10,000 per cell; above, 10,000+ or an estimate never below it, before and after ANALYZE', async () => {
     const tm = await open();
     await seedCountCells(tm);

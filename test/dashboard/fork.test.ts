@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { csrfIn, get, post } from '../support/dashboard.js';
-import { describeEachDriver } from '../support/each-driver.js';
+import { describeOnOneDriver } from '../support/each-driver.js';
 
-describeEachDriver('dashboard: forks and parked runs', ({ openOnClock }) => {
+describeOnOneDriver('dashboard: forks and parked runs', ({ openOnClock }) => {
   test("a failed workflow's page forks it from its failure or a step; both pages show the lineage", async () => {
     const tm = await openOnClock();
     tm.createQueue({

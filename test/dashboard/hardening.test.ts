@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { createDashboardHandler } from '../../src/dashboard/index.js';
 import { InvalidOptionError } from '../../src/index.js';
 import { csrfIn, get, post } from '../support/dashboard.js';
-import { describeEachDriver } from '../support/each-driver.js';
+import { describeOnOneDriver } from '../support/each-driver.js';
 import { closeServer, serveOn } from '../support/local-http.js';
 
 const TOKEN = 'correct-horse-battery-staple';
@@ -28,7 +28,7 @@ async function logIn(url: string): Promise<string> {
   return (res.res.headers.get('set-cookie') ?? '').split(';')[0];
 }
 
-describeEachDriver('dashboard hardening', ({ open }) => {
+describeOnOneDriver('dashboard hardening', ({ open }) => {
   test('without a token, a request that came through a proxy is refused: a dashboard behind a proxy needs a token', async () => {
     const tm = await open();
     tm.createQueue({ name: 'q' });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { silentLogger } from '../../src/index.js';
 import { get } from '../support/dashboard.js';
-import { describeEachDriver } from '../support/each-driver.js';
+import { describeOnOneDriver } from '../support/each-driver.js';
 import { waitFor } from '../support/wait-for.js';
 
 /** The events of a server-sent stream as they arrive, until it ends or `stop` is called. */
@@ -33,7 +33,7 @@ function readEvents(url: string, headers: Record<string, string> = {}) {
   return { events, response, done, stop: () => leave.abort() };
 }
 
-describeEachDriver('dashboard: a job page follows its job live', ({ open }) => {
+describeOnOneDriver('dashboard: a job page follows its job live', ({ open }) => {
   test('the page of a job in flight streams its status, progress and metadata, then says it finished', async () => {
     const tm = await open({ logger: silentLogger });
     let go: (() => void) | null = null;

@@ -5,7 +5,7 @@ import { ANY_JOB } from '../../src/storage/sql/job-filter.js';
 import { listJobsByFinished, listJobsByFinishedInQueue } from '../../src/storage/sql/job-list.js';
 import { get } from '../support/dashboard.js';
 import { rawQuery } from '../support/databases.js';
-import { describeEachDriver, describePostgresOnly } from '../support/each-driver.js';
+import { describeOnOneDriver, describePostgresOnly } from '../support/each-driver.js';
 
 /** The ids of a job list page, top to bottom, and its "Earlier" link. */
 function listed(page: string): { ids: string[]; next: string | null } {
@@ -14,7 +14,7 @@ function listed(page: string): { ids: string[]; next: string | null } {
   return { ids, next };
 }
 
-describeEachDriver(
+describeOnOneDriver(
   'dashboard job list: run at, order by finishing time, go to a job by id',
   ({ openOnClock }) => {
     test('the finished order pages by (finished_at, id) without a gap or a repeat across ties', async () => {

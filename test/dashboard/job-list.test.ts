@@ -9,7 +9,7 @@ import { ANY_JOB } from '../../src/storage/sql/job-filter.js';
 import { listJobsAll, listJobsByQueueStatus } from '../../src/storage/sql/job-list.js';
 import { runnerOf } from '../../src/storage/storage-internals.js';
 import { get } from '../support/dashboard.js';
-import { describeEachDriver } from '../support/each-driver.js';
+import { describeOnOneDriver } from '../support/each-driver.js';
 
 /** Every page of a filter, following the "newer" cursor from a page to the newest. */
 async function newerPages(tm: Tidemark, query: string, after: bigint): Promise<string[][]> {
@@ -54,7 +54,7 @@ async function allPages(tm: Tidemark, query: string): Promise<string[][]> {
 const sql = (tm: Tidemark, text: string, params: unknown[] = []) =>
   runnerOf(engineOf(tm).storage).driver.query(text.replaceAll('$schema', `"${tm.schema}"`), params);
 
-describeEachDriver('dashboard job list', ({ open }) => {
+describeOnOneDriver('dashboard job list', ({ open }) => {
   test('keyset pages walk every job once, newest first, under each filter', async () => {
     const tm = await open();
     tm.createQueue({ name: 'a' });

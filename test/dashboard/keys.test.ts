@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { csrfIn, get, post } from '../support/dashboard.js';
-import { describeEachDriver } from '../support/each-driver.js';
+import { describeOnOneDriver } from '../support/each-driver.js';
 
-describeEachDriver('dashboard: a queue’s concurrency keys', ({ open }) => {
+describeOnOneDriver('dashboard: a queue’s concurrency keys', ({ open }) => {
   test('lists keys busiest first, pauses, resumes and sets limits with CSRF; escapes key names', async () => {
     const tm = await open();
     tm.createQueue({ name: 'sync', keys: { concurrency: { default: 2, tiers: { pro: 5 } } } });

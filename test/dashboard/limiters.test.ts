@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { get } from '../support/dashboard.js';
-import { describeEachDriver } from '../support/each-driver.js';
+import { describeOnOneDriver } from '../support/each-driver.js';
 
-describeEachDriver('dashboard: rate limiters', ({ openOnClock }) => {
+describeOnOneDriver('dashboard: rate limiters', ({ openOnClock }) => {
   test('the Queues page shows each limiter with its held jobs, names escaped; none: no section', async () => {
     const tm = await openOnClock();
     const { url } = await tm.dashboard({ port: 0 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { get, seedDashboard } from '../support/dashboard.js';
-import { describeEachDriver } from '../support/each-driver.js';
+import { describeOnOneDriver } from '../support/each-driver.js';
 
 /** The href of the live-refresh toggle on a page, decoded from its HTML attribute. */
 function toggleHref(body: string, state: 'on' | 'off'): string {
@@ -17,7 +17,7 @@ function scriptDirective(csp: string): string | undefined {
     .find((part) => part.startsWith('script-src '));
 }
 
-describeEachDriver('dashboard live refresh', ({ open }) => {
+describeOnOneDriver('dashboard live refresh', ({ open }) => {
   test('list pages carry an off toggle that round-trips refresh=5 and keeps the other parameters', async () => {
     const tm = await open();
     await seedDashboard(tm);

@@ -5,7 +5,7 @@ import { resolveHandlerOptions } from '../../src/dashboard/options.js';
 import { returnTarget } from '../../src/dashboard/return-to.js';
 import { DEFAULT_THROTTLE } from '../../src/http/login-throttle.js';
 import { csrfIn, get, post } from '../support/dashboard.js';
-import { describeEachDriver } from '../support/each-driver.js';
+import { describeOnOneDriver } from '../support/each-driver.js';
 import { closeServer, from, serveOn } from '../support/local-http.js';
 
 const TOKEN = 'correct-horse-battery-staple';
@@ -29,7 +29,7 @@ const FOREIGN_NEXT = [
   '',
 ];
 
-describeEachDriver('dashboard login', ({ open }) => {
+describeOnOneDriver('dashboard login', ({ open }) => {
   test('wrong tokens are limited per address per window: then 429 with Retry-After, even for the right token; other addresses go on; after the window it works again', async () => {
     const tm = await open();
     tm.createQueue({ name: 'q' });

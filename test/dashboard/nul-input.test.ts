@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { csrfIn, get, post } from '../support/dashboard.js';
-import { describeEachDriver } from '../support/each-driver.js';
+import { describeOnOneDriver } from '../support/each-driver.js';
 
 /** Every page route, with the query it reads (so the NUL reaches the code that reads it). */
 function pageRoutes(id: string): { path: string; param: string }[] {
@@ -22,7 +22,7 @@ function pageRoutes(id: string): { path: string; param: string }[] {
   ];
 }
 
-describeEachDriver('dashboard: a NUL character in the request', ({ open }) => {
+describeOnOneDriver('dashboard: a NUL character in the request', ({ open }) => {
   test('every page answers 400 naming the parameter for a NUL in a query value, a query name or a path segment', async () => {
     const tm = await open();
     tm.createQueue({ name: 'mail' });

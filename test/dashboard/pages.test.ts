@@ -3,9 +3,9 @@ import { test } from 'node:test';
 import { engineOf } from '../../src/engine-handle.js';
 import { runnerOf } from '../../src/storage/storage-internals.js';
 import { get, RAW_MARKUP, seedDashboard, XSS } from '../support/dashboard.js';
-import { describeEachDriver } from '../support/each-driver.js';
+import { describeOnOneDriver } from '../support/each-driver.js';
 
-describeEachDriver('dashboard pages', ({ open }) => {
+describeOnOneDriver('dashboard pages', ({ open }) => {
   test('every page renders escaped, under a strict CSP, with no script at all', async () => {
     const tm = await open();
     const seeded = await seedDashboard(tm);

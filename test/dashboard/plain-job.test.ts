@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { silentLogger } from '../../src/index.js';
 import { get } from '../support/dashboard.js';
-import { describeEachDriver } from '../support/each-driver.js';
+import { describeOnOneDriver } from '../support/each-driver.js';
 
-describeEachDriver('dashboard job page: workflow panels', ({ openOnClock }) => {
+describeOnOneDriver('dashboard job page: workflow panels', ({ openOnClock }) => {
   test('a plain job shows no empty checkpoint, signal or tree panels; a workflow job shows them', async () => {
     const tm = await openOnClock({ logger: silentLogger });
     tm.createQueue({ name: 'plain', handler: async () => ({ ok: true }) });

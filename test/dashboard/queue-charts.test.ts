@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import type { Tidemark } from '../../src/index.js';
 import { get, RAW_MARKUP, XSS } from '../support/dashboard.js';
 import { rawQuery } from '../support/databases.js';
-import { describeEachDriver } from '../support/each-driver.js';
+import { describeOnOneDriver } from '../support/each-driver.js';
 
 const MIN = 60;
 const HOUR = 3600;
@@ -55,7 +55,7 @@ function waitMarks(body: string): Map<number, { p50: number; p95: number }> {
   return marks;
 }
 
-describeEachDriver('dashboard queue page charts', ({ open }) => {
+describeOnOneDriver('dashboard queue page charts', ({ open }) => {
   test('completed, failed and wait per bucket over 1 h, 24 h and 7 d, from the jobs still stored', async () => {
     const tm = await open();
     tm.createQueue({ name: 'charts' });

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { silentLogger } from '../../src/index.js';
 import { csrfIn, get, post } from '../support/dashboard.js';
 import { rawQuery } from '../support/databases.js';
-import { describeEachDriver } from '../support/each-driver.js';
+import { describeOnOneDriver } from '../support/each-driver.js';
 
 /** The text of one option of the queue page's options card. */
 function option(page: string, name: string): string {
@@ -19,7 +19,7 @@ function figure(page: string, name: string): string {
   return match[1].replace(/<[^>]+>/g, '');
 }
 
-describeEachDriver('dashboard: the queue page', ({ openOnClock }) => {
+describeOnOneDriver('dashboard: the queue page', ({ openOnClock }) => {
   test('counts (ready, scheduled, latency, per status), stored options, pause and resume, execution time', async () => {
     const tm = await openOnClock({ logger: silentLogger });
     await tm.defineLimiter('github', { limit: 5_000, periodSeconds: 3_600, burst: 100 });

@@ -4,9 +4,9 @@ import { loadOverview } from '../../src/admin/overview.js';
 import { engineOf } from '../../src/engine-handle.js';
 import { silentLogger } from '../../src/index.js';
 import { get } from '../support/dashboard.js';
-import { describeEachDriver } from '../support/each-driver.js';
+import { describeOnOneDriver } from '../support/each-driver.js';
 
-describeEachDriver('queues: ready versus scheduled, and latency', ({ openOnClock }) => {
+describeOnOneDriver('queues: ready versus scheduled, and latency', ({ openOnClock }) => {
   test('splits pending and retry jobs by run_at against the database clock; latency is the oldest due job', async () => {
     const tm = await openOnClock({ logger: silentLogger });
     tm.createQueue({ name: 'mail' });

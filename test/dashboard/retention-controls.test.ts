@@ -3,12 +3,12 @@ import { test } from 'node:test';
 import { silentLogger } from '../../src/index.js';
 import { controlState } from '../support/control-state.js';
 import { csrfIn, get, post, RAW_MARKUP } from '../support/dashboard.js';
-import { describeEachDriver } from '../support/each-driver.js';
+import { describeOnOneDriver } from '../support/each-driver.js';
 import { existingJobs, insertJob } from '../support/factory.js';
 
 const HOSTILE = '<script>window.__xss="reason"</script>';
 
-describeEachDriver('dashboard retention controls', ({ open }) => {
+describeOnOneDriver('dashboard retention controls', ({ open }) => {
   test('pause and resume with CSRF; while paused every page shows the banner and a purge is refused', async () => {
     const tm = await open({ logger: silentLogger });
     tm.createQueue({ name: 'q' });

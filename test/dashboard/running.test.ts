@@ -3,9 +3,9 @@ import { test } from 'node:test';
 import { silentLogger } from '../../src/index.js';
 import { get } from '../support/dashboard.js';
 import { rawQuery } from '../support/databases.js';
-import { describeEachDriver } from '../support/each-driver.js';
+import { describeOnOneDriver } from '../support/each-driver.js';
 
-describeEachDriver('dashboard: running now', ({ openOnClock }) => {
+describeOnOneDriver('dashboard: running now', ({ openOnClock }) => {
   test('lists the running jobs longest first, with their worker, elapsed time and lock, and marks a stalled one', async () => {
     // On the test clock the database's now() stands still: the elapsed times are exact.
     const tm = await openOnClock({ logger: silentLogger });

@@ -5,7 +5,7 @@ import { silentLogger, type Tidemark } from '../../src/index.js';
 import { tickInputs, tickOnce } from '../../src/maintenance/tick/tick.js';
 import { csrfIn, get, post } from '../support/dashboard.js';
 import { rawQuery } from '../support/databases.js';
-import { describeEachDriver } from '../support/each-driver.js';
+import { describeOnOneDriver } from '../support/each-driver.js';
 
 /** A daily schedule that fired once, as if its last slot had come while the test waited. */
 async function firedSchedule(tm: Tidemark): Promise<string> {
@@ -23,7 +23,7 @@ async function firedSchedule(tm: Tidemark): Promise<string> {
   return fire.job_id;
 }
 
-describeEachDriver('dashboard schedules', ({ open }) => {
+describeOnOneDriver('dashboard schedules', ({ open }) => {
   test('Pause, Resume and Fire now act through the API and say what they did', async () => {
     const tm = await open({ logger: silentLogger });
     tm.createQueue({ name: 'mail' });

@@ -5,11 +5,11 @@ import { test } from 'node:test';
 import { createDashboardHandler } from '../../src/dashboard/index.js';
 import { InsecureDashboardError, InvalidOptionError } from '../../src/index.js';
 import { csrfIn, get, post } from '../support/dashboard.js';
-import { describeEachDriver } from '../support/each-driver.js';
+import { describeOnOneDriver } from '../support/each-driver.js';
 
 const TOKEN = 'correct-horse-battery-staple';
 
-describeEachDriver('dashboard security', ({ open }) => {
+describeOnOneDriver('dashboard security', ({ open }) => {
   test('binds 127.0.0.1 by default and refuses any other address without a token, before listening', async () => {
     const tm = await open();
     const local = await tm.dashboard({ port: 0 });

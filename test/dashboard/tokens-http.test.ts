@@ -6,7 +6,7 @@ import { createTokenHandler } from '../../src/dashboard/index.js';
 import type { CallbackToken, Handler, Tidemark } from '../../src/index.js';
 import { readTokenLink, signTokenLink, verifyTokenLink } from '../../src/model/token-url.js';
 import { rawQuery } from '../support/databases.js';
-import { describeEachDriver } from '../support/each-driver.js';
+import { describeOnOneDriver } from '../support/each-driver.js';
 
 const SECRET = 'the-current-key-of-at-least-32-characters';
 const OLD = 'the-previous-key-of-at-least-32-characters';
@@ -38,7 +38,7 @@ async function tokenState(tm: Tidemark, id: string): Promise<string | undefined>
   return rows[0]?.state;
 }
 
-describeEachDriver('the token handler', ({ openOnClock }) => {
+describeOnOneDriver('the token handler', ({ openOnClock }) => {
   test('signed links: GET confirms and completes nothing; POST completes once; every forgery is a 400', async (t) => {
     const tm = await openOnClock({ tokens: TOKENS });
     const urls = new Map<string, string>();

@@ -4,7 +4,7 @@ import { formatTime } from '../../src/admin/format.js';
 import { silentLogger, type Tidemark } from '../../src/index.js';
 import { get, RAW_MARKUP, XSS } from '../support/dashboard.js';
 import { rawQuery } from '../support/databases.js';
-import { describeEachDriver } from '../support/each-driver.js';
+import { describeOnOneDriver } from '../support/each-driver.js';
 import { fastWorker } from '../support/jobs.js';
 
 const DAY = 86_400;
@@ -18,7 +18,7 @@ async function beatAgo(tm: Tidemark, id: string, seconds: number): Promise<void>
   );
 }
 
-describeEachDriver('dashboard: workers and what they really run', ({ open }) => {
+describeOnOneDriver('dashboard: workers and what they really run', ({ open }) => {
   test('the Workers page lists each worker, live or gone, with hostile values escaped', async () => {
     const tm = await open({ logger: silentLogger });
     tm.createQueue({ name: XSS.queue, handler: () => null });

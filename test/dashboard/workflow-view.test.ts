@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { finiteTime, toWorkflowView } from '../../src/admin/workflow-wait.js';
 import type { Tidemark } from '../../src/index.js';
 import { csrfIn, get, post } from '../support/dashboard.js';
-import { describeEachDriver } from '../support/each-driver.js';
+import { describeOnOneDriver } from '../support/each-driver.js';
 import { countRows, fastWorker, waitForStatus } from '../support/jobs.js';
 
 /** Run a worker on `queues` until the job reaches `status`, then stop it. */
@@ -27,7 +27,7 @@ function textOf(page: string): string {
     .replace(/\s+/g, ' ');
 }
 
-describeEachDriver('dashboard: what a workflow waits for, its tree, timeline and signals', ({ open }) => {
+describeOnOneDriver('dashboard: what a workflow waits for, its tree, timeline and signals', ({ open }) => {
   test('a sleeping workflow says until when and which sleep', async () => {
     const tm = await open();
     tm.createQueue({

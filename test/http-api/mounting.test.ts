@@ -7,7 +7,7 @@ import { DEFAULT_THROTTLE, LoginThrottle } from '../../src/http/login-throttle.j
 import { apiSetup, createApiHandler, serveApiRequest } from '../../src/http-api/handler.js';
 import { serveApi } from '../../src/http-api/server.js';
 import { InvalidOptionError, silentLogger, type Tidemark } from '../../src/index.js';
-import { closeSharedPglite, dropSchema, openOn, TEST_DRIVERS } from '../support/databases.js';
+import { closeSharedPglite, dropSchema, ONE_DRIVER, openOn } from '../support/databases.js';
 import { waitForStatus } from '../support/jobs.js';
 import { closeServer, from, serveOn } from '../support/local-http.js';
 import { CheckedApiClient } from '../support/openapi-client.js';
@@ -16,7 +16,7 @@ const SECRET = 'reader-secret-0123456789';
 const TOKENS = { reader: { secret: SECRET, scopes: ['read' as const] } };
 const { maxFailures, windowMs } = DEFAULT_THROTTLE;
 
-for (const kind of TEST_DRIVERS) {
+for (const kind of ONE_DRIVER) {
   describe(`the HTTP API, mounted and guarded [${kind}]`, () => {
     let tm: Tidemark;
     let pending: string;

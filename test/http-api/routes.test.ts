@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type RunningApi, serveApi } from '../../src/http-api/index.js';
 import { silentLogger, type Tidemark } from '../../src/index.js';
-import { closeSharedPglite, dropSchema, openOn, TEST_DRIVERS } from '../support/databases.js';
+import { closeSharedPglite, dropSchema, ONE_DRIVER, openOn } from '../support/databases.js';
 import { deferred, fastWorker, waitForStatus } from '../support/jobs.js';
 import { CheckedApiClient } from '../support/openapi-client.js';
 
@@ -23,7 +23,7 @@ const TOKENS = {
 /** The body limit of this file's server: small, so a body over it stays small too. */
 const MAX_BODY = 4096;
 
-for (const kind of TEST_DRIVERS) {
+for (const kind of ONE_DRIVER) {
   describe(`the HTTP API [${kind}]`, () => {
     let tm: Tidemark;
     let api: RunningApi;

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import pino from 'pino';
 import winston from 'winston';
 import { fromPino, fromWinston } from '../../src/index.js';
-import { describeEachDriver } from '../support/each-driver.js';
+import { describeOnOneDriver } from '../support/each-driver.js';
 
 /** A stream that keeps each JSON line written to it. */
 function lines() {
@@ -29,7 +29,7 @@ test('pino, called as Tidemark calls loggers, drops the fields: the reason for t
   assert.equal(records[0].queue, undefined);
 });
 
-describeEachDriver('logger adapters, against the real libraries', ({ open }) => {
+describeOnOneDriver('logger adapters, against the real libraries', ({ open }) => {
   test('a pino logger passed as it is keeps every field, its child bindings too', async () => {
     const { records, stream } = lines();
     const tm = await open({ logger: pino({ level: 'debug' }, stream) as never });

@@ -11,7 +11,7 @@ import {
 import { engineOf } from '../../src/engine-handle.js';
 import { InvalidOptionError } from '../../src/index.js';
 import { runnerOf } from '../../src/storage/storage-internals.js';
-import { describeEachDriver } from '../support/each-driver.js';
+import { describeOnOneDriver } from '../support/each-driver.js';
 import { fastWorker, waitForStatus } from '../support/jobs.js';
 
 /** Collects on demand: the SDK's reader contract without an exporter or a timer. */
@@ -51,7 +51,7 @@ class Metrics {
   }
 }
 
-describeEachDriver('metrics (OpenTelemetry)', ({ open }) => {
+describeOnOneDriver('metrics (OpenTelemetry)', ({ open }) => {
   test('jobs added, completed and failed per queue; pickup latency and duration histograms', async () => {
     const tm = await open();
     const { meter, collect } = setup();

@@ -7,6 +7,7 @@ import {
   databaseOf,
   dropSchema,
   freshSchema,
+  ONE_DRIVER,
   openOn,
   TEST_DRIVERS,
 } from './databases.js';
@@ -38,12 +39,11 @@ export function describePostgresOnly(title: string, body: (ctx: DriverContext) =
 }
 
 /**
- * One `describe` on the first driver of TIDEMARK_TEST_DRIVERS: for suites whose subject does
- * not depend on the driver (the dashboard's layout in a browser) and that are slow.
+ * One `describe`, on ONE_DRIVER: for suites whose subject lies above the storage layer (the
+ * dashboard, the HTTP API, logs, metrics, traces), which the driver does not change.
  */
 export function describeOnOneDriver(title: string, body: (ctx: DriverContext) => void): void {
-  const [kind] = TEST_DRIVERS;
-  if (kind !== undefined) describeOn(kind, title, body);
+  for (const kind of ONE_DRIVER) describeOn(kind, title, body);
   after(closeSharedPglite);
 }
 

@@ -102,6 +102,9 @@ function cachePath(options: unknown): string {
   const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
   const root = entry.slice(0, entry.lastIndexOf(`${sep}dist${sep}`));
   const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
-  const key = createHash('sha256').update(JSON.stringify({ version, options, templates: false })).digest('hex').slice(0, 16);
+  const key = createHash('sha256')
+    .update(JSON.stringify({ version, options, templates: false }))
+    .digest('hex')
+    .slice(0, 16);
   return join(tmpdir(), `tidemark-test-pglite-${key}.tar`);
 }

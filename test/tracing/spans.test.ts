@@ -10,7 +10,7 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { engineOf } from '../../src/engine-handle.js';
 import { InvalidOptionError, type Job } from '../../src/index.js';
-import { describeEachDriver } from '../support/each-driver.js';
+import { describeOnOneDriver } from '../support/each-driver.js';
 
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -55,7 +55,7 @@ function drawn(): string {
   return lines.join('\n');
 }
 
-describeEachDriver('tracing', ({ openOnClock }) => {
+describeOnOneDriver('tracing', ({ openOnClock }) => {
   const open = () => openOnClock({ tracer } as never);
 
   test('the first attempt is a CONSUMER child of the add; a retry is a new trace linked to it', async () => {
