@@ -81,6 +81,36 @@ if (TEST_DRIVERS.includes('pglite')) {
       }
     });
 
+    test('a process killed while it runs a job leaves the job claimed, its attempt counted, with either setting', async () => {
+      for (const strict of [false, true]) {
+        const dir = await folder();
+        const tm = await Tidemark.open({ database: dir, logger: silentLogger });
+        tm.createQueue({ name: 'durable' });
+        const { id } = await tm.addJob({ queue: 'durable' });
+        await tm.close();
+        const child = startFixture('pglite-claim', {
+          TM_FAULTS_FOLDER: dir,
+          TM_FAULTS_STRICT: strict ? '1' : '0',
+        });
+        await child.line((l) => l === `started ${id} 1`);
+        child.child.kill('SIGKILL');
+        assert.equal((await child.exited).signal, 'SIGKILL', child.stderr());
+        const reopened = await Tidemark.open({ database: dir, logger: silentLogger });
+        try {
+          // The claim that started the attempt is in the folder: the attempt counts, and the job
+          // is recovered once its lock lapses, as a job of a dead worker on PostgreSQL is.
+          const job = await reopened.getJob(id);
+          assert.deepEqual(
+            { status: job?.status, attempts: job?.attempts },
+            { status: 'active', attempts: 1 },
+            strict ? 'strictDurability' : 'default settings',
+          );
+        } finally {
+          await reopened.close();
+        }
+      }
+    });
+
     for (const [mode, strict, trials] of [
       ['default settings', false, 5],
       ['strictDurability', true, 3],

@@ -98,6 +98,7 @@ export class PgliteDriver implements Driver {
       if (lock && options.seedSchema !== undefined) await unpackSeed(lock.path, options.seedSchema);
       const db = lock ? await PGlite.create(lock.path, pgliteOptions) : await PGlite.create(pgliteOptions);
       if (lock) leaveLockFilesOutOfDumps(db);
+      await commitClaimsDurably(db);
       return new PgliteDriver(db, true, release, path, outOfSpace);
     } catch (error) {
       await release();
@@ -117,6 +118,7 @@ export class PgliteDriver implements Driver {
     const folder = db.closed ? null : pgliteFolder(db);
     const path = folder === null ? 'memory://' : await holdCallerFolder(db, folder);
     if (folder !== null) leaveLockFilesOutOfDumps(db);
+    if (!db.closed) await commitClaimsDurably(db);
     return new PgliteDriver(db, false, async () => {}, path, new OutOfSpaceStop());
   }
 
@@ -259,4 +261,13 @@ export class PgliteDriver implements Driver {
       return run(message);
     };
   }
+}
+
+/**
+ * The database runs inside this process and dies with it: claims and heartbeats commit
+ * durably on this session (see ASYNC_COMMIT in sql/worker.ts), so a killed worker's attempt
+ * still counts. One session serves the whole instance.
+ */
+async function commitClaimsDurably(db: PGlite): Promise<void> {
+  await db.exec("set tidemark.durable_claims = 'on'");
 }

@@ -10,8 +10,15 @@ import { STILL_ACTIVE } from './still-active.js';
  * claimable again (execution is at-least-once), and any later durable commit, such as the
  * attempt's completion, flushes the WAL up to and including it. Outcomes and enqueues stay
  * durable.
+ *
+ * Not where the database runs inside the worker's process (PGlite, whose driver sets
+ * `tidemark.durable_claims` for its session): there a killed worker is a crashed database,
+ * and a claim lost with it would leave its attempt uncounted, so a handler that kills its
+ * process would run for ever. A commit there costs a write to the OS, not a flush to disk
+ * (PGlite runs with fsync off unless strictDurability asks otherwise).
  */
-const ASYNC_COMMIT = `set_config('synchronous_commit', 'off', true)`;
+const ASYNC_COMMIT = `set_config('synchronous_commit',
+           case when current_setting('tidemark.durable_claims', true) = 'on' then 'on' else 'off' end, true)`;
 
 /**
  * A timestamp of the claimed row as milliseconds since the epoch (float8, a number on both
