@@ -56,7 +56,14 @@ describe('tidemark CLI: help and bad input', () => {
       [['retry', '1', '2'], /expected one job id/],
       [['stats', '--colour'], /Unknown option '--colour'/],
       [['dashboard', '--port', 'eighty'], /--port must be a whole number/],
+      // Number() takes each of these: a blank as port 0 (any free port), hex, an exponent.
+      [['dashboard', '--port', ''], /--port must be a whole number from 0 to 65535, got ''/],
+      [['dashboard', '--port', '0x50'], /--port must be a whole number from 0 to 65535/],
+      [['serve', '--api', '--port', '8e3'], /--port must be a whole number from 0 to 65535/],
+      [['serve', '--api', '--port', '70000'], /--port must be a whole number from 0 to 65535/],
       [['demo', '--jobs', '0'], /--jobs must be a whole number/],
+      [['demo', '--jobs', ' 12 '], /--jobs must be a whole number from 1 to 1000000/],
+      [['schedules', '--fires', '1.5'], /--fires must be a whole number from 0 to 100/],
       [['stats', '--database', '/nonexistent/tidemark-folder'], /no embedded database at/],
     ];
     for (const [args, message] of cases) {

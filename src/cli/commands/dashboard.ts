@@ -3,6 +3,7 @@ import { type CliIo, UsageError } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand } from '../open-database.js';
 import { parseCommandArgs } from '../parse-args.js';
+import { portOption } from '../whole-number-option.js';
 
 const USAGE = `Usage: tidemark dashboard [--port N] [--host ADDR] [--token T] [--read-only] [--api]
                          [--database URL|PATH] [--schema NAME]
@@ -41,10 +42,7 @@ export const dashboardCommand: Command = {
       },
       strict: true,
     });
-    const port = values.port === undefined ? undefined : Number(values.port);
-    if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) {
-      throw new UsageError(`--port must be a whole number from 0 to 65535, got '${values.port}'`);
-    }
+    const port = portOption(values.port);
     const token = values.token ?? io.env.TIDEMARK_DASHBOARD_TOKEN;
     const tokens = namedTokens(io.env.TIDEMARK_DASHBOARD_TOKENS);
     const api = values.api === true ? { tokens: apiTokensFrom(io) } : undefined;

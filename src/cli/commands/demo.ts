@@ -4,11 +4,11 @@ import { isFinished } from '../../job-status.js';
 import { consoleLogger } from '../../log/logger.js';
 import { Tidemark } from '../../tidemark.js';
 import type { CliIo } from '../cli-io.js';
-import { UsageError } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { databaseFrom } from '../database-option.js';
 import { parseCommandArgs } from '../parse-args.js';
 import { renderTable } from '../table.js';
+import { portOption, wholeNumberOption } from '../whole-number-option.js';
 
 const USAGE = `Usage: tidemark demo [--database URL|PATH] [--schema NAME] [--jobs N] [--serve [--port N]]
 
@@ -46,16 +46,10 @@ export const demoCommand: Command = {
       },
       strict: true,
     });
-    const jobCount = values.jobs === undefined ? 3000 : Number(values.jobs);
-    if (!Number.isInteger(jobCount) || jobCount < 1 || jobCount > 1_000_000) {
-      throw new UsageError(`--jobs must be a whole number from 1 to 1000000, got '${values.jobs}'`);
-    }
+    const jobCount = wholeNumberOption('--jobs', values.jobs, { min: 1, max: 1_000_000 }) ?? 3000;
     const database = databaseFrom(values.database, io);
     io.stdout.write(`Opening ${database} …\n`);
-    const port = values.port === undefined ? undefined : Number(values.port);
-    if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) {
-      throw new UsageError(`--port must be a whole number from 0 to 65535, got '${values.port}'`);
-    }
+    const port = portOption(values.port);
     const schema = values.schema ?? io.env.TIDEMARK_SCHEMA;
     const tm = await Tidemark.open({
       database,

@@ -7,6 +7,7 @@ import type { Command } from '../command.js';
 import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand, withCommandEngine } from '../open-database.js';
 import { parseCommandArgs } from '../parse-args.js';
 import { renderTable } from '../table.js';
+import { wholeNumberOption } from '../whole-number-option.js';
 
 const LIST_USAGE = `Usage: tidemark schedules [--fires N] [--json] [--database URL|PATH] [--schema NAME]
 
@@ -28,10 +29,7 @@ export const schedulesCommand: Command = {
       options: { ...DATABASE_OPTIONS, fires: { type: 'string' }, json: { type: 'boolean' } },
       strict: true,
     });
-    const fires = values.fires === undefined ? 3 : Number(values.fires);
-    if (!Number.isInteger(fires) || fires < 0 || fires > 100) {
-      throw new UsageError(`--fires must be a whole number from 0 to 100, got '${values.fires}'`);
-    }
+    const fires = wholeNumberOption('--fires', values.fires, { min: 0, max: 100 }) ?? 3;
     const tm = await openForCommand(values, io);
     try {
       const schedules = await loadSchedules(engineOf(tm), fires);

@@ -4,6 +4,7 @@ import { type CliIo, UsageError } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { DATABASE_HELP, DATABASE_OPTIONS, openForCommand } from '../open-database.js';
 import { parseCommandArgs } from '../parse-args.js';
+import { portOption, wholeNumberOption } from '../whole-number-option.js';
 
 const USAGE = `Usage: tidemark serve --api [--port N] [--host ADDR] [--max-body-bytes N]
                      [--database URL|PATH] [--schema NAME]
@@ -38,8 +39,9 @@ export const serveCommand: Command = {
       strict: true,
     });
     if (values.api !== true) throw new UsageError('say what to serve: tidemark serve --api');
-    const port = wholeNumber('--port', values.port);
-    const maxBodyBytes = wholeNumber('--max-body-bytes', values['max-body-bytes']);
+    const port = portOption(values.port);
+    // The API's options check its range.
+    const maxBodyBytes = wholeNumberOption('--max-body-bytes', values['max-body-bytes'], { min: 0 });
     const options = apiServerOptions.read(
       {
         tokens: apiTokensFrom(io),
@@ -63,10 +65,3 @@ export const serveCommand: Command = {
     }
   },
 };
-
-/** A whole number flag (the API's options check its range), or undefined when not given. */
-function wholeNumber(flag: string, text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  if (!/^\d+$/.test(text)) throw new UsageError(`${flag} must be a whole number, got '${text}'`);
-  return Number(text);
-}
