@@ -8,12 +8,19 @@ import { silentLogger, Tidemark } from '../../src/index.js';
 import { runnerOf } from '../../src/storage/storage-internals.js';
 import { TEST_DRIVERS } from '../support/databases.js';
 import { seedEmbeddedFolder } from '../support/pglite-boot.js';
-import { startFixture } from './support/processes.js';
+import { type FixtureProcess, startFixture } from './support/processes.js';
 
 interface Trial {
   acknowledged: string[];
   found: number;
   extra: number;
+}
+
+/** SIGKILL the fixture the moment it prints a line passing `test`, and wait until it is gone. */
+async function killAtLine(child: FixtureProcess, test: (line: string) => boolean): Promise<void> {
+  await child.line(test);
+  child.child.kill('SIGKILL');
+  assert.equal((await child.exited).signal, 'SIGKILL', child.stderr());
 }
 
 /**
@@ -26,10 +33,7 @@ async function killAfterAdd(folder: string, trial: number, strict: boolean): Pro
     TM_FAULTS_TRIAL: String(trial),
     TM_FAULTS_STRICT: strict ? '1' : '0',
   });
-  await child.line((l) => l.startsWith('added '));
-  child.child.kill('SIGKILL');
-  const exit = await child.exited;
-  assert.equal(exit.signal, 'SIGKILL', child.stderr());
+  await killAtLine(child, (l) => l.startsWith('added '));
   const acknowledged = child.lines.filter((l) => l.startsWith('added ')).map((l) => l.slice('added '.length));
   const tm = await Tidemark.open({ database: folder, logger: silentLogger });
   try {
@@ -92,9 +96,7 @@ if (TEST_DRIVERS.includes('pglite')) {
           TM_FAULTS_FOLDER: dir,
           TM_FAULTS_STRICT: strict ? '1' : '0',
         });
-        await child.line((l) => l === `started ${id} 1`);
-        child.child.kill('SIGKILL');
-        assert.equal((await child.exited).signal, 'SIGKILL', child.stderr());
+        await killAtLine(child, (l) => l === `started ${id} 1`);
         const reopened = await Tidemark.open({ database: dir, logger: silentLogger });
         try {
           // The claim that started the attempt is in the folder: the attempt counts, and the job
