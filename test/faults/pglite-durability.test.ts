@@ -113,6 +113,27 @@ if (TEST_DRIVERS.includes('pglite')) {
       }
     });
 
+    test('a process killed while it runs a limited job keeps the token its start took', async () => {
+      const dir = await folder();
+      const tm = await Tidemark.open({ database: dir, logger: silentLogger });
+      await tm.defineLimiter('quota', { limit: 1, periodSeconds: 3600 });
+      tm.createQueue({ name: 'durable', limiters: [{ name: 'quota' }] });
+      const { id } = await tm.addJob({ queue: 'durable' });
+      await tm.close();
+      const child = startFixture('pglite-claim', { TM_FAULTS_FOLDER: dir, TM_FAULTS_LIMITER: 'quota' });
+      await killAtLine(child, (l) => l === `started ${id} 1`);
+      const reopened = await Tidemark.open({ database: dir, logger: silentLogger });
+      try {
+        // The job started, so its token is spent: a lost grant would let the hour's one start
+        // happen again once the job is recovered.
+        const bucket = await reopened.limiterStatus('quota');
+        assert.equal(bucket.tokens, 0, 'the grant was lost with the process');
+        assert.equal((await reopened.getJob(id))?.attempts, 1);
+      } finally {
+        await reopened.close();
+      }
+    });
+
     for (const [mode, strict, trials] of [
       ['default settings', false, 5],
       ['strictDurability', true, 3],

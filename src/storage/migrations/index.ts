@@ -17,6 +17,7 @@ import * as m0016 from './0016-job-dependencies.js';
 import * as m0017 from './0017-callback-tokens.js';
 import * as m0018 from './0018-queue-finished-order.js';
 import * as m0019 from './0019-sql-enqueue.js';
+import * as m0020 from './0020-durable-grants.js';
 
 export interface Migration {
   version: number;
@@ -45,6 +46,7 @@ export const migrations: readonly Migration[] = [
   { version: 17, ...m0017 },
   { version: 18, ...m0018 },
   { version: 19, ...m0019 },
+  { version: 20, ...m0020 },
 ];
 
 export const latestVersion = migrations[migrations.length - 1].version;
