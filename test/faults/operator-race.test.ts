@@ -10,6 +10,12 @@ import { findInconsistencies, sqlOf } from './support/consistency.js';
 const PARENTS = 24;
 const CHILDREN = 3;
 const OPERATOR_MS = 6_000;
+/**
+ * Retries come back within half a second: a parent failed again and again by its children's
+ * cancels would otherwise be due tens of seconds after the operators stop (the default backoff
+ * doubles from 1 s), later than the wait for the trees to settle.
+ */
+const QUICK_RETRIES = { delaySeconds: 0.05, maxDelaySeconds: 0.5 };
 
 // Operators delete, cancel and retry jobs while workers finish fan-outs and sweeps remove due
 // trees. A workflow replays its runChild calls from the child rows: a child deleted while its
@@ -27,6 +33,7 @@ describeEachDriver('operators racing workflows', ({ open }) => {
     };
     tm.createQueue<{ i: number }>({
       name: 'race.child',
+      backoff: QUICK_RETRIES,
       retention: { completed: 1, failed: 1, cancelled: 1, expired: 1 },
       handler: async (job) => {
         note(`${job.parentId}:${job.data.i}`, job.id);
@@ -36,6 +43,7 @@ describeEachDriver('operators racing workflows', ({ open }) => {
     });
     tm.createQueue({
       name: 'race.parent',
+      backoff: QUICK_RETRIES,
       retention: { completed: 1, failed: 1, cancelled: 1, expired: 1 },
       handler: async (_job, ctx) => {
         let sum = 0;
@@ -105,17 +113,21 @@ describeEachDriver('operators racing workflows', ({ open }) => {
     assert.deepEqual(unexpected, []);
 
     // Let what is left finish, then check every tree.
+    let inFlight: unknown[] = [];
     await waitFor(
       'no job in flight',
       async () => {
-        const [row] = await rawQuery<{ n: number }>(
+        inFlight = await rawQuery(
           tm,
-          `select count(*)::int as n from "${tm.schema}".jobs where status in ('pending', 'active', 'waiting', 'retry')`,
+          `select id::text as id, queue, status, attempts, run_at, locked_until, wait from "${tm.schema}".jobs
+            where status in ('pending', 'active', 'waiting', 'retry') order by id limit 10`,
         );
-        return row.n === 0;
+        return inFlight.length === 0;
       },
       { timeoutMs: 30_000 },
-    );
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}; still in flight: ${JSON.stringify(inFlight)}`);
+    });
     for (const worker of workers) await worker.stop();
 
     const recreated = [...childIds]
