@@ -18,7 +18,10 @@ function tarEntryNames(tar: Buffer): string[] {
   const names: string[] = [];
   for (let at = 0; at + 512 <= tar.length; ) {
     const field = (start: number, length: number) =>
-      tar.subarray(at + start, at + start + length).toString('utf8').replace(/\0.*$/s, '');
+      tar
+        .subarray(at + start, at + start + length)
+        .toString('utf8')
+        .replace(/\0.*$/s, '');
     const name = field(0, 100);
     if (name === '') break;
     const prefix = field(345, 155);
