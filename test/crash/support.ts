@@ -3,7 +3,7 @@ import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { silentLogger, Tidemark } from '../../src/index.js';
 import { dropSchema, freshSchema, PG_URL, rawQuery } from '../support/databases.js';
-import { TS_NODE_ARGS } from '../support/node-args.js';
+import { scriptArgs } from '../support/node-args.js';
 import { waitFor } from '../support/wait-for.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/worker.ts', import.meta.url));
@@ -28,7 +28,7 @@ export function startWorker(env: {
   /** Another fixture to run (default fixtures/worker.ts). */
   fixture?: string;
 }): WorkerProcess {
-  const child = spawn(process.execPath, [...TS_NODE_ARGS, env.fixture ?? FIXTURE], {
+  const child = spawn(process.execPath, scriptArgs(env.fixture ?? FIXTURE), {
     env: {
       ...process.env,
       CRASH_URL: env.url,

@@ -3,13 +3,13 @@ import { spawn } from 'node:child_process';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { dropSchema, freshSchema, PG_URL, TEST_DRIVERS } from '../support/databases.js';
-import { TS_NODE_ARGS } from '../support/node-args.js';
+import { scriptArgs } from '../support/node-args.js';
 
 const APP = fileURLToPath(new URL('./fixtures/app-without-logger.ts', import.meta.url));
 
 /** Run the app in its own process; resolves to its exit code and the lines it printed. */
 function runApp(env: Record<string, string>): Promise<{ code: number | null; lines: string[] }> {
-  const child = spawn(process.execPath, [...TS_NODE_ARGS, APP], {
+  const child = spawn(process.execPath, scriptArgs(APP), {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,9 +1,9 @@
 import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import type { Query } from '../../src/storage/sql/define-query.js';
 
-const SQL_DIR = join('src', 'storage', 'sql');
+/** Found from here, so that a compiled run (scripts/compile-tests.mjs) reads its own modules. */
+const SQL_DIR = new URL('../../src/storage/sql/', import.meta.url);
 /** The batch size a sized statement is prepared with (the engine's default). */
 const SIZE = 1_000;
 
@@ -21,10 +21,10 @@ function isSized(value: unknown): value is Sized {
 /** Every statement the engine runs, by file and export name, in a stable order. */
 export async function everyQuery(): Promise<{ id: string; query: Query<Record<string, unknown>> }[]> {
   const found: { id: string; query: Query<Record<string, unknown>> }[] = [];
-  for (const file of readdirSync(SQL_DIR)
+  for (const file of readdirSync(fileURLToPath(SQL_DIR))
     .filter((f) => f.endsWith('.ts'))
     .sort()) {
-    const module = (await import(pathToFileURL(join(SQL_DIR, file)).href)) as Record<string, unknown>;
+    const module = (await import(new URL(file.replace(/\.ts$/, '.js'), SQL_DIR).href)) as Record<string, unknown>;
     for (const [name, value] of Object.entries(module).sort(([a], [b]) => (a < b ? -1 : 1))) {
       if (isQuery(value)) found.push({ id: `${file}#${name}`, query: value });
       else if (isSized(value)) found.push({ id: `${file}#${name}(${SIZE})`, query: value(SIZE) });

@@ -16,7 +16,7 @@ import {
 import { type DriverKind, dropSchema, freshSchema, PG_URL, TEST_DRIVERS } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { aborted, fastWorker, waitForStatus } from '../support/jobs.js';
-import { TS_NODE_ARGS } from '../support/node-args.js';
+import { scriptArgs } from '../support/node-args.js';
 import { seedEmbeddedFolder } from '../support/pglite-boot.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -88,7 +88,7 @@ function startChild(
   place: Place,
   env: { jobMs: number; afterSignal?: boolean; shutdownSeconds?: number; stop?: StopOnSignalsOptions },
 ): Child {
-  const child = spawn(process.execPath, [...TS_NODE_ARGS, FIXTURE], {
+  const child = spawn(process.execPath, scriptArgs(FIXTURE), {
     env: {
       ...process.env,
       TM_DATABASE: place.database,

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { silentLogger } from '../../src/index.js';
 import { PG_URL, rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
-import { TS_NODE_ARGS } from '../support/node-args.js';
+import { scriptArgs } from '../support/node-args.js';
 import { startWorker, table, waitForStatus } from './fixtures/helpers.js';
 import { defineTwoStepWorkflow } from './fixtures/two-step-workflow.js';
 
@@ -21,7 +21,7 @@ describeEachDriver('a workflow whose worker process is killed', ({ kind, open })
     defineTwoStepWorkflow(tm, { hang: false });
     const { id } = await tm.addJob({ queue: 'two-step' });
 
-    const child = spawn(process.execPath, [...TS_NODE_ARGS, WORKER_SCRIPT, PG_URL, tm.schema], {
+    const child = spawn(process.execPath, [...scriptArgs(WORKER_SCRIPT), PG_URL, tm.schema], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

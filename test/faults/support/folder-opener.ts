@@ -1,6 +1,6 @@
 import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { TS_NODE_ARGS } from '../../support/node-args.js';
+import { scriptArgs } from '../../support/node-args.js';
 
 /** One reply of the folder-opener fixture. */
 export interface Reply {
@@ -37,7 +37,7 @@ export function startOpener(
 ): Opener {
   const script = fileURLToPath(new URL('../fixtures/folder-opener.ts', import.meta.url));
   const prefix = [...(options.netns ? ['unshare', '--net'] : []), ...(options.prefix ?? [])];
-  const [command, ...args] = [...prefix, process.execPath, ...TS_NODE_ARGS, script];
+  const [command, ...args] = [...prefix, process.execPath, ...scriptArgs(script)];
   const child = spawn(command, args, {
     ...options.spawn,
     env: {

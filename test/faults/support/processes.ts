@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { TS_NODE_ARGS } from '../../support/node-args.js';
+import { scriptArgs } from '../../support/node-args.js';
 
 /** A fixture script running in its own Node process. */
 export interface FixtureProcess {
@@ -25,7 +25,7 @@ export function startFixture(
   options: { stdin?: boolean } = {},
 ): FixtureProcess {
   const script = fileURLToPath(new URL(`../fixtures/${name}.ts`, import.meta.url));
-  const child = spawn(process.execPath, [...TS_NODE_ARGS, script], {
+  const child = spawn(process.execPath, scriptArgs(script), {
     env: { ...process.env, ...env },
     stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
   });
