@@ -24,7 +24,10 @@ export async function everyQuery(): Promise<{ id: string; query: Query<Record<st
   for (const file of readdirSync(fileURLToPath(SQL_DIR))
     .filter((f) => f.endsWith('.ts'))
     .sort()) {
-    const module = (await import(new URL(file.replace(/\.ts$/, '.js'), SQL_DIR).href)) as Record<string, unknown>;
+    const module = (await import(new URL(file.replace(/\.ts$/, '.js'), SQL_DIR).href)) as Record<
+      string,
+      unknown
+    >;
     for (const [name, value] of Object.entries(module).sort(([a], [b]) => (a < b ? -1 : 1))) {
       if (isQuery(value)) found.push({ id: `${file}#${name}`, query: value });
       else if (isSized(value)) found.push({ id: `${file}#${name}(${SIZE})`, query: value(SIZE) });
