@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { PGlite } from '@electric-sql/pglite';
+import { Parser } from 'tar';
 import { DatabaseLockedError, JobStatus, silentLogger, Tidemark } from '../../src/index.js';
 import { pgliteFolder } from '../../src/storage/driver/caller-pglite.js';
 import { type Opener, type Reply, startOpener } from '../faults/support/folder-opener.js';
@@ -11,24 +12,20 @@ import { TEST_DRIVERS } from '../support/databases.js';
 import { seedEmbeddedFolder } from '../support/pglite-boot.js';
 
 /**
- * The names of a ustar archive's entries, read from their headers: a byte search of the whole
- * dump would also find these names in the database's own pages (function bodies, settings).
+ * The names of a tar archive's members, read by node-tar's parser (PGlite names them from the
+ * root, `/PG_VERSION`, which the seed's ArchiveReader refuses): a byte search of the whole dump
+ * would also find these names in the database's own pages (function bodies, settings).
  */
-function tarEntryNames(tar: Buffer): string[] {
+function memberNames(tar: Buffer): string[] {
   const names: string[] = [];
-  for (let at = 0; at + 512 <= tar.length; ) {
-    const field = (start: number, length: number) =>
-      tar
-        .subarray(at + start, at + start + length)
-        .toString('utf8')
-        .replace(/\0.*$/s, '');
-    const name = field(0, 100);
-    if (name === '') break;
-    const prefix = field(345, 155);
-    names.push(prefix === '' ? name : `${prefix}/${name}`);
-    const size = Number.parseInt(field(124, 12).trim() || '0', 8);
-    at += 512 + Math.ceil(size / 512) * 512;
-  }
+  const parser = new Parser({
+    strict: true,
+    onReadEntry: (entry) => {
+      names.push(entry.path);
+      entry.resume();
+    },
+  });
+  parser.end(tar);
   return names;
 }
 
@@ -98,7 +95,7 @@ if (TEST_DRIVERS.includes('pglite')) {
         assert.equal((await second.getJob(id))?.status, JobStatus.PENDING);
         // PGlite's file layer cannot read the lock's socket file: a dump leaves the lock's files out.
         const dump = Buffer.from(await (await db.dumpDataDir('none')).arrayBuffer());
-        const names = tarEntryNames(dump).map((name) => basename(name));
+        const names = memberNames(dump).map((name) => basename(name));
         assert.ok(names.includes('PG_VERSION'), 'the dump holds the database');
         assert.deepEqual(
           names.filter((name) => name.startsWith('tidemark.')),

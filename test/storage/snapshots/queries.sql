@@ -2568,8 +2568,7 @@ with ready_queues as materialized (
          locked_until = now() + $4 * interval '1 second',
          started_at = now(),
          wait = case when j.status = 'waiting' then j.wait - 'poke' end
-    from (select set_config('synchronous_commit',
-           case when current_setting('tidemark.durable_claims', true) = 'on' then 'on' else 'off' end, true)) as async_commit,
+    from (select set_config('synchronous_commit', "tidemark".claim_commit(), true)) as async_commit,
          -- the fair scores by job id, read once: none in a claim without fair keys
          (select jsonb_object_agg(id, score) as scores from next where score <> 0) as fair
    where j.id = any(array(select id from next))
@@ -2581,8 +2580,7 @@ with ready_queues as materialized (
 -- worker.ts#extendLocks
 update "tidemark".jobs
      set locked_until = now() + $1 * interval '1 second'
-    from (select set_config('synchronous_commit',
-           case when current_setting('tidemark.durable_claims', true) = 'on' then 'on' else 'off' end, true)) as async_commit
+    from (select set_config('synchronous_commit', "tidemark".claim_commit(), true)) as async_commit
    where id = any($2::bigint[]) and lock_token = any($3::uuid[]) and case when status = 'active' then true end
   returning lock_token::text as token
 
