@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { DatabaseLockedError, SchemaNotFoundError, silentLogger, Tidemark } from '../../src/index.js';
+import { memorySeed } from '../../src/storage/driver/pglite-memory-seed.js';
 import {
   fittingSeed,
   SEED_ARCHIVE,
@@ -23,11 +24,21 @@ import {
 } from '../../src/storage/driver/pglite-seed.js';
 import { latestVersion, migrations } from '../../src/storage/migrations/index.js';
 import { buildPgliteSeed } from '../../src/storage/pglite-seed-build.js';
+import { createTestTidemark } from '../../src/testing/index.js';
 import { rawQuery, TEST_DRIVERS } from '../support/databases.js';
 import { seedEmbeddedFolder } from '../support/pglite-boot.js';
 import { schemaSnapshot } from '../support/schema-snapshot.js';
 
 const SCHEMA_SNAPSHOT = join('test', 'storage', 'snapshots', 'schema.sql');
+
+/** The identifier initdb gave the database (pg_control's). */
+async function systemIdentifier(tm: Tidemark): Promise<string> {
+  const rows = await rawQuery<{ id: string }>(
+    tm,
+    'select system_identifier::text as id from pg_control_system()',
+  );
+  return rows[0].id;
+}
 
 /** Each migration recorded in the folder, and whether it was applied before `since`. */
 async function appliedMigrations(tm: Tidemark, since: Date): Promise<{ version: number; before: boolean }[]> {
@@ -53,6 +64,15 @@ if (TEST_DRIVERS.includes('pglite')) {
       });
       setSeedFolder(seed);
     });
+    /** A copy of the seed whose archive lost its last 100 bytes, its manifest unchanged. */
+    const damagedCopy = (name: string) => {
+      const damaged = join(root, name);
+      mkdirSync(damaged);
+      copyFileSync(join(seed, SEED_MANIFEST), join(damaged, SEED_MANIFEST));
+      const archive = readFileSync(join(seed, SEED_ARCHIVE));
+      writeFileSync(join(damaged, SEED_ARCHIVE), archive.subarray(0, archive.length - 100));
+      return damaged;
+    };
     after(() => {
       setSeedFolder(null);
       rmSync(root, { recursive: true, force: true });
@@ -127,11 +147,7 @@ if (TEST_DRIVERS.includes('pglite')) {
     });
 
     test('a damaged archive, or a file already there, leaves the folder as it was', async () => {
-      const damaged = join(root, 'damaged');
-      mkdirSync(damaged);
-      copyFileSync(join(seed, SEED_MANIFEST), join(damaged, SEED_MANIFEST));
-      const archive = readFileSync(join(seed, SEED_ARCHIVE));
-      writeFileSync(join(damaged, SEED_ARCHIVE), archive.subarray(0, archive.length - 100));
+      const damaged = damagedCopy('damaged');
       const target = join(root, 'target');
       mkdirSync(target);
       assert.equal(await unpackSeed(target, 'tidemark', damaged), false);
@@ -144,6 +160,89 @@ if (TEST_DRIVERS.includes('pglite')) {
       assert.deepEqual(readdirSync(target), ['global']);
       assert.deepEqual(readdirSync(join(target, 'global')), ['pg_control']);
       assert.equal(readFileSync(join(target, 'global', 'pg_control'), 'utf8'), 'not ours');
+    });
+
+    test('a database in memory starts from the seed: the open applies the migrations it lacks, and it runs a job', async () => {
+      const opening = new Date();
+      const tm = await Tidemark.open({ database: 'memory://', logger: silentLogger });
+      const other = await Tidemark.open({ database: 'memory://', logger: silentLogger });
+      try {
+        const expected = Array.from({ length: latestVersion }, (_, i) => ({
+          version: i + 1,
+          before: i + 1 < latestVersion,
+        }));
+        assert.deepEqual(await appliedMigrations(tm, opening), expected);
+        // initdb gives each database an identifier of its own; copies of one seed share it.
+        assert.equal(await systemIdentifier(tm), await systemIdentifier(other));
+        await rawQuery(tm, 'set search_path to tidemark');
+        const schema = await schemaSnapshot((text) => rawQuery(tm, text));
+        await rawQuery(tm, 'set search_path to public');
+        assert.equal(schema, readFileSync(SCHEMA_SNAPSHOT, 'utf8'));
+
+        tm.createQueue({ name: 'q', handler: (job) => `done ${String(job.data)}` });
+        const { id } = await tm.addJob({ queue: 'q', data: 'in memory' });
+        await tm.worker({ pollIntervalSeconds: 0.05 }).start();
+        assert.equal(await tm.result(id, { timeoutSeconds: 30 }), 'done in memory');
+        // The other copy is a database of its own.
+        assert.deepEqual(await other.listQueues(), []);
+      } finally {
+        await Promise.all([tm.close(), other.close()]);
+      }
+    });
+
+    test("in memory, another schema or the test kit's clock drops the seed's schema and migrates its own", async () => {
+      const elsewhere = await Tidemark.open({
+        database: 'memory://',
+        schema: 'elsewhere',
+        logger: silentLogger,
+      });
+      const kit = await createTestTidemark({ logger: silentLogger });
+      try {
+        const schemas = async (tm: Tidemark) =>
+          (
+            await rawQuery<{ nspname: string }>(
+              tm,
+              "select nspname from pg_namespace where nspname in ('tidemark', 'elsewhere') order by 1",
+            )
+          ).map((s) => s.nspname);
+        assert.deepEqual(await schemas(elsewhere), ['elsewhere']);
+        assert.deepEqual(await schemas(kit), ['tidemark']);
+        assert.equal(await systemIdentifier(elsewhere), await systemIdentifier(kit));
+        // Every migration of the kit's schema ran on its clock: a day on, a job is due a day on.
+        await kit.clock.advance(86_400);
+        kit.createQueue({ name: 'q', handler: () => 'ran' });
+        const { id } = await kit.addJob({ queue: 'q' });
+        await kit.runUntilIdle();
+        assert.equal((await kit.getJob(id))?.startedAt?.getTime(), kit.clock.now().getTime());
+      } finally {
+        await Promise.all([elsewhere.close(), kit.close()]);
+      }
+    });
+
+    test('without a seed that fits, or with a damaged one, a database in memory is made by initdb', async () => {
+      const damaged = damagedCopy('damaged-for-memory');
+      setSeedFolder(damaged);
+      try {
+        assert.equal(await memorySeed(), null);
+        setSeedFolder(join(root, 'no-such-seed'));
+        assert.equal(await memorySeed(), null);
+      } finally {
+        setSeedFolder(seed);
+      }
+      const seeded = await Tidemark.open({ database: 'memory://', logger: silentLogger });
+      setSeedFolder(join(root, 'no-such-seed'));
+      try {
+        const made = await Tidemark.open({ database: 'memory://', logger: silentLogger });
+        try {
+          assert.notEqual(await systemIdentifier(made), await systemIdentifier(seeded));
+          assert.deepEqual(await made.listQueues(), []);
+        } finally {
+          await made.close();
+        }
+      } finally {
+        setSeedFolder(seed);
+        await seeded.close();
+      }
     });
 
     test('an open that only checks the schema does not take the seed: a new folder is created bare, as before', async () => {

@@ -42,8 +42,8 @@ const SeedManifestShape = Type.Object({
   format: Type.Number(),
   /** The version of `@electric-sql/pglite` whose initdb made it. */
   pglite: Type.String(),
-  /** The schema migrated in it. */
-  schema: Type.String(),
+  /** The schema migrated in it: a lowercase identifier, as every schema Tidemark opens. */
+  schema: Type.String({ pattern: '^[a-z_][a-z0-9_]{0,39}$' }),
   /** Every migration applied, in order, with a hash of its SQL. */
   migrations: Type.Array(SeedMigrationShape),
   /**
@@ -102,6 +102,16 @@ export function pgliteVersion(): string | null {
  * the open, as on any folder).
  */
 export function fittingSeed(schema: string, folder = seedFolder): SeedManifest | null {
+  const manifest = usableSeed(folder);
+  return manifest?.schema === schema ? manifest : null;
+}
+
+/**
+ * The manifest of the seed in `folder` when this code and the installed PGlite can start a
+ * database from it, for whatever schema it was migrated: what `fittingSeed` checks but the
+ * schema's name.
+ */
+export function usableSeed(folder = seedFolder): SeedManifest | null {
   let manifest: unknown;
   try {
     manifest = JSON.parse(readFileSync(join(folder, SEED_MANIFEST), 'utf8'));
@@ -109,7 +119,7 @@ export function fittingSeed(schema: string, folder = seedFolder): SeedManifest |
     return null;
   }
   if (!Value.Check(SeedManifestShape, manifest)) return null;
-  if (manifest.format !== SEED_FORMAT || manifest.schema !== schema) return null;
+  if (manifest.format !== SEED_FORMAT) return null;
   if (manifest.pglite !== pgliteVersion()) return null;
   if (manifest.migrations.length === 0 || manifest.migrations.length > migrations.length) return null;
   const fits = manifest.migrations.every((applied, i) => {
@@ -117,6 +127,17 @@ export function fittingSeed(schema: string, folder = seedFolder): SeedManifest |
     return applied.version === ours.version && applied.name === ours.name && applied.sha256 === ours.sha256;
   });
   return fits ? manifest : null;
+}
+
+/** The seed's archive when it is the one `manifest` describes (brotli has no checksum of its own). */
+export function readSeedArchive(manifest: SeedManifest, folder = seedFolder): Buffer | null {
+  let archive: Buffer;
+  try {
+    archive = readFileSync(join(folder, SEED_ARCHIVE));
+  } catch {
+    return null;
+  }
+  return sha256(archive) === manifest.archiveSha256 ? archive : null;
 }
 
 /**
@@ -129,13 +150,8 @@ export async function unpackSeed(target: string, schema: string, folder = seedFo
   if (existsSync(join(target, 'PG_VERSION'))) return false;
   const manifest = fittingSeed(schema, folder);
   if (!manifest) return false;
-  let archive: Buffer;
-  try {
-    archive = readFileSync(join(folder, SEED_ARCHIVE));
-  } catch {
-    return false;
-  }
-  if (sha256(archive) !== manifest.archiveSha256) return false;
+  const archive = readSeedArchive(manifest, folder);
+  if (!archive) return false;
   const made: string[] = [];
   const written: string[] = [];
   // Decompressed on the thread pool while the members already out are written here: creating a

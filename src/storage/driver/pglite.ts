@@ -13,6 +13,7 @@ import {
 } from './driver.js';
 import { lockFolder } from './folder-lock.js';
 import { leaveLockFilesOutOfDumps } from './pglite-dump.js';
+import { openInMemory } from './pglite-memory-seed.js';
 import { unpackSeed } from './pglite-seed.js';
 
 /** The OID of int8; ids come back as strings on both drivers. */
@@ -39,7 +40,9 @@ export interface PgliteDriverOptions {
   strictDurability?: boolean;
   /**
    * The schema the opener migrates: a new folder then starts as a copy of the packaged seed
-   * migrated for it, when one fits (pglite-seed.ts), instead of running initdb.
+   * migrated for it, when one fits (pglite-seed.ts), instead of running initdb. A new database in
+   * memory starts from the seed too, keeping its schema only when it is this one
+   * (pglite-memory-seed.ts).
    */
   seedSchema?: string;
 }
@@ -84,19 +87,15 @@ export class PgliteDriver implements Driver {
         parsers: { [INT8_OID]: (value: string) => value },
         onStderr: outOfSpace.watchLog,
       };
-      if (memory) {
-        // WAL lives in memory for an in-memory instance; keep it small.
-        pgliteOptions.initDbStartParams = ['--wal-segsize=1'];
-        startParams.push('-c', 'min_wal_size=4MB', '-c', 'max_wal_size=16MB');
-      }
       if (options.strictDurability) {
         const index = startParams.indexOf('-F');
         if (index >= 0) startParams.splice(index, 1);
         startParams.push('-c', 'wal_sync_method=open_datasync');
       }
-      pgliteOptions.startParams = startParams;
       if (lock && options.seedSchema !== undefined) await unpackSeed(lock.path, options.seedSchema);
-      const db = lock ? await PGlite.create(lock.path, pgliteOptions) : await PGlite.create(pgliteOptions);
+      const db = lock
+        ? await PGlite.create(lock.path, { ...pgliteOptions, startParams })
+        : await openInMemory(PGlite, { ...pgliteOptions, startParams }, options.seedSchema);
       if (lock) leaveLockFilesOutOfDumps(db);
       await commitClaimsDurably(db);
       return new PgliteDriver(db, true, release, path, outOfSpace);
