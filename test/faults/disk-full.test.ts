@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { silentLogger, Tidemark } from '../../src/index.js';
 import { TEST_DRIVERS } from '../support/databases.js';
-import { seedEmbeddedFolder } from '../support/pglite-boot.js';
+import { seedBareFolder } from '../support/pglite-boot.js';
 import { type FixtureProcess, startFixture } from './support/processes.js';
 import { MiB, mountTmpfs, resizeTmpfs, unmountTmpfs, usedBytes } from './support/tmpfs.js';
 
@@ -88,7 +88,7 @@ if (TEST_DRIVERS.includes('pglite')) {
       mountTmpfs(data, 64 * MiB);
       cleanups.push(() => unmountTmpfs(data));
       const folder = join(data, 'db');
-      await seedEmbeddedFolder(folder);
+      await seedBareFolder(folder);
       const log = join(folder, 'pg_wal');
       const aside = join(data, 'pg_wal.seed');
       renameSync(log, aside);

@@ -9,7 +9,7 @@ import { DatabaseLockedError, JobStatus, silentLogger, Tidemark } from '../../sr
 import { pgliteFolder } from '../../src/storage/driver/caller-pglite.js';
 import { type Opener, type Reply, startOpener } from '../faults/support/folder-opener.js';
 import { TEST_DRIVERS } from '../support/databases.js';
-import { seedEmbeddedFolder } from '../support/pglite-boot.js';
+import { seedBareFolder, seedEmbeddedFolder } from '../support/pglite-boot.js';
 
 /**
  * The names of a tar archive's members, read by node-tar's parser (PGlite names them from the
@@ -66,7 +66,8 @@ if (TEST_DRIVERS.includes('pglite')) {
     const theirs = join(root, 'theirs');
     let opener: Opener;
     before(async () => {
-      await Promise.all([seedEmbeddedFolder(held), seedEmbeddedFolder(theirs)]);
+      // `theirs` holds no schema: a refused open must leave it so.
+      await Promise.all([seedEmbeddedFolder(held), seedBareFolder(theirs)]);
       opener = startOpener(held);
     });
     after(async () => {

@@ -26,7 +26,7 @@ import { latestVersion, migrations } from '../../src/storage/migrations/index.js
 import { buildPgliteSeed } from '../../src/storage/pglite-seed-build.js';
 import { createTestTidemark } from '../../src/testing/index.js';
 import { rawQuery, TEST_DRIVERS } from '../support/databases.js';
-import { seedEmbeddedFolder } from '../support/pglite-boot.js';
+import { seedBareFolder } from '../support/pglite-boot.js';
 import { schemaSnapshot } from '../support/schema-snapshot.js';
 
 const SCHEMA_SNAPSHOT = join('test', 'storage', 'snapshots', 'schema.sql');
@@ -60,7 +60,7 @@ if (TEST_DRIVERS.includes('pglite')) {
     before(async () => {
       manifest = await buildPgliteSeed(seed, 'tidemark', {
         upTo: latestVersion - 1,
-        prepare: seedEmbeddedFolder,
+        prepare: seedBareFolder,
       });
       setSeedFolder(seed);
     });

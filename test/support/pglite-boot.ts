@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
+import { unpackSeed } from '../../src/storage/driver/pglite-seed.js';
 
 /**
  * Boot an in-memory PGlite for tests. initdb takes 2-3 s per instance (more on a busy
@@ -20,11 +21,22 @@ export async function bootTestPglite(): Promise<PGlite> {
 }
 
 /**
- * Make `folder` an embedded database as `Tidemark.open` would, without initdb: the cached
- * dump of a fresh instance is unpacked into it (under a second, against several). Tidemark's
- * schema is not in it; opening the folder migrates as on a new one.
+ * Make `folder` an embedded database without PGlite: the packaged seed unpacked there, as the
+ * first `Tidemark.open` of a new folder does (a fraction of a second of file writes), its
+ * default schema migrated. Another schema is migrated by its open as on a new folder. Without a
+ * seed that fits this code, the folder is made as `seedBareFolder` makes it.
  */
 export async function seedEmbeddedFolder(folder: string): Promise<void> {
+  mkdirSync(folder, { recursive: true });
+  if (!(await unpackSeed(folder, 'tidemark'))) await seedBareFolder(folder);
+}
+
+/**
+ * Make `folder` an embedded database without initdb and without Tidemark's schema: the cached
+ * dump of a fresh instance is loaded into it (under a second, against several for initdb).
+ * Opening the folder migrates as on a new one.
+ */
+export async function seedBareFolder(folder: string): Promise<void> {
   const { PGlite } = await import('@electric-sql/pglite');
   const options = testOptions(PGlite.defaultStartParams);
   let saved: Buffer;
