@@ -350,11 +350,12 @@ const FIGURES: FigureSpec[] = [
   },
   {
     key: 'pglite-folder',
-    title: `Tidemark on PGlite in a folder: first open of a new folder (median of ${FIRST_OPENS}, each in a fresh process), then drain ${formatNumber(JOBS)} no-op jobs, concurrency ${CONCURRENCY}`,
+    title: `Tidemark on PGlite in a folder: first open of a new folder, and an open of memory:// (medians of ${FIRST_OPENS}, each in a fresh process), then drain ${formatNumber(JOBS)} no-op jobs on the folder, concurrency ${CONCURRENCY}`,
     child: 'pglite-folder',
     subjects: ['tidemark-pglite'],
     values: [
       { name: 'firstOpenMs', unit: 'ms', lowerIsBetter: true },
+      { name: 'memoryOpenMs', unit: 'ms', lowerIsBetter: true },
       { name: 'jobsPerSecond', unit: 'jobs/s' },
     ],
     reference: 'tidemark-pglite',

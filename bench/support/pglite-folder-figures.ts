@@ -1,6 +1,7 @@
 /**
  * Tidemark on PGlite in a folder, as `Tidemark.open()` runs with no options: how long the first
- * open of a new folder takes, and a drain on a folder (the `pglite` figure runs in memory).
+ * open of a new folder takes (and an open in memory beside it), and a drain on a folder (the
+ * `pglite` figure drains in memory).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,7 +17,7 @@ export const FIRST_OPENS = 5;
 const DIST = new URL('../../dist/index.js', import.meta.url).href;
 
 /**
- * `Tidemark.open` on a new folder and back, timed inside a process of its own: a process that
+ * `Tidemark.open` on a new folder (or `memory://`) and back, timed inside a process of its own: a process that
  * has opened PGlite once compiles its WebAssembly faster the next time, which a user's first
  * open does not get. The import of Tidemark is not timed; PGlite's (inside the open) is.
  */
@@ -29,13 +30,20 @@ await tm.close();
 process.stdout.write('@@open ' + ms + '\\n');
 `;
 
-/** The first open of each of `opens` new folders in a temp folder: median ms. */
+/**
+ * The first open of each of `opens` new folders in a temp folder, and as many opens of a new
+ * database in memory (`memory://`, what the test kit opens), alternating: median ms of each.
+ */
 export async function firstOpen(opens = FIRST_OPENS): Promise<Figures> {
   const root = mkdtempSync(join(tmpdir(), 'tidemark-bench-open-'));
   try {
-    const times: number[] = [];
-    for (let i = 0; i < opens; i++) times.push(await openInChild(join(root, `db-${i}`)));
-    return { firstOpenMs: median(times) };
+    const folders: number[] = [];
+    const memory: number[] = [];
+    for (let i = 0; i < opens; i++) {
+      folders.push(await openInChild(join(root, `db-${i}`)));
+      memory.push(await openInChild('memory://'));
+    }
+    return { firstOpenMs: median(folders), memoryOpenMs: median(memory) };
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
@@ -59,9 +67,9 @@ export async function folderDrain(count = JOBS, concurrency = CONCURRENCY): Prom
   }
 }
 
-function openInChild(folder: string): Promise<number> {
+function openInChild(database: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', OPEN_ONCE, folder], {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', OPEN_ONCE, database], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -76,7 +84,7 @@ function openInChild(folder: string): Promise<number> {
     child.on('exit', (code) => {
       const line = out.split('\n').find((l) => l.startsWith('@@open '));
       if (code === 0 && line) resolve(Number(line.slice('@@open '.length)));
-      else reject(new Error(`first open of ${folder} failed (exit ${code}): ${err.trim()}`));
+      else reject(new Error(`first open of ${database} failed (exit ${code}): ${err.trim()}`));
     });
   });
 }
