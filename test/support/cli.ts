@@ -47,7 +47,7 @@ export function captureIo(env: Record<string, string | undefined> = {}, tty = fa
 export interface CliDatabase {
   args: string[];
   schema: string;
-  /** Create the embedded folder from the suite's cached data folder (no initdb); nothing on PostgreSQL. */
+  /** Create the embedded folder from the packaged seed (no initdb, no PGlite); nothing on PostgreSQL. */
   seed(): Promise<void>;
   /** Open the same database in the test (close it before running a command on PGlite). */
   open(): Promise<Tidemark>;
