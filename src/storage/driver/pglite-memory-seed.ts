@@ -1,14 +1,10 @@
 import { promisify } from 'node:util';
 import { brotliDecompress } from 'node:zlib';
 import type { PGlite, PGliteOptions } from '@electric-sql/pglite';
-import { Header } from 'tar';
-import { readSeedArchive, usableSeed } from './pglite-seed.js';
-import { ArchiveReader } from './seed-archive.js';
+import { currentSeedFolder, readSeedArchive, usableSeed } from './pglite-seed.js';
+import { ArchiveReader, archiveInMemory } from './seed-archive.js';
 
 const inflate = promisify(brotliDecompress);
-
-/** A tar block: headers and the padding after each member's data come in whole blocks of it. */
-const BLOCK = 512;
 
 /** What an in-memory database starts from: PGlite's `loadDataDir` and the schema migrated in it. */
 export interface MemorySeed {
@@ -17,43 +13,44 @@ export interface MemorySeed {
 }
 
 /**
+ * Each seed's data directory, once made, by its folder and archive hash: a process that opens
+ * many databases in memory (a test suite with an engine per test) inflates and repacks the seed
+ * once (about 0.2 s), and keeps one copy of it (about 40 MB) while it runs.
+ */
+const madeDataDirs = new Map<string, Promise<Blob | null>>();
+
+/**
  * The packaged seed as a data directory PGlite loads into memory (`loadDataDir`), or null when
  * none fits this code and the installed PGlite or it cannot be read. Initdb inside WebAssembly
  * and the migrations cost an in-memory open seconds of CPU; loading the seed costs a fraction.
- * The archive holds the WAL segment only up to its last non-zero byte: here it is a tar again,
- * each file at its full size, as PGlite's loader expects.
+ * The manifest is checked on every call; the archive is read, checked and repacked once.
  */
-export async function memorySeed(): Promise<MemorySeed | null> {
-  const manifest = usableSeed();
-  const archive = manifest && readSeedArchive(manifest);
-  if (!manifest || !archive) return null;
+export async function memorySeed(folder = currentSeedFolder()): Promise<MemorySeed | null> {
+  const manifest = usableSeed(folder);
+  if (!manifest) return null;
+  const key = `${folder}\0${manifest.archiveSha256}`;
+  let made = madeDataDirs.get(key);
+  if (!made) {
+    made = dataDirOf(readSeedArchive(manifest, folder), manifest.zeroTails);
+    madeDataDirs.set(key, made);
+  }
+  const dataDir = await made;
+  // A seed that could not be read is tried again next time.
+  if (!dataDir) madeDataDirs.delete(key);
+  return dataDir && { dataDir, schema: manifest.schema };
+}
+
+/**
+ * The archive as a tar PGlite loads: the archive holds the WAL segment only up to its last
+ * non-zero byte, and here every file has its full size again. Null for a damaged archive.
+ */
+async function dataDirOf(archive: Buffer | null, zeroTails: Record<string, number>): Promise<Blob | null> {
+  if (!archive) return null;
   try {
     const reader = new ArchiveReader();
     const members = [...reader.push(await inflate(archive)), ...reader.end()];
-    const parts: Uint8Array[] = [];
-    for (const member of members) {
-      const folder = member.kind === 'folder';
-      const size = folder ? 0 : (manifest.zeroTails[member.name] ?? member.data.length);
-      const header = Buffer.alloc(BLOCK);
-      const needsPax = new Header({
-        path: folder ? `${member.name}/` : member.name,
-        type: folder ? 'Directory' : 'File',
-        mode: folder ? 0o700 : 0o600,
-        size,
-        mtime: new Date(0),
-      }).encode(header, 0);
-      // A name too long for a plain header; a data folder holds none.
-      if (needsPax) return null;
-      parts.push(header);
-      if (folder) continue;
-      parts.push(member.data);
-      // Zeros up to the full size, then up to the block's end.
-      parts.push(new Uint8Array(Math.ceil(size / BLOCK) * BLOCK - member.data.length));
-    }
-    parts.push(new Uint8Array(2 * BLOCK));
-    return { dataDir: new Blob(parts), schema: manifest.schema };
+    return archiveInMemory(members, (file) => zeroTails[file.name] ?? file.data.length);
   } catch {
-    // A damaged archive: the database is made by initdb, as without a seed.
     return null;
   }
 }
@@ -67,9 +64,16 @@ export async function memorySeed(): Promise<MemorySeed | null> {
  */
 export async function openInMemory(
   Pglite: typeof PGlite,
-  options: PGliteOptions & { startParams: string[] },
+  options: PGliteOptions,
   seedSchema: string | undefined,
 ): Promise<PGlite> {
+  const withWal = (min: string, max: string) => [
+    ...(options.startParams ?? []),
+    '-c',
+    `min_wal_size=${min}`,
+    '-c',
+    `max_wal_size=${max}`,
+  ];
   const seed = await memorySeed();
   if (seed) {
     let db: PGlite | null = null;
@@ -77,7 +81,7 @@ export async function openInMemory(
       db = await Pglite.create({
         ...options,
         loadDataDir: seed.dataDir,
-        startParams: [...options.startParams, '-c', 'min_wal_size=32MB', '-c', 'max_wal_size=32MB'],
+        startParams: withWal('32MB', '32MB'),
       });
       if (seed.schema !== seedSchema) await db.exec(`drop schema "${seed.schema}" cascade`);
       return db;
@@ -89,6 +93,6 @@ export async function openInMemory(
   return Pglite.create({
     ...options,
     initDbStartParams: ['--wal-segsize=1'],
-    startParams: [...options.startParams, '-c', 'min_wal_size=4MB', '-c', 'max_wal_size=16MB'],
+    startParams: withWal('4MB', '16MB'),
   });
 }

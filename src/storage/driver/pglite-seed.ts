@@ -68,6 +68,11 @@ export function setSeedFolder(folder: string | null): void {
   seedFolder = folder ?? PACKAGED;
 }
 
+/** Where seeds are read from now. */
+export function currentSeedFolder(): string {
+  return seedFolder;
+}
+
 /** How a migration is recorded in a manifest. */
 export function seedMigration(migration: Migration): SeedMigration {
   return { version: migration.version, name: migration.name, sha256: sha256(migration.sql) };

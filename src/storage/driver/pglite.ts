@@ -92,10 +92,11 @@ export class PgliteDriver implements Driver {
         if (index >= 0) startParams.splice(index, 1);
         startParams.push('-c', 'wal_sync_method=open_datasync');
       }
+      pgliteOptions.startParams = startParams;
       if (lock && options.seedSchema !== undefined) await unpackSeed(lock.path, options.seedSchema);
       const db = lock
-        ? await PGlite.create(lock.path, { ...pgliteOptions, startParams })
-        : await openInMemory(PGlite, { ...pgliteOptions, startParams }, options.seedSchema);
+        ? await PGlite.create(lock.path, pgliteOptions)
+        : await openInMemory(PGlite, pgliteOptions, options.seedSchema);
       if (lock) leaveLockFilesOutOfDumps(db);
       await commitClaimsDurably(db);
       return new PgliteDriver(db, true, release, path, outOfSpace);

@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { create, Parser, type ReadEntry } from 'tar';
+import { create, Header, Parser, type ReadEntry } from 'tar';
 
 /** One member of the seed's archive: a folder, or a file with its bytes. */
 export type ArchiveMember =
@@ -21,6 +21,39 @@ export function packArchive(members: readonly ArchiveMember[], scratch: string):
   const file = `${scratch}.tar`;
   create({ sync: true, file, cwd: scratch, portable: true }, readdirSync(scratch).sort());
   return readFileSync(file);
+}
+
+/** A tar block: headers, and each member's data padded to whole blocks. */
+const BLOCK = 512;
+
+/**
+ * A tar archive of `members` in memory, each file written out to `sizeOf(member)` bytes, zeros
+ * after its data, with node-tar's headers: what PGlite's `loadDataDir` reads. Null when a name
+ * would need an extended header (a data folder holds none).
+ */
+export function archiveInMemory(
+  members: readonly ArchiveMember[],
+  sizeOf: (member: ArchiveMember & { kind: 'file' }) => number,
+): Blob | null {
+  const parts: Uint8Array[] = [];
+  for (const member of members) {
+    const folder = member.kind === 'folder';
+    const size = folder ? 0 : sizeOf(member);
+    const header = Buffer.alloc(BLOCK);
+    const needsPax = new Header({
+      path: folder ? `${member.name}/` : member.name,
+      type: folder ? 'Directory' : 'File',
+      mode: folder ? 0o700 : 0o600,
+      size,
+      mtime: new Date(0),
+    }).encode(header, 0);
+    if (needsPax) return null;
+    parts.push(header);
+    if (folder) continue;
+    parts.push(member.data, new Uint8Array(Math.ceil(size / BLOCK) * BLOCK - member.data.length));
+  }
+  parts.push(new Uint8Array(2 * BLOCK));
+  return new Blob(parts);
 }
 
 /**

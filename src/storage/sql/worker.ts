@@ -14,8 +14,9 @@ import { STILL_ACTIVE } from './still-active.js';
  * Not where the database runs inside the worker's process (PGlite, whose driver sets
  * `tidemark.durable_claims` for its session, which `claim_commit()` of migration 20 reads):
  * there a killed worker is a crashed database, and a claim lost with it would leave its
- * attempt uncounted, so a handler that kills its process would run for ever. A commit there costs a write to the OS, not a flush to disk
- * (PGlite runs with fsync off unless strictDurability asks otherwise).
+ * attempt uncounted, so a handler that kills its process would run for ever. A commit there
+ * costs a write to the OS, not a flush to disk (PGlite runs with fsync off unless
+ * strictDurability asks otherwise).
  */
 const ASYNC_COMMIT = `set_config('synchronous_commit', /*schema*/claim_commit(), true)`;
 
