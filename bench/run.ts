@@ -256,6 +256,8 @@ const FIGURES: FigureSpec[] = [
     values: [
       { name: 'keyed', unit: 'jobs/s' },
       { name: 'plain', unit: 'jobs/s' },
+      { name: 'rawKeyed', unit: 'jobs/s' },
+      { name: 'rawPlain', unit: 'jobs/s' },
     ],
     reference: 'tidemark',
   },
@@ -267,6 +269,8 @@ const FIGURES: FigureSpec[] = [
     values: [
       { name: 'keyed', unit: 'jobs/s' },
       { name: 'plain', unit: 'jobs/s' },
+      { name: 'rawKeyed', unit: 'jobs/s' },
+      { name: 'rawPlain', unit: 'jobs/s' },
     ],
     reference: 'tidemark',
   },
@@ -362,6 +366,21 @@ const FIGURES: FigureSpec[] = [
   },
 ];
 const PGLITE_CHILDREN = ['bulk', 'single', 'drain', 'latency', 'async'];
+
+/**
+ * The bare SQL loop beside a keyed drain (raw-keyed-loop.ts): its strict keyed drain against
+ * its plain one (the bound the database and the strict limit set), and Tidemark's keyed drain
+ * as a fraction of the bare keyed one.
+ */
+function keyedReferenceRows(figure: FigureSpec, samples: Samples): string[] {
+  const keyed = medianOf(samples, 'tidemark', 'keyed');
+  const rawKeyed = medianOf(samples, 'tidemark', 'rawKeyed');
+  const rawPlain = medianOf(samples, 'tidemark', 'rawPlain');
+  return [
+    `| ${figure.title}: the bare SQL loop, strict keyed / plain | physical reference, plain | ${formatNumber(rawPlain)} jobs/s | ${formatNumber(rawKeyed)} jobs/s | ${(rawKeyed / rawPlain).toFixed(2)} |`,
+    `| ${figure.title}: Tidemark keyed / the bare loop keyed | physical reference, keyed | ${formatNumber(rawKeyed)} jobs/s | ${formatNumber(keyed)} jobs/s | ${(keyed / rawKeyed).toFixed(2)} |`,
+  ];
+}
 
 /** Figures measured as a pair in one process: the value, beside its own baseline. */
 const PAIRED: Record<string, { value: string; base: string; label: string; unit: string }> = {
@@ -559,6 +578,8 @@ for (const figure of selected) {
     lines.push(
       `| ${figure.title} | Tidemark, ${paired.label} | ${formatNumber(base)} ${paired.unit} | ${formatNumber(mine)} ${paired.unit} | ${(mine / base).toFixed(2)} |`,
     );
+    if (figure.key === 'keys-1000' || figure.key === 'keys-hot')
+      lines.push(...keyedReferenceRows(figure, samples));
     if (figure.key === 'sweep-drain') {
       const waits = (samples.get('tidemark') ?? []).map((r) => r.claimLockWaits);
       lines.push(

@@ -14,6 +14,35 @@ export const RAW_CLAIM = 250;
 export const RAW_FINISH = 250;
 
 /**
+ * The bare claim: `$2` ready rows without a key of queue `$1`, each job's id, lock token and
+ * data. `key is null` is what lets it read jobs_claim_idx (whose predicate says so) in order;
+ * without it the claim read and sorted every ready row of the queue.
+ */
+export function rawClaimText(table: string): string {
+  return /* sql */ `
+    update ${table} j
+       set status = 'active', attempts = j.attempts + 1, lock_token = gen_random_uuid(),
+           locked_by = 'raw-loop', locked_until = now() + interval '60 seconds', started_at = now()
+     where j.id = any(array(
+             select id from ${table}
+              where queue = $1 and key is null and status in ('pending', 'retry', 'waiting') and run_at <= now()
+              order by priority desc, run_at, id
+              limit $2
+              for update skip locked))
+    returning j.id, j.lock_token, j.data`;
+}
+
+/** The bare finish: the rows of ids `$1` still held under tokens `$2` completed, kept with their purge time. */
+export function rawFinishText(schema: string): string {
+  return /* sql */ `
+    update "${schema}".jobs j
+       set status = 'completed', output = 'null', finished_at = now(),
+           purge_after = "${schema}".purge_time(j.retention, 'completed', now()),
+           lock_token = null, locked_by = null, locked_until = null
+     where j.id = any($1::bigint[]) and j.lock_token = any($2::uuid[]) and j.status = 'active'`;
+}
+
+/**
  * The physical reference for the drain: Tidemark's own table (created by its migrations, so
  * the same columns, indexes and partial predicates), its jobs added by `addJobs`, and then
  * no application at all: one connection claims `RAW_CLAIM` ready rows at a time with
@@ -30,24 +59,8 @@ export function rawLoopSubject(): Subject {
     const tm = await Tidemark.open({ database: BENCH_URL, schema, logger: silentLogger });
     tm.createQueue({ name: QUEUE });
     await tm.listQueues();
-    const table = `"${schema}".jobs`;
-    const claimText = /* sql */ `
-      update ${table} j
-         set status = 'active', attempts = j.attempts + 1, lock_token = gen_random_uuid(),
-             locked_by = 'raw-loop', locked_until = now() + interval '60 seconds', started_at = now()
-       where j.id = any(array(
-               select id from ${table}
-                where queue = $1 and status in ('pending', 'retry', 'waiting') and run_at <= now()
-                order by priority desc, run_at, id
-                limit $2
-                for update skip locked))
-      returning j.id, j.lock_token, j.data`;
-    const finishText = /* sql */ `
-      update ${table} j
-         set status = 'completed', output = 'null', finished_at = now(),
-             purge_after = "${schema}".purge_time(j.retention, 'completed', now()),
-             lock_token = null, locked_by = null, locked_until = null
-       where j.id = any($1::bigint[]) and j.lock_token = any($2::uuid[]) and j.status = 'active'`;
+    const claimText = rawClaimText(`"${schema}".jobs`);
+    const finishText = rawFinishText(schema);
     let running: Promise<void> | null = null;
     let ending: (() => Promise<void>) | null = null;
     let stopping = false;

@@ -7,6 +7,7 @@ import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@ope
 import type { AddJobInput, KeysOptions, Tidemark } from '../../dist/index.js';
 import { BULK_BATCH, CONCURRENCY, type Figures, JOBS } from './figures.js';
 import { settle } from './postgres.js';
+import { rawKeyedDrain, rawPlainDrain } from './raw-keyed-loop.js';
 import { rate, until } from './stats.js';
 import { openTidemark } from './tidemark-subject.js';
 
@@ -110,25 +111,27 @@ export async function mixedDrain(): Promise<Figures> {
   return { plain, mixed };
 }
 
-/** The plain drain, then the same jobs spread over 1,000 keys at concurrency 1 each. */
-export async function manyKeysDrain(): Promise<Figures> {
+/**
+ * The plain drain, then the same jobs spread over `keys` keys at `concurrency` each; and
+ * both again by the bare SQL loop on the same table (raw-keyed-loop.ts), the bound a strict
+ * keyed drain meets on this machine.
+ */
+async function keyedDrains(keys: number, concurrency: number): Promise<Figures> {
   const plain = await drainWith(PLAIN);
   const keyed = await drainWith({
-    keys: { concurrency: 1 },
-    job: (n) => ({ data: { n }, key: `k${n % 1_000}` }),
+    keys: { concurrency },
+    job: (n) => ({ data: { n }, key: `k${n % keys}` }),
   });
-  return { plain, keyed };
+  const rawPlain = await rawPlainDrain(JOBS);
+  const rawKeyed = await rawKeyedDrain(JOBS, keys, concurrency);
+  return { plain, keyed, rawPlain, rawKeyed };
 }
 
-/** The plain drain, then the same jobs spread over 10 hot keys at concurrency 10 each. */
-export async function hotKeysDrain(): Promise<Figures> {
-  const plain = await drainWith(PLAIN);
-  const keyed = await drainWith({
-    keys: { concurrency: 10 },
-    job: (n) => ({ data: { n }, key: `k${n % 10}` }),
-  });
-  return { plain, keyed };
-}
+/** Jobs spread over 1,000 keys at concurrency 1 each (keyedDrains). */
+export const manyKeysDrain = () => keyedDrains(1_000, 1);
+
+/** Jobs spread over 10 hot keys at concurrency 10 each (keyedDrains). */
+export const hotKeysDrain = () => keyedDrains(10, 10);
 
 /** The plain drain, then the same jobs on a queue with a limiter that is never exhausted. */
 export async function limitedDrain(): Promise<Figures> {
