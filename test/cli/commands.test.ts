@@ -1,15 +1,91 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { engineOf } from '../../src/engine-handle.js';
+import type { Tidemark } from '../../src/index.js';
 import { latestVersion, migrations } from '../../src/storage/migrations/index.js';
 import { runnerOf } from '../../src/storage/storage-internals.js';
 import { captureIo, cliDatabase, runCli, withEngine } from '../support/cli.js';
 import { TEST_DRIVERS } from '../support/databases.js';
 
+/** The jobs the tests below act on, by queue; each test has queues of its own. */
+interface Seeded {
+  /** purge.q: three cancelled, one pending. */
+  purge: string[];
+  /** sweep.q: two cancelled, past their purge time. */
+  sweep: string[];
+  /** act.q: one pending. */
+  act: string;
+  /** now.q: two pending, due in an hour. */
+  now: string[];
+}
+
+/**
+ * What every test below starts from, made in one open before them: on an embedded folder an
+ * open costs most of a second, far more than the command it is made for. Only pending and
+ * cancelled jobs, so the stats table keeps those two status columns alone.
+ */
+async function seed(tm: Tidemark): Promise<Seeded> {
+  for (const name of ['stats.mail', 'stats.idle', 'purge.q', 'act.q', 'ops.q', 'now.q']) {
+    tm.createQueue({ name });
+  }
+  tm.createQueue({ name: 'sweep.q', retention: { ttlSeconds: 60 } });
+
+  const mail = await tm.addJobs([1, 2, 3, 4].map((i) => ({ queue: 'stats.mail', data: { i } })));
+  await tm.cancelJob(mail[0].id);
+  await tm.pauseQueue('stats.idle');
+
+  const { storage } = engineOf(tm);
+  const settings = { sweep: false as const, uniqueLockSweep: false as const, tickIntervalSeconds: 5 };
+  const base = {
+    host: 'node-a',
+    pid: 4242,
+    concurrency: 8,
+    heartbeatSeconds: 20,
+    startedAt: null,
+    instance: 'cli-test',
+    replaces: null,
+  };
+  await storage.workers.registerWorker({
+    ...base,
+    id: 'cli.sweeper',
+    queues: ['mail'],
+    settings: { ...settings, sweep: { intervalSeconds: 60, batchSize: 500 } },
+  });
+  await storage.workers.registerWorker({ ...base, id: 'cli.dead', queues: null, settings });
+  await runnerOf(storage).driver.query(
+    `update "${tm.schema}".workers set heartbeat_at = now() - interval '5 minutes' where id = 'cli.dead'`,
+  );
+
+  const purge = await tm.addJobs([1, 2, 3, 4].map((i) => ({ queue: 'purge.q', data: { i } })));
+  for (const job of purge.slice(0, 3)) await tm.cancelJob(job.id);
+
+  const sweep = await tm.addJobs([1, 2].map((i) => ({ queue: 'sweep.q', data: { i } })));
+  for (const job of sweep) await tm.cancelJob(job.id);
+  // Age the rows instead of waiting out the window.
+  await runnerOf(storage).driver.query(
+    `update "${tm.schema}".jobs set finished_at = now() - interval '2 minutes', purge_after = now() - interval '1 minute' where queue = 'sweep.q'`,
+  );
+
+  const { id: act } = await tm.addJob({ queue: 'act.q', data: {} });
+
+  const now = await tm.addJobs([
+    { queue: 'now.q', data: {}, delaySeconds: 3_600 },
+    { queue: 'now.q', data: {}, delaySeconds: 3_600 },
+  ]);
+
+  return {
+    purge: purge.map((job) => job.id),
+    sweep: sweep.map((job) => job.id),
+    act,
+    now: now.map((job) => job.id),
+  };
+}
+
 for (const kind of TEST_DRIVERS) {
   describe(`tidemark CLI commands [${kind}]`, () => {
     const db = cliDatabase(kind);
     after(() => db.dispose());
+    let seeded: Seeded;
 
     before(async () => {
       await db.seed();
@@ -22,6 +98,7 @@ for (const kind of TEST_DRIVERS) {
           `Schema ${db.schema}: applied migrations ${versions.join(', ')}; now at version ${latestVersion}`,
         ),
       );
+      seeded = await withEngine(db.open, seed);
     });
 
     test('migrate again reports the schema up to date', async () => {
@@ -31,13 +108,6 @@ for (const kind of TEST_DRIVERS) {
     });
 
     test('stats shows counts per queue and status, and table sizes; --json is parseable', async () => {
-      await withEngine(db.open, async (tm) => {
-        tm.createQueue({ name: 'stats.mail' });
-        tm.createQueue({ name: 'stats.idle' });
-        const added = await tm.addJobs([1, 2, 3, 4].map((i) => ({ queue: 'stats.mail', data: { i } })));
-        await tm.cancelJob(added[0].id);
-        await tm.pauseQueue('stats.idle');
-      });
       const { code, io } = await runCli(['stats', ...db.args]);
       assert.equal(code, 0, io.err());
       const mail = io
@@ -76,29 +146,6 @@ for (const kind of TEST_DRIVERS) {
     });
 
     test('workers lists the registered workers, live and gone, with their sweeps; --json too', async () => {
-      await withEngine(db.open, async (tm) => {
-        const { storage } = engineOf(tm);
-        const settings = { sweep: false as const, uniqueLockSweep: false as const, tickIntervalSeconds: 5 };
-        const base = {
-          host: 'node-a',
-          pid: 4242,
-          concurrency: 8,
-          heartbeatSeconds: 20,
-          startedAt: null,
-          instance: 'cli-test',
-          replaces: null,
-        };
-        await storage.workers.registerWorker({
-          ...base,
-          id: 'cli.sweeper',
-          queues: ['mail'],
-          settings: { ...settings, sweep: { intervalSeconds: 60, batchSize: 500 } },
-        });
-        await storage.workers.registerWorker({ ...base, id: 'cli.dead', queues: null, settings });
-        await runnerOf(storage).driver.query(
-          `update "${tm.schema}".workers set heartbeat_at = now() - interval '5 minutes' where id = 'cli.dead'`,
-        );
-      });
       const { code, io } = await runCli(['workers', ...db.args]);
       assert.equal(code, 0, io.err());
       assert.match(
@@ -119,12 +166,7 @@ for (const kind of TEST_DRIVERS) {
     });
 
     test('purge counts with --dry-run first, then deletes finished jobs only, with a progress line', async () => {
-      const ids = await withEngine(db.open, async (tm) => {
-        tm.createQueue({ name: 'purge.q' });
-        const added = await tm.addJobs([1, 2, 3, 4].map((i) => ({ queue: 'purge.q', data: { i } })));
-        for (const job of added.slice(0, 3)) await tm.cancelJob(job.id);
-        return added.map((a) => a.id);
-      });
+      const ids = seeded.purge;
       const args = [
         'purge',
         '--queue',
@@ -150,16 +192,7 @@ for (const kind of TEST_DRIVERS) {
     });
 
     test('sweep --dry-run previews and deletes nothing; sweep deletes due jobs', async () => {
-      const ids = await withEngine(db.open, async (tm) => {
-        tm.createQueue({ name: 'sweep.q', retention: { ttlSeconds: 60 } });
-        const added = await tm.addJobs([1, 2].map((i) => ({ queue: 'sweep.q', data: { i } })));
-        for (const job of added) await tm.cancelJob(job.id);
-        // Age the rows instead of waiting out the window.
-        await runnerOf(engineOf(tm).storage).driver.query(
-          `update "${tm.schema}".jobs set finished_at = now() - interval '2 minutes', purge_after = now() - interval '1 minute' where queue = 'sweep.q'`,
-        );
-        return added.map((a) => a.id);
-      });
+      const ids = seeded.sweep;
       const dry = await runCli(['sweep', '--dry-run', ...db.args]);
       assert.equal(dry.code, 0, dry.io.err());
       assert.match(dry.io.out(), /Dry run: a sweep now would delete 2 jobs/);
@@ -172,11 +205,7 @@ for (const kind of TEST_DRIVERS) {
     });
 
     test('retry and cancel go through the API and print the transition; errors exit 1', async () => {
-      const id = await withEngine(db.open, async (tm) => {
-        tm.createQueue({ name: 'act.q' });
-        const { id } = await tm.addJob({ queue: 'act.q', data: {} });
-        return id;
-      });
+      const id = seeded.act;
       const cancel = await runCli(['cancel', id, ...db.args]);
       assert.equal(cancel.code, 0, cancel.io.err());
       assert.equal(cancel.io.out(), `Job ${id} (act.q): pending → cancelled\n`);
@@ -197,10 +226,6 @@ for (const kind of TEST_DRIVERS) {
     });
 
     test('add, job, signal and queue pause|resume act through the API; a repeated option exits 2', async () => {
-      await withEngine(db.open, async (tm) => {
-        tm.createQueue({ name: 'ops.q' });
-        await tm.listQueues();
-      });
       const added = await runCli([
         'add',
         'ops.q',
@@ -247,14 +272,7 @@ for (const kind of TEST_DRIVERS) {
     });
 
     test('run-now makes a scheduled job due, by id or by filter; a finished one exits 1', async () => {
-      const [later, other] = await withEngine(db.open, async (tm) => {
-        tm.createQueue({ name: 'now.q' });
-        const added = await tm.addJobs([
-          { queue: 'now.q', data: {}, delaySeconds: 3_600 },
-          { queue: 'now.q', data: {}, delaySeconds: 3_600 },
-        ]);
-        return added.map((job) => job.id);
-      });
+      const [later, other] = seeded.now;
       const one = await runCli(['run-now', later, ...db.args]);
       assert.equal(one.code, 0, one.io.err());
       assert.equal(one.io.out(), `Job ${later} (now.q): pending → pending\n`);

@@ -177,7 +177,9 @@ describeEachDriver('batch handlers', ({ open, openOnClock }) => {
         },
       });
     }
-    const worker = tm.worker({ pollIntervalSeconds: 0.02, sweep: false, uniqueLockSweep: false });
+    // Each add wakes the claim by a notification, so the poll is only a fallback: a fast one
+    // would run a claim statement every few milliseconds through the wait, each finding nothing.
+    const worker = tm.worker({ pollIntervalSeconds: 0.25, sweep: false, uniqueLockSweep: false });
     await worker.start();
     const added = Date.now();
     await tm.addJob({ queue: 'trickle', data: { n: 0 } });
@@ -198,6 +200,7 @@ describeEachDriver('batch handlers', ({ open, openOnClock }) => {
     const tm = await open({ logger: silentLogger });
     let release: () => void = () => {};
     let started = false;
+    let heardOfCancel: (id: string) => boolean = () => false;
     const seen: boolean[] = [];
     tm.createQueue({
       name: 'slow',
@@ -213,6 +216,7 @@ describeEachDriver('batch handlers', ({ open, openOnClock }) => {
       name: 'cancelled',
       batch: { maxSize: 3, maxWaitSeconds: 0 },
       handler: async (jobs, ctx) => {
+        heardOfCancel = (id) => ctx.isCancelled(id);
         await new Promise<void>((resolve) => {
           release = resolve;
           started = true;
@@ -227,10 +231,10 @@ describeEachDriver('batch handlers', ({ open, openOnClock }) => {
     await worker.start();
     await waitFor('the cancelled queue’s batch to start', () => started);
     await tm.cancelJob(ids[1].id);
-    await waitFor('the cancel to reach the batch', () => {
-      release();
-      return seen.length === 3;
-    });
+    // The worker hears of a cancel by a notification, after cancelJob has returned.
+    await waitFor('the cancel to reach the batch', () => heardOfCancel(ids[1].id));
+    release();
+    await waitFor('the batch handler to return', () => seen.length === 3);
     await waitFor('every job to finish', async () => {
       const jobs = await Promise.all([...slow, ...ids].map((r) => tm.getJob(r.id)));
       return jobs.every((job) => job && ['completed', 'failed', 'cancelled'].includes(job.status));

@@ -626,26 +626,99 @@ function auditAges(tm: Tidemark): Promise<{ id: string; hours: number }[]> {
   );
 }
 
-async function assertMatches(tm: Tidemark, model: Model, after: string): Promise<void> {
+/**
+ * The rows `assertMatches` compares, all read by one statement: a run compares after every
+ * step, and twelve statements cost several times what one does. Nothing else writes while it
+ * reads, so its one snapshot sees what twelve statements in a row would.
+ */
+interface Observed {
+  orphans: { what: string }[];
+  jobs: { id: string; key: string | null; held_by: string | null; fold_key: string | null }[];
+  lines: { id: string; windows: (number | null)[] }[];
+  history: { id: string; events: number }[];
+  records: { id: string; n: number; version: string | null; forked_from: string | null }[];
+  edges: { edge: string }[];
+  tokens: { id: string }[];
+  buckets: { key: string }[];
+  settings: { key: string; limit: number | null; paused: boolean }[];
+  signals: { name: string }[];
+  locks: { scope: string }[];
+  windows: { name: string; hours: number | null }[];
+}
+
+async function observe(tm: Tidemark): Promise<Observed> {
   const s = `"${tm.schema}"`;
-  const orphans = await rawQuery<{ what: string }>(
+  /** A query's rows as a json array, in the order given. */
+  const rows = (query: string, order: string) =>
+    `(select coalesce(json_agg(q order by ${order}), '[]'::json) from (${query}) q)`;
+  const byId = 'q.id::bigint';
+  const [observed] = await rawQuery<Observed>(
     tm,
-    [
-      ...JOB_DEPENDENTS.map(
-        (t) =>
-          `select '${t} ' || d.job_id as what from ${s}.${t} d where not exists (select 1 from ${s}.jobs j where j.id = d.job_id)`,
-      ),
-      `select 'child ' || c.id from ${s}.jobs c where c.parent_id is not null and not exists (select 1 from ${s}.jobs p where p.id = c.parent_id)`,
-      `select 'member ' || c.id from ${s}.jobs c where c.root_id is not null and not exists (select 1 from ${s}.jobs p where p.id = c.root_id)`,
-    ].join(' union all '),
+    `select
+       ${rows(
+         [
+           ...JOB_DEPENDENTS.map(
+             (t) =>
+               `select '${t} ' || d.job_id as what from ${s}.${t} d where not exists (select 1 from ${s}.jobs j where j.id = d.job_id)`,
+           ),
+           `select 'child ' || c.id from ${s}.jobs c where c.parent_id is not null and not exists (select 1 from ${s}.jobs p where p.id = c.parent_id)`,
+           `select 'member ' || c.id from ${s}.jobs c where c.root_id is not null and not exists (select 1 from ${s}.jobs p where p.id = c.root_id)`,
+         ].join(' union all '),
+         'q.what',
+       )} as orphans,
+       ${rows(`select id::text as id, key, held_by, fold_key from ${s}.jobs`, byId)} as jobs,
+       ${rows(
+         `select j.id::text as id,
+                 array(select round(extract(epoch from x.purge_after - x.logged_at) / 3600, 3)::float8
+                         from ${s}.job_logs x where x.job_id = j.id order by x.logged_at) as windows
+            from ${s}.jobs j`,
+         byId,
+       )} as lines,
+       ${rows(
+         `select j.id::text as id, (select count(*) from ${s}.run_history h where h.job_id = j.id)::int as events
+            from ${s}.jobs j`,
+         byId,
+       )} as history,
+       ${rows(
+         `select j.id::text as id, (select count(*) from ${s}.checkpoints c where c.job_id = j.id and c.seq is not null)::int as n,
+                 j.version, j.forked_from::text as forked_from
+            from ${s}.jobs j`,
+         byId,
+       )} as records,
+       ${rows(`select job_id || '>' || dependency_id as edge from ${s}.job_dependencies`, 'q.edge')} as edges,
+       ${rows(`select id::text as id from ${s}.job_tokens`, 'q.id')} as tokens,
+       ${rows(`select key from ${s}.limiter_buckets`, 'q.key')} as buckets,
+       ${rows(
+         `select key, concurrency as limit, paused from ${s}.key_settings where queue = 'a'`,
+         'q.key',
+       )} as settings,
+       ${rows(`select name from ${s}.signals`, 'q.name')} as signals,
+       ${rows(`select scope from ${s}.unique_locks`, 'q.scope')} as locks,
+       ${rows(
+         `select name, round(extract(epoch from purge_after - consumed_at) / 3600, 3)::float8 as hours
+            from ${s}.signals where consumed_at is not null`,
+         'q.name',
+       )} as windows`,
   );
+  return observed;
+}
+
+async function assertMatches(tm: Tidemark, model: Model, after: string): Promise<void> {
+  const {
+    orphans,
+    jobs,
+    lines,
+    history,
+    records,
+    edges,
+    tokens,
+    buckets,
+    settings,
+    signals,
+    locks,
+    windows,
+  } = await observe(tm);
   assert.deepEqual(orphans, [], `rows left without their job (${after})`);
-  const jobs = await rawQuery<{
-    id: string;
-    key: string | null;
-    held_by: string | null;
-    fold_key: string | null;
-  }>(tm, `select id::text as id, key, held_by, fold_key from ${s}.jobs order by jobs.id`);
   assert.deepEqual(
     jobs.map((r) => [r.key, r.held_by, r.fold_key]),
     jobs.map((r) => {
@@ -653,13 +726,6 @@ async function assertMatches(tm: Tidemark, model: Model, after: string): Promise
       return [key, heldBy(key), foldKey(key)];
     }),
     `jobs' keys, limiters holding them and debounce keys after ${after}`,
-  );
-  const lines = await rawQuery<{ id: string; windows: (number | null)[] }>(
-    tm,
-    `select j.id::text as id,
-            array(select round(extract(epoch from x.purge_after - x.logged_at) / 3600, 3)::float8
-                    from ${s}.job_logs x where x.job_id = j.id order by x.logged_at) as windows
-       from ${s}.jobs j order by j.id`,
   );
   assert.deepEqual(
     lines.map((r) => r.windows),
@@ -670,64 +736,36 @@ async function assertMatches(tm: Tidemark, model: Model, after: string): Promise
     ),
     `log lines and their own windows after ${after}: each stays while its job does, until its window passes`,
   );
-  const history = await rawQuery<{ id: string; events: number }>(
-    tm,
-    `select j.id::text as id, (select count(*) from ${s}.run_history h where h.job_id = j.id)::int as events
-       from ${s}.jobs j order by j.id`,
-  );
   assert.deepEqual(
     history.map((r) => r.events),
     history.map((r) => model.historyEvents.get(r.id) ?? 0),
     `run history after ${after}: every event stays while its job does (and leaves with it: no orphans)`,
-  );
-  const records = await rawQuery<{
-    id: string;
-    n: number;
-    version: string | null;
-    forked_from: string | null;
-  }>(
-    tm,
-    `select j.id::text as id, (select count(*) from ${s}.checkpoints c where c.job_id = j.id and c.seq is not null)::int as n,
-            j.version, j.forked_from::text as forked_from
-       from ${s}.jobs j order by j.id`,
   );
   assert.deepEqual(
     records.map((r) => ({ checkpoints: r.n, version: r.version, forkedFrom: r.forked_from })),
     records.map((r) => model.records.get(r.id) ?? { checkpoints: 0, version: null, forkedFrom: null }),
     `workflow records after ${after}: placed checkpoints stay while their job does, versions and fork pointers as written`,
   );
-  const edges = await rawQuery<{ edge: string }>(
-    tm,
-    `select job_id || '>' || dependency_id as edge from ${s}.job_dependencies order by 1`,
-  );
   assert.deepEqual(
     edges.map((r) => r.edge).sort(),
     [...model.edges].sort(),
     `dependency edges after ${after}: each stays while its dependent does (a needed dependency with it)`,
   );
-  const tokens = await rawQuery<{ id: string }>(tm, `select id::text as id from ${s}.job_tokens`);
   assert.deepEqual(
     tokens.map((r) => r.id).sort(),
     [...model.tokens.keys()].sort(),
     `callback tokens after ${after}: each stays while its job does, but an expired unused one goes with a sweep`,
   );
-  const buckets = await rawQuery<{ key: string }>(tm, `select key from ${s}.limiter_buckets order by key`);
   assert.deepEqual(
     buckets.map((r) => r.key),
     [...model.buckets.keys()].sort(),
     `limiter buckets after ${after}: a full one goes with the sweep, one with turns booked stays`,
-  );
-  const settings = await rawQuery<{ key: string; limit: number | null; paused: boolean }>(
-    tm,
-    `select key, concurrency as limit, paused from ${s}.key_settings where queue = 'a' order by key`,
   );
   assert.deepEqual(
     settings,
     [...model.keySettings.entries()].sort().map(([key, setting]) => ({ key, ...setting })),
     `key settings after ${after}: no row for an idle key, none lost while set`,
   );
-  const signals = await rawQuery<{ name: string }>(tm, `select name from ${s}.signals order by name`);
-  const locks = await rawQuery<{ scope: string }>(tm, `select scope from ${s}.unique_locks order by scope`);
   const sorted = (values: Iterable<string>) => [...values].sort();
   const inFlightGone = [...model.jobs.values()].filter(
     (j) => !isFinished(j.status) && !jobs.some((r) => r.id === j.id),
@@ -740,11 +778,6 @@ async function assertMatches(tm: Tidemark, model: Model, after: string): Promise
     `signals after ${after}`,
   );
   assert.deepEqual(sorted(locks.map((r) => r.scope)), sorted(model.locks.keys()), `locks after ${after}`);
-  const windows = await rawQuery<{ name: string; hours: number | null }>(
-    tm,
-    `select name, round(extract(epoch from purge_after - consumed_at) / 3600, 3)::float8 as hours
-       from ${s}.signals where consumed_at is not null order by name`,
-  );
   const expectedWindows = [...model.signals.entries()]
     .filter(([, m]) => m.consumedAt !== null)
     .map(([name, m]) => ({
@@ -762,51 +795,71 @@ describeEachDriver('retention against a model (property)', ({ kind, open }) => {
     tm.createQueue({ name: 'a' });
     tm.createQueue({ name: 'b' });
     await tm.defineLimiter('api', { limit: 10, periodSeconds: 60 });
-    await fc.assert(
-      fc.asyncProperty(
-        history,
-        bucketSpec,
-        fc.array(action, { minLength: 1, maxLength: 10 }),
-        edgeSpec,
-        async (spec, buckets, actions, edgePicks) => {
-          await rawQuery(
-            tm,
-            `truncate ${['jobs', 'retention_holds', 'key_settings', 'limiter_buckets', 'audit_log', ...JOB_DEPENDENTS].map((t) => `"${tm.schema}".${t}`).join(', ')}`,
-          );
-          await tm.resumeRetention();
-          const model: Model = {
-            now: 0,
-            jobs: new Map(),
-            signals: new Map(),
-            locks: new Map(),
-            paused: false,
-            holds: new Map(),
-            keySettings: new Map(),
-            buckets: new Map(),
-            logLines: new Map(),
-            historyEvents: new Map(),
-            records: new Map(),
-            tokens: new Map(),
-            edges: new Set(),
-          };
-          await insertHistory(tm, spec, model);
-          await insertEdges(tm, edgePicks, model);
-          await insertBuckets(tm, buckets, model);
-          await insertTokens(tm, model);
-          await insertAuditRows(tm);
-          await assertMatches(tm, model, 'insert');
-          const finale = [{ kind: 'resume' } as const, { kind: 'sweep', batchSize: 2 } as const];
-          for (const [step, act] of [...actions, ...finale].entries()) {
-            const label = `step ${step}: ${JSON.stringify(act)}`;
-            await runAction(kind, tm, model, act, label);
-            await assertMatches(tm, model, label);
-          }
-        },
-      ),
-      { numRuns: 60 },
-    );
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          history,
+          bucketSpec,
+          fc.array(action, { minLength: 1, maxLength: 10 }),
+          edgeSpec,
+          async (spec, buckets, actions, edgePicks) => {
+            await emptyTables(tm);
+            await tm.resumeRetention();
+            const model: Model = {
+              now: 0,
+              jobs: new Map(),
+              signals: new Map(),
+              locks: new Map(),
+              paused: false,
+              holds: new Map(),
+              keySettings: new Map(),
+              buckets: new Map(),
+              logLines: new Map(),
+              historyEvents: new Map(),
+              records: new Map(),
+              tokens: new Map(),
+              edges: new Set(),
+            };
+            await insertHistory(tm, spec, model);
+            await insertEdges(tm, edgePicks, model);
+            await insertBuckets(tm, buckets, model);
+            await insertTokens(tm, model);
+            await insertAuditRows(tm);
+            await assertMatches(tm, model, 'insert');
+            const finale = [{ kind: 'resume' } as const, { kind: 'sweep', batchSize: 2 } as const];
+            for (const [step, act] of [...actions, ...finale].entries()) {
+              const label = `step ${step}: ${JSON.stringify(act)}`;
+              await runAction(kind, tm, model, act, label);
+              await assertMatches(tm, model, label);
+            }
+          },
+        ),
+        { numRuns: 60 },
+      );
+    } finally {
+      await closeConsumingSession();
+    }
   });
 });
+
+/** Every table a run writes, emptied before the next run. */
+const RUN_TABLES = [
+  'jobs',
+  'retention_holds',
+  'key_settings',
+  'limiter_buckets',
+  'audit_log',
+  ...JOB_DEPENDENTS,
+];
+
+/**
+ * Deleted rather than truncated: a run leaves a few dozen rows, and a truncate gives each of
+ * the tables and its indexes new files, about ten times the work of deleting them.
+ */
+async function emptyTables(tm: Tidemark): Promise<void> {
+  const deletes = RUN_TABLES.map((t, i) => `d${i} as (delete from "${tm.schema}".${t})`);
+  await rawQuery(tm, `with ${deletes.join(', ')} select 1`);
+}
 
 /** Run one action on the engine and on the model, and compare what each says it did. */
 async function runAction(
@@ -953,6 +1006,27 @@ async function runAction(
 let signalNames = 0;
 
 /**
+ * The second session applyWhileConsuming consumes on (PostgreSQL only), kept from one action
+ * to the next: each needs a session apart from the engine's, not a new one.
+ */
+let consumer: pg.Client | null = null;
+
+async function consumingSession(): Promise<pg.Client> {
+  if (!consumer) {
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    consumer = client;
+  }
+  return consumer;
+}
+
+async function closeConsumingSession(): Promise<void> {
+  const client = consumer;
+  consumer = null;
+  await client?.end();
+}
+
+/**
  * A running job of the queue consumes a signal (the statement a workflow's wait runs) while
  * applyRetention re-freezes the queue. On PostgreSQL the consumption runs on a second
  * connection and stays uncommitted until the apply has either finished or waits for it;
@@ -996,8 +1070,8 @@ async function applyWhileConsuming(
   const apply = () => tm.applyRetention({ queue: act.queue, policy: toSeconds(act.windows), batchSize: 2 });
   let got: Awaited<ReturnType<typeof apply>>;
   if (kind === 'pg') {
-    const client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
+    const client = await consumingSession();
+    let committed = false;
     try {
       await client.query('begin');
       const [consumed] = (await client.query(consume.text, consume.values)).rows;
@@ -1020,9 +1094,11 @@ async function applyWhileConsuming(
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
       await client.query('commit');
+      committed = true;
       got = await outcome;
     } finally {
-      await client.end();
+      // A session left inside its transaction is closed, which rolls it back.
+      if (!committed) await closeConsumingSession();
     }
   } else {
     const [consumed] = await rawQuery<{ output: unknown }>(tm, consume.text, consume.values);
