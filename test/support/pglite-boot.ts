@@ -50,10 +50,18 @@ export async function seedBareFolder(folder: string): Promise<void> {
   await db.close();
 }
 
+/**
+ * Small WAL segments and bounds, and 16 MB of shared buffers rather than PGlite's 128 MB:
+ * a test's data fits many times over, and setting up the larger pool cost every boot about
+ * 0.4 s of CPU (1.7 against 1.3 s for a boot from the cached dump).
+ */
 function testOptions(defaultStartParams: string[]) {
   return {
     initDbStartParams: ['--wal-segsize=1'],
-    startParams: [...defaultStartParams, '-c', 'min_wal_size=4MB', '-c', 'max_wal_size=32MB'],
+    startParams: [
+      ...defaultStartParams,
+      ...['-c', 'min_wal_size=4MB', '-c', 'max_wal_size=32MB', '-c', 'shared_buffers=16MB'],
+    ],
   };
 }
 
