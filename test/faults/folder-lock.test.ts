@@ -42,9 +42,14 @@ async function leaveStaleSocket(folder: string): Promise<void> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 }
 
-/** Send `command` to every racer in the same tick, and wait for every reply. */
-async function race(racers: Opener[], command: 'open' | 'lock', tag: string): Promise<Reply[]> {
-  return Promise.all(racers.map((racer) => racer.send(command, tag)));
+/** Send `command` (on `folder`, for `lock`) to every racer in the same tick, and wait for every reply. */
+async function race(
+  racers: Opener[],
+  command: 'open' | 'lock',
+  tag: string,
+  folder?: string,
+): Promise<Reply[]> {
+  return Promise.all(racers.map((racer) => racer.send(command, tag, folder)));
 }
 
 /** Lines like "owners per trial: 1×20" or "1×14, 2×5, 3×1". */
@@ -88,10 +93,22 @@ if (TEST_DRIVERS.includes('pglite')) {
       await Promise.all(racers.map((racer) => racer.exited));
       rmSync(root, { recursive: true, force: true });
     });
-    const startRacers = (folder: string, lock?: 'file') => {
-      const started = Array.from({ length: RACERS }, () => startOpener(folder, { lock }));
-      racers.push(...started);
-      return started;
+    /**
+     * The racers of each lock, started once for both of its races: the lock race names its bare
+     * folder in each command, the open race opens the racers' own folder (`db-<lock>`). A racer
+     * holds nothing between commands, as between the trials of one race.
+     */
+    const groups = new Map<string, Opener[]>();
+    const racersFor = (lock?: 'file') => {
+      const key = lock ?? 'platform';
+      let group = groups.get(key);
+      if (!group) {
+        const folder = join(root, `db-${key}`);
+        group = Array.from({ length: RACERS }, () => startOpener(folder, { lock }));
+        racers.push(...group);
+        groups.set(key, group);
+      }
+      return group;
     };
     const dead = deadPid();
 
@@ -99,7 +116,7 @@ if (TEST_DRIVERS.includes('pglite')) {
       test(`${name}: ${RACERS} processes take one stale folder at once, 150 times: exactly one owner each time`, async (t) => {
         const folder = join(root, `bare-${lock ?? 'platform'}`);
         mkdirSync(folder);
-        const group = startRacers(folder, lock);
+        const group = racersFor(lock);
         const trials: Reply[][] = [];
         for (let trial = 1; trial <= 150; trial++) {
           // Odd trials: a dead owner's file. Even ones: a file naming a live process that is not
@@ -107,7 +124,7 @@ if (TEST_DRIVERS.includes('pglite')) {
           leaveStaleOwner(folder, trial % 2 === 1 ? dead : process.ppid);
           // Every third trial, the platform lock's socket file of a killed owner too.
           if (lock === undefined && trial % 3 === 0) await leaveStaleSocket(folder);
-          const replies = await race(group, 'lock', `t${trial}`);
+          const replies = await race(group, 'lock', `t${trial}`, folder);
           trials.push(replies);
           await Promise.all(
             group
@@ -119,7 +136,6 @@ if (TEST_DRIVERS.includes('pglite')) {
         t.diagnostic(
           `owners per trial: ${tally(trials.map((r) => r.filter((x) => x.kind === 'owner').length))}`,
         );
-        await Promise.all(group.map((racer) => racer.exit()));
       });
     }
 
@@ -130,7 +146,7 @@ if (TEST_DRIVERS.includes('pglite')) {
       test(`${name}: ${RACERS} processes open one stale folder with Tidemark.open, ${count} times: one owner, and every job it acknowledged is there afterwards`, async (t) => {
         const folder = join(root, `db-${lock ?? 'platform'}`);
         await seedEmbeddedFolder(folder);
-        const group = startRacers(folder, lock);
+        const group = racersFor(lock);
         const trials: Reply[][] = [];
         const acknowledged: { id: string; tag: string; pid: number }[] = [];
         for (let trial = 1; trial <= count; trial++) {

@@ -24,28 +24,44 @@ async function killAtLine(child: FixtureProcess, test: (line: string) => boolean
 }
 
 /**
- * Start the adding process on `folder`, SIGKILL it the moment its first addJob resolves,
- * then reopen the folder here and look for every id it printed.
+ * Start the adding process on `folder` as trial `trial`, SIGKILL it the moment its first addJob
+ * resolves, and return every id it printed.
  */
-async function killAfterAdd(folder: string, trial: number, strict: boolean): Promise<Trial> {
+async function killAfterAdd(folder: string, trial: number, strict: boolean): Promise<string[]> {
   const child = startFixture('pglite-add', {
     TM_FAULTS_FOLDER: folder,
     TM_FAULTS_TRIAL: String(trial),
     TM_FAULTS_STRICT: strict ? '1' : '0',
   });
   await killAtLine(child, (l) => l.startsWith('added '));
-  const acknowledged = child.lines.filter((l) => l.startsWith('added ')).map((l) => l.slice('added '.length));
+  return child.lines.filter((l) => l.startsWith('added ')).map((l) => l.slice('added '.length));
+}
+
+/**
+ * Reopen `folder` here and look for the jobs each trial acknowledged. A job counts as found
+ * only with its own trial's data: a job lost with the id sequence would have its id handed out
+ * again by a later trial, and that job must not pass for it.
+ */
+async function findAcknowledged(folder: string, acknowledged: string[][]): Promise<Trial[]> {
   const tm = await Tidemark.open({ database: folder, logger: silentLogger });
   try {
-    let found = 0;
-    for (const id of acknowledged) if (await tm.getJob(id)) found++;
-    const rows = (
-      await runnerOf(engineOf(tm).storage).driver.query<{ n: number }>(
-        `select count(*)::int as n from "${tm.schema}".jobs where (data ->> 'trial')::int = $1`,
-        [trial],
-      )
-    ).rows;
-    return { acknowledged, found, extra: Number(rows[0].n) - found };
+    const trials: Trial[] = [];
+    for (const [i, ids] of acknowledged.entries()) {
+      const trial = i + 1;
+      let found = 0;
+      for (const id of ids) {
+        const data = (await tm.getJob(id))?.data as { trial?: number } | undefined;
+        if (data?.trial === trial) found++;
+      }
+      const rows = (
+        await runnerOf(engineOf(tm).storage).driver.query<{ n: number }>(
+          `select count(*)::int as n from "${tm.schema}".jobs where (data ->> 'trial')::int = $1`,
+          [trial],
+        )
+      ).rows;
+      trials.push({ acknowledged: ids, found, extra: Number(rows[0].n) - found });
+    }
+    return trials;
   } finally {
     await tm.close();
   }
@@ -66,9 +82,11 @@ if (TEST_DRIVERS.includes('pglite')) {
     });
 
     test('strictDurability syncs the WAL on each commit (fsync on, open_datasync); the default does not', async () => {
+      // The settings are start parameters of each open, not state of the folder: one folder serves both.
+      const dir = await folder();
       for (const strict of [false, true]) {
         const tm = await Tidemark.open({
-          database: await folder(),
+          database: dir,
           strictDurability: strict,
           logger: silentLogger,
         });
@@ -86,30 +104,33 @@ if (TEST_DRIVERS.includes('pglite')) {
     });
 
     test('a process killed while it runs a job leaves the job claimed, its attempt counted, with either setting', async () => {
-      for (const strict of [false, true]) {
-        const dir = await folder();
-        const tm = await Tidemark.open({ database: dir, logger: silentLogger });
-        tm.createQueue({ name: 'durable' });
-        const { id } = await tm.addJob({ queue: 'durable' });
-        await tm.close();
-        const child = startFixture('pglite-claim', {
-          TM_FAULTS_FOLDER: dir,
-          TM_FAULTS_STRICT: strict ? '1' : '0',
-        });
-        await killAtLine(child, (l) => l === `started ${id} 1`);
-        const reopened = await Tidemark.open({ database: dir, logger: silentLogger });
-        try {
+      // One folder for both settings, the open that checks one kill adding the job of the next:
+      // the killed process's job stays active, and a claim takes pending jobs only, so the next
+      // process can start none but its own.
+      const dir = await folder();
+      let tm = await Tidemark.open({ database: dir, logger: silentLogger });
+      try {
+        for (const strict of [false, true]) {
+          tm.createQueue({ name: 'durable' });
+          const { id } = await tm.addJob({ queue: 'durable' });
+          await tm.close();
+          const child = startFixture('pglite-claim', {
+            TM_FAULTS_FOLDER: dir,
+            TM_FAULTS_STRICT: strict ? '1' : '0',
+          });
+          await killAtLine(child, (l) => l === `started ${id} 1`);
+          tm = await Tidemark.open({ database: dir, logger: silentLogger });
           // The claim that started the attempt is in the folder: the attempt counts, and the job
           // is recovered once its lock lapses, as a job of a dead worker on PostgreSQL is.
-          const job = await reopened.getJob(id);
+          const job = await tm.getJob(id);
           assert.deepEqual(
             { status: job?.status, attempts: job?.attempts },
             { status: 'active', attempts: 1 },
             strict ? 'strictDurability' : 'default settings',
           );
-        } finally {
-          await reopened.close();
         }
+      } finally {
+        await tm.close();
       }
     });
 
@@ -140,8 +161,13 @@ if (TEST_DRIVERS.includes('pglite')) {
     ] as const) {
       test(`${mode}: reopening the folder finds every acknowledged job, ${trials} kills in a row`, async (t) => {
         const dir = await folder();
-        const results: Trial[] = [];
-        for (let trial = 1; trial <= trials; trial++) results.push(await killAfterAdd(dir, trial, strict));
+        // The folder is examined once, after the last kill: every process after the first opens
+        // the folder the previous kill left, so each kill's acknowledged jobs must survive that
+        // recovery and every later kill as well.
+        const acknowledged: string[][] = [];
+        for (let trial = 1; trial <= trials; trial++)
+          acknowledged.push(await killAfterAdd(dir, trial, strict));
+        const results = await findAcknowledged(dir, acknowledged);
         for (const [i, r] of results.entries()) {
           assert.ok(r.acknowledged.length >= 1);
           assert.equal(
