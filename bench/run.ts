@@ -382,14 +382,52 @@ function keyedReferenceRows(figure: FigureSpec, samples: Samples): string[] {
   ];
 }
 
-/** Figures measured as a pair in one process: the value, beside its own baseline. */
-const PAIRED: Record<string, { value: string; base: string; label: string; unit: string }> = {
+/** The lock waits a sweep caused its drain, one count per run. */
+function sweepWaitRows(figure: FigureSpec, samples: Samples): string[] {
+  const waits = (samples.get('tidemark') ?? []).map((r) => r.claimLockWaits);
+  return [
+    `| ${figure.title}: worker statements seen waiting on a lock a sweep statement holds (sampled every 20 ms; each run) | Tidemark | | ${waits.join(', ')} | |`,
+  ];
+}
+
+/**
+ * Figures measured as a pair in one process: the value, beside its own baseline, and the rows
+ * a figure adds below its own (`more`).
+ */
+const PAIRED: Record<
+  string,
+  {
+    value: string;
+    base: string;
+    label: string;
+    unit: string;
+    more?: (figure: FigureSpec, samples: Samples) => string[];
+  }
+> = {
   history: { value: 'jobsPerSecond', base: 'empty', label: 'empty table', unit: 'jobs/s' },
   'sweep-scale': { value: 'rowsPerSecond', base: 'alone', label: 'the due rows alone', unit: 'rows/s' },
-  'sweep-drain': { value: 'jobsPerSecond', base: 'quiet', label: 'no sweep', unit: 'jobs/s' },
+  'sweep-drain': {
+    value: 'jobsPerSecond',
+    base: 'quiet',
+    label: 'no sweep',
+    unit: 'jobs/s',
+    more: sweepWaitRows,
+  },
   'keys-mixed': { value: 'mixed', base: 'plain', label: 'plain drain', unit: 'jobs/s' },
-  'keys-1000': { value: 'keyed', base: 'plain', label: 'plain drain', unit: 'jobs/s' },
-  'keys-hot': { value: 'keyed', base: 'plain', label: 'plain drain', unit: 'jobs/s' },
+  'keys-1000': {
+    value: 'keyed',
+    base: 'plain',
+    label: 'plain drain',
+    unit: 'jobs/s',
+    more: keyedReferenceRows,
+  },
+  'keys-hot': {
+    value: 'keyed',
+    base: 'plain',
+    label: 'plain drain',
+    unit: 'jobs/s',
+    more: keyedReferenceRows,
+  },
   fairness: { value: 'fair', base: 'plain', label: 'plain queue', unit: 'ms' },
   limiter: { value: 'limited', base: 'plain', label: 'plain drain', unit: 'jobs/s' },
   dependencies: { value: 'dependents', base: 'plain', label: 'plain drain', unit: 'jobs/s' },
@@ -578,14 +616,7 @@ for (const figure of selected) {
     lines.push(
       `| ${figure.title} | Tidemark, ${paired.label} | ${formatNumber(base)} ${paired.unit} | ${formatNumber(mine)} ${paired.unit} | ${(mine / base).toFixed(2)} |`,
     );
-    if (figure.key === 'keys-1000' || figure.key === 'keys-hot')
-      lines.push(...keyedReferenceRows(figure, samples));
-    if (figure.key === 'sweep-drain') {
-      const waits = (samples.get('tidemark') ?? []).map((r) => r.claimLockWaits);
-      lines.push(
-        `| ${figure.title}: worker statements seen waiting on a lock a sweep statement holds (sampled every 20 ms; each run) | Tidemark | | ${waits.join(', ')} | |`,
-      );
-    }
+    if (paired.more) lines.push(...paired.more(figure, samples));
     continue;
   }
   for (const value of figure.values) {

@@ -5,9 +5,10 @@
  */
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { AddJobInput, KeysOptions, Tidemark } from '../../dist/index.js';
-import { BULK_BATCH, CONCURRENCY, type Figures, JOBS } from './figures.js';
+import { rawLoopSubject } from '../subjects/raw-loop.js';
+import { BULK_BATCH, CONCURRENCY, drain, type Figures, JOBS } from './figures.js';
 import { settle } from './postgres.js';
-import { rawKeyedDrain, rawPlainDrain } from './raw-keyed-loop.js';
+import { rawKeyedDrain } from './raw-keyed-loop.js';
 import { rate, until } from './stats.js';
 import { openTidemark } from './tidemark-subject.js';
 
@@ -122,7 +123,7 @@ async function keyedDrains(keys: number, concurrency: number): Promise<Figures> 
     keys: { concurrency },
     job: (n) => ({ data: { n }, key: `k${n % keys}` }),
   });
-  const rawPlain = await rawPlainDrain(JOBS);
+  const rawPlain = (await drain(rawLoopSubject())).jobsPerSecond;
   const rawKeyed = await rawKeyedDrain(JOBS, keys, concurrency);
   return { plain, keyed, rawPlain, rawKeyed };
 }

@@ -11,11 +11,11 @@
  * purge time (durable commit, up to 1,000 rows per statement). The claimer claims again as
  * soon as an outcome has committed. No tiers, no fairness, no FIFO, no global limit, no
  * worker and no handler: the figure is the bound a keyed drain meets on this machine, to set
- * beside the bare loop of the plain drain (rawPlainDrain) and Tidemark's keyed drain.
+ * beside the bare loop of the plain drain (the raw-loop subject) and Tidemark's keyed drain.
  */
 import pg from 'pg';
 import { silentLogger, Tidemark } from '../../dist/index.js';
-import { RAW_CLAIM, RAW_FINISH, rawClaimText, rawFinishText } from '../subjects/raw-loop.js';
+import { rawFinishText } from '../subjects/raw-loop.js';
 import { BULK_BATCH } from './figures.js';
 import { BENCH_URL, dropSchema, freshName, settle } from './postgres.js';
 import { rate } from './stats.js';
@@ -59,47 +59,37 @@ function keyedClaimText(table: string): string {
     returning j.id, j.lock_token, j.data`;
 }
 
-interface RawDrain {
-  /** Keys the jobs are spread over, and each key's limit; none for the plain drain. */
-  keys?: { count: number; concurrency: number };
-  jobs: number;
-}
-
 /**
- * Add `jobs` jobs to a fresh Tidemark schema (a keyed queue when `keys` is given), then drain
- * them with the bare two-connection loop; jobs/s from the first claim to the last commit.
+ * Add `jobs` jobs over `keys` keys to a keyed queue on a fresh Tidemark schema, each key
+ * limited to `concurrency`, then drain them with the bare two-connection loop; jobs/s from
+ * the first claim to the last commit.
  */
-async function rawDrain(shape: RawDrain): Promise<number> {
+export async function rawKeyedDrain(jobs: number, keys: number, concurrency: number): Promise<number> {
   const schema = freshName('bench_rawk');
   const tm = await Tidemark.open({ database: BENCH_URL, schema, logger: silentLogger });
   const claimer = new pg.Client({ connectionString: BENCH_URL });
   const finisher = new pg.Client({ connectionString: BENCH_URL });
   try {
-    const { keys } = shape;
-    tm.createQueue({ name: QUEUE, ...(keys ? { keys: { concurrency: keys.concurrency } } : {}) });
-    for (let i = 0; i < shape.jobs; i += BULK_BATCH) {
+    tm.createQueue({ name: QUEUE, keys: { concurrency } });
+    for (let i = 0; i < jobs; i += BULK_BATCH) {
       await tm.addJobs(
-        Array.from({ length: Math.min(BULK_BATCH, shape.jobs - i) }, (_, k) => ({
+        Array.from({ length: Math.min(BULK_BATCH, jobs - i) }, (_, k) => ({
           queue: QUEUE,
           data: { n: i + k },
-          ...(keys ? { key: `k${(i + k) % keys.count}` } : {}),
+          key: `k${(i + k) % keys}`,
         })),
       );
     }
     await settle();
     await Promise.all([claimer.connect(), finisher.connect()]);
     await claimer.query('set synchronous_commit = off');
-    const table = `"${schema}".jobs`;
-    const claim = keys
-      ? { name: 'raw_keyed_claim', text: keyedClaimText(table), size: KEYED_CLAIM, extra: [keys.concurrency] }
-      : { name: 'raw_claim', text: rawClaimText(table), size: RAW_CLAIM, extra: [] };
-    const finishSize = keys ? KEYED_FINISH : RAW_FINISH;
+    const claimText = keyedClaimText(`"${schema}".jobs`);
     const finishText = rawFinishText(schema);
 
     const ids: string[] = [];
     const tokens: string[] = [];
     let finished = 0;
-    // Keyed: claim when an outcome has committed since the last claim (a slot may be free).
+    // Claim when an outcome has committed since the last claim: a slot may be free.
     let slotsFreed = true;
     let wakeClaimer: (() => void) | null = null;
     let wakeFinisher: (() => void) | null = null;
@@ -107,10 +97,8 @@ async function rawDrain(shape: RawDrain): Promise<number> {
 
     const started = performance.now();
     const claimLoop = async () => {
-      while (finished < shape.jobs) {
-        // Plain: claim again once the finisher has taken most of the last claim. Keyed: once
-        // a slot may have been freed.
-        if (keys ? !slotsFreed : ids.length > claim.size) {
+      while (finished < jobs) {
+        if (!slotsFreed) {
           await wait((wake) => {
             wakeClaimer = wake;
           });
@@ -119,21 +107,19 @@ async function rawDrain(shape: RawDrain): Promise<number> {
         }
         slotsFreed = false;
         const { rows } = await claimer.query({
-          name: claim.name,
-          text: claim.text,
-          values: [QUEUE, claim.size, ...claim.extra],
+          name: 'raw_keyed_claim',
+          text: claimText,
+          values: [QUEUE, KEYED_CLAIM, concurrency],
         });
         for (const row of rows) {
           ids.push(row.id);
           tokens.push(row.lock_token);
         }
         wakeFinisher?.();
-        // Plain: every job is claimed. Keyed: every slot is taken until an outcome commits.
-        if (!keys && rows.length === 0) break;
       }
     };
     const finishLoop = async () => {
-      while (finished < shape.jobs) {
+      while (finished < jobs) {
         if (ids.length === 0) {
           await wait((wake) => {
             wakeFinisher = wake;
@@ -141,9 +127,8 @@ async function rawDrain(shape: RawDrain): Promise<number> {
           wakeFinisher = null;
           continue;
         }
-        const batchIds = ids.splice(0, finishSize);
-        const batchTokens = tokens.splice(0, finishSize);
-        if (!keys) wakeClaimer?.();
+        const batchIds = ids.splice(0, KEYED_FINISH);
+        const batchTokens = tokens.splice(0, KEYED_FINISH);
         await finisher.query({ name: 'raw_finish', text: finishText, values: [batchIds, batchTokens] });
         finished += batchIds.length;
         slotsFreed = true;
@@ -151,17 +136,10 @@ async function rawDrain(shape: RawDrain): Promise<number> {
       }
     };
     await Promise.all([claimLoop(), finishLoop()]);
-    return rate(shape.jobs, performance.now() - started);
+    return rate(jobs, performance.now() - started);
   } finally {
     await Promise.allSettled([claimer.end(), finisher.end()]);
     await tm.close();
     await dropSchema(schema);
   }
 }
-
-/** The bare loop's plain drain on a fresh schema (as the raw-loop subject runs it). */
-export const rawPlainDrain = (jobs: number) => rawDrain({ jobs });
-
-/** The bare loop's strict keyed drain: `keys` keys at `concurrency` each. */
-export const rawKeyedDrain = (jobs: number, keys: number, concurrency: number) =>
-  rawDrain({ jobs, keys: { count: keys, concurrency } });

@@ -4,6 +4,7 @@ import { engineOf } from '../../src/engine-handle.js';
 import type { Tidemark } from '../../src/index.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { deferred, fastWorker } from '../support/jobs.js';
+import { within } from '../support/wait-for.js';
 
 const BACKLOG = 10_000;
 
@@ -59,19 +60,6 @@ async function delayOfOneJob(
   return small < 0
     ? { jobs: started.length - before, ms: null }
     : { jobs: small - before, ms: startedAt - addedAt };
-}
-
-/** `promise`, or a failure naming `what` once `ms` pass without it settling. */
-async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 describeEachDriver('flow control: fairness across keys', ({ kind, open }) => {

@@ -17,3 +17,19 @@ export async function waitFor<T>(
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * `promise`, or a failure naming `what` once `ms` pass without it settling: a wait on an event
+ * rather than a poll, which a worker keeping the thread busy (PGlite runs in it) cannot starve.
+ */
+export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
