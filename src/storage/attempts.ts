@@ -56,8 +56,8 @@ export async function claimJobs(
     job: toClaimedJob(row, workerId, lockSeconds),
     token: row.lock_token,
     pickupLatencyMs: row.started_at - row.run_at,
-    wait: row.wait ?? null,
-    held: row.held_by !== null,
+    wait: row.rare?.wait ?? null,
+    held: row.rare?.held_by != null,
   }));
   // UPDATE … RETURNING gives rows in the order it visited them, not the claim's: the worker
   // starts a batch in the order it gets it, so put it back in claim order.
@@ -81,15 +81,20 @@ function byNumericId(a: string, b: string): number {
   return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }
 
-/** Record many outcomes in one statement; returns the ids that were still owned, with their new status. */
-export async function finishAttempts(
-  db: Runner,
-  outcomes: AttemptOutcome[],
-): Promise<Map<string, JobStatus>> {
+/**
+ * What a finishing write did with the outcomes that did not complete their jobs, by lock
+ * token: a failure's new status (`retry` or `failed`), or null where the attempt no longer
+ * owned its job (cancelled or reclaimed meanwhile) and nothing was written. Every outcome not
+ * named was a success and completed its job.
+ */
+export type OutcomeExceptions = ReadonlyMap<string, JobStatus | null>;
+
+/** Record many outcomes in one statement; returns those that did not complete their jobs. */
+export async function finishAttempts(db: Runner, outcomes: AttemptOutcome[]): Promise<OutcomeExceptions> {
   // A batch of plain jobs (most of them) runs the statement without the run history's CTEs.
   const query = outcomes.some(hasHistory) ? finish.finishAttemptsWithHistory : finish.finishAttempts;
   const rows = await db.run(query, { outcomes: outcomesJson(outcomes) });
-  return new Map(rows.map((r) => [String(r.id), r.status]));
+  return new Map(rows.map((r) => [r.token, r.status]));
 }
 
 /** Complete one attempt on `tx` (a transaction the caller's completion code shares). */
@@ -171,18 +176,22 @@ function hasHistory(outcome: AttemptOutcome): boolean {
 /**
  * The outcomes as one JSON array. Ids are digits and tokens UUIDs (both from the database);
  * outputs and errors are JSON text already, so they are embedded without parsing them again.
+ * A field at its default (no output, no error, no retry, checkpoints kept, no history) is left
+ * out, and the statement reads it as null: a plain completion is `{"id":…,"token":…,"ok":true}`,
+ * half the text the worker builds and the server parses.
  */
 function outcomesJson(outcomes: AttemptOutcome[]): string {
   const parts = new Array<string>(outcomes.length);
   for (let i = 0; i < outcomes.length; i++) {
     const o = outcomes[i];
+    let text = `{"id":${o.id},"token":"${o.token}","ok":${o.ok}`;
+    if (o.output != null && o.output !== 'null') text += `,"output":${o.output}`;
+    if (o.error != null) text += `,"error":${o.error}`;
     const delay = o.retryDelaySeconds;
-    const text =
-      `{"id":${o.id},"token":"${o.token}","ok":${o.ok},"output":${o.output ?? 'null'},` +
-      `"error":${o.error ?? 'null'},"retry_delay":${typeof delay === 'number' && Number.isFinite(delay) ? delay : 'null'},` +
-      `"drop_checkpoints":${o.dropCheckpoints === true}}`;
-    // A plain job's outcome is built as it always was: the history is a workflow's alone.
-    parts[i] = o.history ? `${text.slice(0, -1)},"history":${o.history}}` : text;
+    if (typeof delay === 'number' && Number.isFinite(delay)) text += `,"retry_delay":${delay}`;
+    if (o.dropCheckpoints === true) text += ',"drop_checkpoints":true';
+    if (o.history) text += `,"history":${o.history}`;
+    parts[i] = `${text}}`;
   }
   return `[${parts.join(',')}]`;
 }

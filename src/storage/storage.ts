@@ -31,7 +31,7 @@ import * as tokens from './token-storage.js';
 import * as workers from './workers.js';
 import * as workflow from './workflow-storage.js';
 
-export type { AttemptOutcome, ClaimedJob } from './attempts.js';
+export type { AttemptOutcome, ClaimedJob, OutcomeExceptions } from './attempts.js';
 export type { AuditWindow } from './audit.js';
 export type { BulkWindow } from './bulk.js';
 export { isConnectionError, isRefusal, isStatementCancelled } from './database-errors.js';

@@ -9,7 +9,7 @@ import { RetryAfter } from '../workflow/retry-after.js';
 import { LostOwnership, Suspension, type Wait } from '../workflow/suspend.js';
 import { WorkflowContext } from '../workflow/workflow-context.js';
 import { completeWithRetries } from './complete-in-transaction.js';
-import { type FinishBuffer, Unwritten, type WriteResult } from './finish-buffer.js';
+import { type FinishBuffer, Unwritten, type WrittenBatch } from './finish-buffer.js';
 import {
   defer,
   type FinishedAttempt,
@@ -105,8 +105,8 @@ export async function runAttempt(
       }
       if (!owned) return reportLost(core, claimed, 'lost');
     } else {
-      const statuses = await pushCompletion(finish, claimed, queue, outputText, history);
-      const refused = afterCompletion(core, finish, claimed, queue, durationMs, statuses);
+      const written = await pushCompletion(finish, claimed, queue, outputText, history);
+      const refused = afterCompletion(core, finish, claimed, queue, durationMs, written);
       if (refused !== undefined) await refused;
       return;
     }
@@ -168,8 +168,8 @@ export function writeCompletion(
   outputText: string,
   durationMs: number,
 ): Promise<void> {
-  return pushCompletion(finish, claimed, queue, outputText, null).then((statuses) =>
-    afterCompletion(core, finish, claimed, queue, durationMs, statuses),
+  return pushCompletion(finish, claimed, queue, outputText, null).then((written) =>
+    afterCompletion(core, finish, claimed, queue, durationMs, written),
   );
 }
 
@@ -184,9 +184,9 @@ function afterCompletion(
   claimed: ClaimedJob,
   queue: ResolvedQueue,
   durationMs: number,
-  statuses: ReadonlyMap<string, WriteResult>,
+  written: WrittenBatch,
 ): Promise<void> | undefined {
-  const status = statuses.get(claimed.job.id);
+  const status = written.resultOf(claimed.token);
   if (status === undefined) {
     reportLost(core, claimed, 'lost');
     return undefined;
@@ -198,14 +198,14 @@ function afterCompletion(
   return undefined;
 }
 
-/** Hand the completion to the finish buffer, to be written with others; resolves to the batch's statuses. */
+/** Hand the completion to the finish buffer, to be written with others; resolves to what the batch wrote. */
 function pushCompletion(
   finish: FinishBuffer,
   claimed: ClaimedJob,
   queue: ResolvedQueue,
   outputText: string,
   history: string | null,
-): Promise<ReadonlyMap<string, WriteResult>> {
+): Promise<WrittenBatch> {
   const outcome: AttemptOutcome = {
     id: claimed.job.id,
     token: claimed.token,

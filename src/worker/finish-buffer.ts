@@ -1,4 +1,4 @@
-import type { JobStatus } from '../job-status.js';
+import { JobStatus } from '../job-status.js';
 import { type Logger, silentLogger } from '../log/logger.js';
 import type { AttemptOutcome, Storage } from '../storage/storage.js';
 import { isRefusal } from '../storage/storage.js';
@@ -19,11 +19,29 @@ export class Unwritten {
 /** What a batch reports for one job: its new status, or why its outcome was not written. */
 export type WriteResult = JobStatus | Unwritten;
 
+/**
+ * What became of a batch's outcomes. Only those that did not simply complete their jobs are
+ * held, by lock token: a batch is hundreds of outcomes, nearly all completions.
+ */
+export class WrittenBatch {
+  constructor(private readonly exceptions: ReadonlyMap<string, WriteResult | null>) {}
+
+  /**
+   * What became of the outcome of the attempt holding `token`: its job's new status (a
+   * success's is `completed`), why it was not written, or undefined when the attempt had lost
+   * its job and nothing was written.
+   */
+  resultOf(token: string): WriteResult | undefined {
+    const result = this.exceptions.get(token);
+    return result === undefined ? JobStatus.COMPLETED : (result ?? undefined);
+  }
+}
+
 /** Outcomes written together, and the one promise their attempts wait on. */
 interface Batch {
   outcomes: AttemptOutcome[];
-  written: Promise<ReadonlyMap<string, WriteResult>>;
-  resolve(written: ReadonlyMap<string, WriteResult>): void;
+  written: Promise<WrittenBatch>;
+  resolve(written: WrittenBatch): void;
 }
 
 /** Most outcomes a finishing statement writes, unless the buffer is given another bound. */
@@ -70,11 +88,10 @@ export class FinishBuffer {
   }
 
   /**
-   * Queue an outcome. Resolves, once its batch is written, with what became of every job in
-   * the batch that was still owned (look up your id: missing means the attempt had lost the
-   * job; an `Unwritten` says why it was not written). Never rejects.
+   * Queue an outcome. Resolves, once its batch is written, with what became of the batch's
+   * outcomes (look up your lock token). Never rejects.
    */
-  push(outcome: AttemptOutcome): Promise<ReadonlyMap<string, WriteResult>> {
+  push(outcome: AttemptOutcome): Promise<WrittenBatch> {
     let batch = this.pending[this.pending.length - 1];
     if (!batch || batch.outcomes.length >= this.maxBatch) {
       batch = newBatch();
@@ -121,14 +138,14 @@ export class FinishBuffer {
     try {
       for (let batch = this.pending.shift(); batch; batch = this.pending.shift()) {
         this.current = batch;
-        const written = new Map<string, WriteResult>();
+        const written = new Map<string, WriteResult | null>();
         try {
           await this.write(batch.outcomes, written);
         } catch (error) {
           // Not a database error: a bug. Say so for each outcome rather than leave them waiting.
-          for (const outcome of batch.outcomes) written.set(outcome.id, new Unwritten(error, false));
+          for (const outcome of batch.outcomes) written.set(outcome.token, new Unwritten(error, false));
         }
-        batch.resolve(written);
+        batch.resolve(new WrittenBatch(written));
       }
     } finally {
       this.current = null;
@@ -136,13 +153,13 @@ export class FinishBuffer {
     }
   }
 
-  /** Write `outcomes`, recording in `written` what became of each. */
-  private async write(outcomes: AttemptOutcome[], written: Map<string, WriteResult>): Promise<void> {
+  /** Write `outcomes`, recording in `written` what became of each that did not simply complete. */
+  private async write(outcomes: AttemptOutcome[], written: Map<string, WriteResult | null>): Promise<void> {
     for (let failures = 1; ; failures++) {
       let error: unknown;
       try {
-        const statuses = await this.attempts.finishAttempts(outcomes);
-        for (const [id, status] of statuses) written.set(id, status);
+        const exceptions = await this.attempts.finishAttempts(outcomes);
+        for (const [token, status] of exceptions) written.set(token, status);
         if (this.writesFailing) {
           this.writesFailing = false;
           this.logger.info('the database answers again; held outcomes are being written');
@@ -167,7 +184,7 @@ export class FinishBuffer {
           'gave up writing the outcomes of finished attempts: the database did not answer before the shutdown timeout; their jobs run again once their locks lapse',
           { outcomes: outcomes.length, jobIds: outcomes.slice(0, 20).map((o) => o.id), error: String(error) },
         );
-        for (const outcome of outcomes) written.set(outcome.id, new Unwritten(error, false));
+        for (const outcome of outcomes) written.set(outcome.token, new Unwritten(error, false));
         return;
       }
     }
@@ -176,7 +193,7 @@ export class FinishBuffer {
   /** A refused write: find the row at fault by halves, write the rest. */
   private async split(
     outcomes: AttemptOutcome[],
-    written: Map<string, WriteResult>,
+    written: Map<string, WriteResult | null>,
     error: unknown,
   ): Promise<void> {
     if (outcomes.length === 1) {
@@ -185,7 +202,7 @@ export class FinishBuffer {
         jobId: outcome.id,
         error: String(error),
       });
-      written.set(outcome.id, new Unwritten(error, true));
+      written.set(outcome.token, new Unwritten(error, true));
       return;
     }
     const half = Math.ceil(outcomes.length / 2);
@@ -196,7 +213,7 @@ export class FinishBuffer {
 
 function newBatch(): Batch {
   let resolve!: Batch['resolve'];
-  const written = new Promise<ReadonlyMap<string, WriteResult>>((res) => {
+  const written = new Promise<WrittenBatch>((res) => {
     resolve = res;
   });
   return { outcomes: [], written, resolve };

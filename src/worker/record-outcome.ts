@@ -119,7 +119,7 @@ export async function fail(
       retryDelaySeconds: retryable ? backoffSeconds(queue.backoff, job.attempts) : null,
       history,
     })
-  ).get(job.id);
+  ).resultOf(token);
   if (status === undefined) return reportLost(core, claimed, 'lost');
   if (status instanceof Unwritten) {
     return notWritten(attempt, status, 'error', { retryable, refusedBefore: options.refusedBefore });

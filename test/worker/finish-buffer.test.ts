@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Logger } from '../../src/index.js';
+import type { JobStatus, Logger } from '../../src/index.js';
 import type { AttemptOutcome, Storage } from '../../src/storage/storage.js';
 import { FinishBuffer, Unwritten } from '../../src/worker/finish-buffer.js';
 import { RetryWindow } from '../../src/worker/retry-window.js';
@@ -25,10 +25,11 @@ function fakeStorage(options: { lost?: string[]; refuse?: string[]; down?: numbe
         throw connectionRefused();
       }
       if (outcomes.some((o) => options.refuse?.includes(o.id))) throw refusal();
-      return new Map(
-        outcomes
-          .filter((o) => !options.lost?.includes(o.id))
-          .map((o) => [o.id, o.ok ? 'completed' : 'failed']),
+      // As the statement answers: only outcomes that did not complete, by lock token.
+      return new Map<string, JobStatus | null>(
+        outcomes.flatMap((o): [string, JobStatus | null][] =>
+          options.lost?.includes(o.id) ? [[o.token, null]] : o.ok ? [] : [[o.token, 'failed']],
+        ),
       );
     },
   };
@@ -52,10 +53,10 @@ describe('FinishBuffer', () => {
     const ids = ['1', '2', '3', '4', '5', '6', '7'];
     const results = await Promise.all(ids.map((id) => buffer.push(outcome(id, id !== '2'))));
     assert.deepEqual(batches, [['1', '2', '3'], ['4', '5', '6'], ['7']]);
-    assert.equal(results[0].get('1'), 'completed');
-    assert.equal(results[1].get('2'), 'failed');
-    assert.equal(results[4].has('5'), false, 'a lost attempt has no row');
-    assert.equal(results[6].get('7'), 'completed');
+    assert.equal(results[0].resultOf('t1'), 'completed');
+    assert.equal(results[1].resultOf('t2'), 'failed');
+    assert.equal(results[4].resultOf('t5'), undefined, 'a lost attempt has no status');
+    assert.equal(results[6].resultOf('t7'), 'completed');
     await buffer.idle();
   });
 
@@ -75,8 +76,9 @@ describe('FinishBuffer', () => {
     const buffer = new FinishBuffer(storage, { logger, window: quickRetries() });
     const ids = ['1', '2', '3', '4', '5', '6', '7', '8'];
     const [written] = await Promise.all(ids.map((id) => buffer.push(outcome(id))));
-    for (const id of ids.filter((id) => id !== '6')) assert.equal(written.get(id), 'completed', id);
-    const bad = written.get('6');
+    for (const id of ids.filter((id) => id !== '6'))
+      assert.equal(written.resultOf(`t${id}`), 'completed', id);
+    const bad = written.resultOf('t6');
     assert.ok(bad instanceof Unwritten && bad.refused, 'the row at fault is reported as refused');
     assert.equal((bad.error as { code: string }).code, '22P05');
     // Halves: 8 -> 4 + 4 -> (2 + 2) -> (1 + 1): 1 + 2 + 2 + 2 statements.
@@ -94,7 +96,7 @@ describe('FinishBuffer', () => {
     const { logger, records } = recordingLogger();
     const buffer = new FinishBuffer(storage, { logger, window: quickRetries() });
     const written = await buffer.push(outcome('1'));
-    assert.equal(written.get('1'), 'completed');
+    assert.equal(written.resultOf('t1'), 'completed');
     assert.equal(batches.length, 13);
     assert.deepEqual(
       records.map((r) => r.level),
@@ -114,7 +116,7 @@ describe('FinishBuffer', () => {
     window.closeAt(Date.now());
     const [written] = await Promise.all(pushed);
     for (const id of ['1', '2']) {
-      const result = written.get(id);
+      const result = written.resultOf(`t${id}`);
       assert.ok(result instanceof Unwritten && !result.refused, id);
       assert.equal((result.error as { code: string }).code, 'ECONNREFUSED');
     }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { engineOf } from '../../src/engine-handle.js';
 import { JobStatus, type Tidemark } from '../../src/index.js';
+import { rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { deferred, fastWorker } from '../support/jobs.js';
 import { waitFor } from '../support/wait-for.js';
@@ -45,8 +46,29 @@ describeEachDriver('stalled-job recovery', ({ open, openOnClock }) => {
     const written = await engineOf(tm).storage.attempts.finishAttempts([
       { id, token: dead.token, ok: false, error: '{"message":"late"}', retryDelaySeconds: 0 },
     ]);
-    assert.equal(written.size, 0);
+    assert.deepEqual([...written], [[dead.token, null]], 'the late write is reported as lost');
     assert.deepEqual(await tm.getJob(id), job);
+  });
+
+  test("a stale attempt's outcome written beside the current attempt's, for the same job, is reported lost", async () => {
+    const tm = await openOnClock();
+    tm.createQueue({ name: 'q' });
+    const { id } = await tm.addJob({ queue: 'q' });
+    const stale = await claimAsDeadWorker(tm, 'q');
+    // The stale attempt's lock lapsed and the job went back, as stalled recovery leaves it.
+    await rawQuery(
+      tm,
+      `update "${tm.schema}".jobs set status = 'retry', lock_token = null, locked_by = null, locked_until = null where id = $1`,
+      [id],
+    );
+    const current = await claimAsDeadWorker(tm, 'q');
+    const written = await engineOf(tm).storage.attempts.finishAttempts([
+      { id, token: stale.token, ok: true, output: '"stale"' },
+      { id, token: current.token, ok: true, output: '"current"' },
+    ]);
+    assert.deepEqual([...written], [[stale.token, null]], 'only the stale outcome is an exception');
+    const job = await tm.getJob(id);
+    assert.deepEqual([job?.status, job?.output, job?.attempts], [JobStatus.COMPLETED, 'current', 2]);
   });
 
   test('a lapsed lock with its attempts spent ends failed', async () => {

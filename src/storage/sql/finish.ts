@@ -12,15 +12,17 @@ import { STILL_ACTIVE } from './still-active.js';
  * changes nothing. Failed attempts go to `retry` after their delay, or to `failed` when
  * attempts are spent or the error is not retryable. The outcomes arrive as one JSON array:
  * building it is cheaper than seven array parameters, and outputs and errors, already JSON
- * text, are embedded as they are.
+ * text, are embedded as they are. It returns a row, by lock token, for each outcome that did
+ * not complete its job: a failure with the job's new status, and an attempt that no longer
+ * owned its job with a null status.
  */
 const finishAttemptsQuery = (name: string, history: string) =>
   defineQuery<
     {
-      /** JSON array of { id, token, ok, output, error, retry_delay, drop_checkpoints, history? }; see Storage. */
+      /** JSON array of { id, token, ok, output?, error?, retry_delay?, drop_checkpoints?, history? } (absent reads as null); see Storage. */
       outcomes: string;
     },
-    { id: string; status: JobStatus }
+    { token: string; status: JobStatus | null }
   >(
     name,
     /* sql */ `
@@ -54,7 +56,7 @@ const finishAttemptsQuery = (name: string, history: string) =>
       from outcome o
      where j.id = any(array(select id from outcome)) and j.id = o.id and j.lock_token = o.token
        and ${STILL_ACTIVE('j.')}
-    returning j.id, j.status, j.attempts
+    returning j.id, j.status, j.attempts, o.token
   ),
   ${history}
   dropped as (
@@ -62,7 +64,11 @@ const finishAttemptsQuery = (name: string, history: string) =>
      using finished f, outcome o
      where c.job_id = f.id and o.id = f.id and f.status = 'completed' and o.drop_checkpoints
   )
-  select id::text as id, status from finished`,
+  -- Only what did not simply complete: a completion always ends 'completed', and the worker
+  -- parses no row for it (a batch is hundreds of outcomes, nearly all completions).
+  select o.token::text as token, f.status
+    from outcome o left join finished f on f.token = o.token
+   where f.token is null or not o.ok`,
   );
 
 /** A batch of plain jobs' outcomes: no run history to write, and no CTE for it. */

@@ -36,6 +36,12 @@ export interface PlainJobColumns {
   trace: JobTrace | null;
 }
 
+/** The columns every job has a value in, which a claim returns as they are. */
+export type CoreJobColumns = Pick<
+  PlainJobColumns,
+  'id' | 'queue' | 'data' | 'priority' | 'attempts' | 'max_attempts'
+>;
+
 /** Columns every job read returns; mapped to `Job` by rows.ts. */
 export const JOB_COLUMNS = `${PLAIN_COLUMNS}, status, run_at, expire_at, created_at, started_at, finished_at,
   parent_step, locked_by, locked_until, unique_key, wait, purge_after, log_dropped, version`;

@@ -1,6 +1,6 @@
 import { defineQuery, type NoRows } from './define-query.js';
 import { appendHistory } from './history.js';
-import { PLAIN_COLUMNS, type PlainJobColumns } from './job-columns.js';
+import type { CoreJobColumns, PlainJobColumns } from './job-columns.js';
 import type { IdRow } from './jobs.js';
 import { STILL_ACTIVE } from './still-active.js';
 
@@ -28,19 +28,50 @@ const ASYNC_COMMIT = `set_config('synchronous_commit', /*schema*/claim_commit(),
  */
 const EPOCH_MS = (column: string) => `date_part('epoch', j.${column}) * 1000 as ${column}`;
 
+/**
+ * The columns of a claimed job that most jobs leave null, as they are stored (bigint ids as
+ * text); a claim returns them as one JSON object, or null when every one is null.
+ */
+export interface RareClaimColumns {
+  output?: unknown;
+  error?: PlainJobColumns['error'];
+  parent_id?: string | null;
+  root_id?: string | null;
+  key?: string | null;
+  tier?: string | null;
+  tags?: string[] | null;
+  progress?: PlainJobColumns['progress'];
+  metadata?: PlainJobColumns['metadata'];
+  trace?: PlainJobColumns['trace'];
+  wait?: Record<string, unknown> | null;
+  held_by?: string | null;
+}
+
 /** What a claim returns of each row: the times as epoch milliseconds (EPOCH_MS). */
-export interface ClaimedJobRow extends PlainJobColumns {
-  wait: Record<string, unknown> | null;
+export interface ClaimedJobRow extends CoreJobColumns {
+  /** The job's frozen retention as JSON text: most jobs of a claim share one, parsed once. */
+  retention: string;
   lock_token: string;
+  /** Every other column, when any of them is set (see RARE_COLUMNS). */
+  rare: RareClaimColumns | null;
   run_at: number;
   expire_at: number | null;
   created_at: number;
   started_at: number;
   /** The claim's fair order (0 unless the queue's keys are served round-robin). */
   score: number;
-  /** The limiter that held the job back for this turn, if one did. */
-  held_by: string | null;
 }
+
+/**
+ * The columns most claimed jobs leave null, in one JSON value (null when all are): every
+ * column of a row is parsed for each of the hundreds a claim returns, so a dozen nulls cost a
+ * worker more than one test on the server.
+ */
+const RARE_COLUMNS = /* sql */ `case when num_nonnulls(j.output, j.error, j.parent_id, j.root_id, j.key, j.tier, j.tags,
+                 j.progress, j.metadata, j.trace, j.wait, j.held_by) = 0 then null
+       else json_build_object('output', j.output, 'error', j.error, 'parent_id', j.parent_id::text,
+              'root_id', j.root_id::text, 'key', j.key, 'tier', j.tier, 'tags', j.tags, 'progress', j.progress,
+              'metadata', j.metadata, 'trace', j.trace, 'wait', j.wait, 'held_by', j.held_by) end as rare`;
 
 /**
  * Claim up to @limit ready jobs of the given queues, highest priority first, then oldest
@@ -58,7 +89,9 @@ export interface ClaimedJobRow extends PlainJobColumns {
  * queue with neither pays one probe of an empty index.
  * It returns only what the row does not already imply: a claimed row is `active`, locked by
  * @worker until started_at + @lock_seconds, with no finish or purge time, and Storage fills
- * those in (a claim returns hundreds of rows; every column is parsed for each).
+ * those in (a claim returns hundreds of rows; every column is parsed for each). For the same
+ * reason the columns most jobs leave null come as one value (RARE_COLUMNS), and the retention
+ * as text, which Storage parses once for the jobs that share it.
  * The claim commits without waiting for its WAL flush (see ASYNC_COMMIT). The claimed rows
  * are updated through an id array, so the planner reads them by primary key whatever it
  * guesses about how many a claim returns (a hash join over a seq scan of jobs, otherwise).
@@ -134,7 +167,8 @@ export const claimJobs = defineQuery<
          -- the fair scores by job id, read once: none in a claim without fair keys
          (select jsonb_object_agg(id, score) as scores from next where score <> 0) as fair
    where j.id = any(array(select id from next))
-  returning ${PLAIN_COLUMNS}, j.wait, j.lock_token, j.held_by, ${EPOCH_MS('run_at')}, ${EPOCH_MS('expire_at')},
+  returning j.id, j.queue, j.data, j.priority, j.attempts, j.max_attempts, j.retention::text as retention,
+            j.lock_token, ${RARE_COLUMNS}, ${EPOCH_MS('run_at')}, ${EPOCH_MS('expire_at')},
             ${EPOCH_MS('created_at')}, ${EPOCH_MS('started_at')},
             coalesce((fair.scores ->> j.id::text)::float8, 0) as score`,
 );
