@@ -35,4 +35,48 @@ describeEachDriver('the job a handler receives', ({ open }) => {
       await worker.stop();
     }
   });
+
+  test('a child on a key, tagged, on its second attempt, carries every column its row holds', async () => {
+    const tm = await open();
+    const seen = deferred<{ given: Job; stored: Job | null }>();
+    tm.createQueue({
+      name: 'child',
+      keys: { concurrency: { default: 2, tiers: { gold: 3 } } },
+      backoff: { delaySeconds: 0 },
+      handler: async (job, ctx) => {
+        if (job.attempts === 1) {
+          ctx.progress({ done: 4, total: 10 });
+          ctx.metadata.set('rows', 4);
+          throw new Error('first attempt fails');
+        }
+        seen.resolve({ given: job, stored: await tm.getJob(job.id) });
+        return 'child done';
+      },
+    });
+    tm.createQueue({
+      name: 'parent',
+      handler: (_job, ctx) =>
+        ctx.runChild('child', { n: 1 }, { key: 'tenant-a', tier: 'gold', tags: ['nightly', 'eu'] }),
+    });
+    const { id: parentId } = await tm.addJob({ queue: 'parent' });
+    const worker = fastWorker(tm);
+    await worker.start();
+    try {
+      const { given, stored } = await seen.promise;
+      assert.ok(stored);
+      assert.equal(given.attempts, 2);
+      assert.equal(given.parentId, parentId);
+      assert.equal(given.rootId, parentId);
+      assert.equal(given.key, 'tenant-a');
+      assert.equal(given.tier, 'gold');
+      assert.deepEqual(given.tags, ['nightly', 'eu']);
+      assert.deepEqual(given.progress, { done: 4, total: 10 });
+      assert.deepEqual(given.metadata, { rows: 4 });
+      assert.equal(given.error?.message, 'first attempt fails');
+      assert.deepEqual(given, stored);
+      assert.equal(await tm.result(parentId), 'child done');
+    } finally {
+      await worker.stop();
+    }
+  });
 });
