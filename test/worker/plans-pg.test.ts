@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { silentLogger, type Tidemark } from '../../src/index.js';
 import * as finishSql from '../../src/storage/sql/finish.js';
+import * as maintenanceSql from '../../src/storage/sql/maintenance.js';
 import * as sql from '../../src/storage/sql/worker.js';
 import * as workflowSql from '../../src/storage/sql/workflow.js';
 import { rawQuery } from '../support/databases.js';
@@ -121,5 +122,41 @@ describePostgresOnly('worker statement plans', ({ open }) => {
     assert.match(text, /Index Scan using jobs_claim_idx on jobs/, text);
     assert.match(text, /jobs_pkey on jobs j/, text);
     assert.doesNotMatch(text, /Seq Scan on jobs/, text);
+  });
+
+  test("the maintenance tick's reads of due work use jobs_due_idx, not a scan of the kept history", async () => {
+    const tm = await engine();
+    const s = `"${tm.schema}".jobs`;
+    // Finished history kept for retention, a backlog of jobs added due, and a few delayed ones.
+    await rawQuery(
+      tm,
+      `insert into ${s} (queue, status, finished_at, purge_after)
+       select 'q', 'completed', now(), now() + interval '1 day' from generate_series(1, 20000)`,
+    );
+    await rawQuery(tm, `insert into ${s} (queue) select 'q' from generate_series(1, 2000)`);
+    await rawQuery(
+      tm,
+      `insert into ${s} (queue, run_at) select 'q', now() + interval '1 minute' from generate_series(1, 20)`,
+    );
+    await rawQuery(tm, `analyze ${s}`);
+    const nudge = await plan(
+      tm,
+      maintenanceSql.nudgeDueQueues.text(tm.schema),
+      maintenanceSql.nudgeDueQueues.values({ since_seconds: 10, channel: 'c' }),
+    );
+    const promote = await plan(
+      tm,
+      maintenanceSql.promoteRetries.text(tm.schema),
+      maintenanceSql.promoteRetries.values({ limit: 1000 }),
+    );
+    for (const text of [nudge, promote]) {
+      assert.match(text, /jobs_due_idx/, text);
+      assert.doesNotMatch(text, /Seq Scan on jobs|jobs_queue_status_idx/, text);
+    }
+    const [{ n }] = await rawQuery<{ n: string }>(
+      tm,
+      `select count(*) as n from ${s} where status in ('retry', 'waiting') or (status = 'pending' and run_at > created_at)`,
+    );
+    assert.equal(Number(n), 20, 'only the delayed jobs are in the index');
   });
 });

@@ -116,7 +116,7 @@ export const promoteRetries = defineQuery<{ limit: number }, IdRow>(
   /* sql */ `
   with due as (
     select id from /*schema*/jobs
-     where status = 'retry' and run_at <= now()
+     where status = 'retry' and run_at <= now() -- jobs_due_idx
      limit @limit
      for update skip locked
   )
@@ -126,14 +126,16 @@ export const promoteRetries = defineQuery<{ limit: number }, IdRow>(
 
 /**
  * Nudge the queues that have work which became due since the last tick (delayed jobs,
- * backoffs, timers), so idle workers pick it up without waiting for their poll.
+ * backoffs, timers), so idle workers pick it up without waiting for their poll. It reads
+ * jobs_due_idx (its condition is the index's), so a tick reads the jobs that came due, not
+ * the table: jobs added due were announced by their enqueue.
  */
 export const nudgeDueQueues = defineQuery<{ since_seconds: number; channel: string }, { n: number }>(
   'nudgeDueQueues',
   /* sql */ `
   select count(pg_notify(@channel, 'j:' || queue))::int as n from (
     select distinct queue from /*schema*/jobs
-     where status in ('pending', 'retry', 'waiting')
+     where (status in ('retry', 'waiting') or (status = 'pending' and run_at > created_at))
        and run_at <= now() and run_at > now() - @since_seconds * interval '1 second'
   ) due`,
 );

@@ -514,7 +514,7 @@ with outcome as (
       from outcome o
      where j.id = any(array(select id from outcome)) and j.id = o.id and j.lock_token = o.token
        and case when j.status = 'active' then true end
-    returning j.id, j.status, j.attempts
+    returning j.id, j.status, j.attempts, o.token
   ),
   
   dropped as (
@@ -522,7 +522,11 @@ with outcome as (
      using finished f, outcome o
      where c.job_id = f.id and o.id = f.id and f.status = 'completed' and o.drop_checkpoints
   )
-  select id::text as id, status from finished
+  -- Only what did not simply complete: a completion always ends 'completed', and the worker
+  -- parses no row for it (a batch is hundreds of outcomes, nearly all completions).
+  select o.token::text as token, f.status
+    from outcome o left join finished f on f.token = o.token
+   where f.token is null or not o.ok
 
 -- finish.ts#finishAttemptsWithHistory
 with outcome as (
@@ -555,7 +559,7 @@ with outcome as (
       from outcome o
      where j.id = any(array(select id from outcome)) and j.id = o.id and j.lock_token = o.token
        and case when j.status = 'active' then true end
-    returning j.id, j.status, j.attempts
+    returning j.id, j.status, j.attempts, o.token
   ),
   history_in as (select f.id as job_id, f.attempts as attempt, o.history as events,
            jsonb_build_object('outcome', f.status) || case when o.ok then '{}'::jsonb
@@ -591,7 +595,11 @@ with outcome as (
      using finished f, outcome o
      where c.job_id = f.id and o.id = f.id and f.status = 'completed' and o.drop_checkpoints
   )
-  select id::text as id, status from finished
+  -- Only what did not simply complete: a completion always ends 'completed', and the worker
+  -- parses no row for it (a batch is hundreds of outcomes, nearly all completions).
+  select o.token::text as token, f.status
+    from outcome o left join finished f on f.token = o.token
+   where f.token is null or not o.ok
 
 -- folds.ts#lockFoldKey
 select pg_advisory_xact_lock(hashtextextended($1 || chr(31) || $2, 9))
@@ -1299,14 +1307,14 @@ with overdue as (
 -- maintenance.ts#nudgeDueQueues
 select count(pg_notify($1, 'j:' || queue))::int as n from (
     select distinct queue from "tidemark".jobs
-     where status in ('pending', 'retry', 'waiting')
+     where (status in ('retry', 'waiting') or (status = 'pending' and run_at > created_at))
        and run_at <= now() and run_at > now() - $2 * interval '1 second'
   ) due
 
 -- maintenance.ts#promoteRetries
 with due as (
     select id from "tidemark".jobs
-     where status = 'retry' and run_at <= now()
+     where status = 'retry' and run_at <= now() -- jobs_due_idx
      limit $1
      for update skip locked
   )
@@ -2572,8 +2580,12 @@ with ready_queues as materialized (
          -- the fair scores by job id, read once: none in a claim without fair keys
          (select jsonb_object_agg(id, score) as scores from next where score <> 0) as fair
    where j.id = any(array(select id from next))
-  returning id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
-  root_id, retention, key, tier, tags, progress, metadata, trace, j.wait, j.lock_token, j.held_by, date_part('epoch', j.run_at) * 1000 as run_at, date_part('epoch', j.expire_at) * 1000 as expire_at,
+  returning j.id, j.queue, j.data, j.priority, j.attempts, j.max_attempts, j.retention::text as retention,
+            j.lock_token, case when num_nonnulls(j.output, j.error, j.parent_id, j.root_id, j.key, j.tier, j.tags,
+                 j.progress, j.metadata, j.trace, j.wait, j.held_by) = 0 then null
+       else json_build_object('output', j.output, 'error', j.error, 'parent_id', j.parent_id::text,
+              'root_id', j.root_id::text, 'key', j.key, 'tier', j.tier, 'tags', j.tags, 'progress', j.progress,
+              'metadata', j.metadata, 'trace', j.trace, 'wait', j.wait, 'held_by', j.held_by) end as rare, date_part('epoch', j.run_at) * 1000 as run_at, date_part('epoch', j.expire_at) * 1000 as expire_at,
             date_part('epoch', j.created_at) * 1000 as created_at, date_part('epoch', j.started_at) * 1000 as started_at,
             coalesce((fair.scores ->> j.id::text)::float8, 0) as score
 

@@ -184,6 +184,7 @@ CREATE UNIQUE INDEX job_tokens_job_id_name_key ON job_tokens USING btree (job_id
 CREATE UNIQUE INDEX job_tokens_pkey ON job_tokens USING btree (id)
 CREATE INDEX jobs_cancel_held_idx ON jobs USING btree (queue) WHERE ((status = 'cancelled'::text) AND (lock_token IS NOT NULL))
 CREATE INDEX jobs_claim_idx ON jobs USING btree (queue, priority DESC, run_at, id) WHERE ((status = ANY (ARRAY['pending'::text, 'retry'::text, 'waiting'::text])) AND (key IS NULL))
+CREATE INDEX jobs_due_idx ON jobs USING btree (run_at) WHERE ((status = ANY (ARRAY['retry'::text, 'waiting'::text])) OR ((status = 'pending'::text) AND (run_at > created_at)))
 CREATE INDEX jobs_expire_idx ON jobs USING btree (expire_at) WHERE ((status = 'pending'::text) AND (expire_at IS NOT NULL))
 CREATE INDEX jobs_finished_idx ON jobs USING btree (finished_at, id) WHERE (finished_at IS NOT NULL)
 CREATE INDEX jobs_fold_idx ON jobs USING btree (queue, fold_key, id DESC) WHERE (fold_key IS NOT NULL)
