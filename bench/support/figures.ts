@@ -104,8 +104,20 @@ export async function drain(
 
 export const asyncHandler: JobHandler = () => sleep(1);
 
-/** The realistic handler: awaits a REALISTIC_HANDLER_MS timer. */
-export const realisticHandler: JobHandler = () => sleep(REALISTIC_HANDLER_MS);
+/** How long the realistic handler's timers took to fire, over one drain. */
+const timerWaits = { totalMs: 0, count: 0 };
+
+/**
+ * The realistic handler: awaits a REALISTIC_HANDLER_MS timer, and counts how long it took to
+ * fire. A timer fires late by however long the process's other work holds the event loop.
+ */
+export const realisticHandler: JobHandler = () => {
+  const started = performance.now();
+  return sleep(REALISTIC_HANDLER_MS).then(() => {
+    timerWaits.totalMs += performance.now() - started;
+    timerWaits.count++;
+  });
+};
 
 /** The payload handler: returns PAYLOAD_BYTES of JSON, the job's output where it is kept. */
 export const payloadHandler: JobHandler = (n) => jsonOfSize(n, PAYLOAD_BYTES);
@@ -244,12 +256,24 @@ export function scaleOutDrain(subject: Subject, processes: number): Promise<Figu
   return drainProcesses(subject, processes, SCALE_OUT_CONCURRENCY, SCALE_OUT_JOBS);
 }
 
-/** REALISTIC_JOBS 5-ms timer jobs at concurrency 100; also the fraction of REALISTIC_IDEAL. */
+/**
+ * REALISTIC_JOBS 5-ms timer jobs at concurrency 100; also the fraction of REALISTIC_IDEAL, how
+ * long the handlers' timers took on average, and the fraction of what slots held that long
+ * could reach (concurrency / that time): the bound the process's own event loop sets.
+ */
 export async function realisticDrain(subject: Subject): Promise<Figures> {
+  timerWaits.totalMs = 0;
+  timerWaits.count = 0;
   const figures = await drain(subject, REALISTIC_JOBS, realisticHandler, undefined, {
     concurrency: REALISTIC_CONCURRENCY,
   });
-  return { ...figures, ofIdeal: figures.jobsPerSecond / REALISTIC_IDEAL };
+  const timerMs = timerWaits.totalMs / timerWaits.count;
+  return {
+    ...figures,
+    ofIdeal: figures.jobsPerSecond / REALISTIC_IDEAL,
+    timerMs,
+    ofTimerBound: figures.jobsPerSecond / (REALISTIC_CONCURRENCY / (timerMs / 1000)),
+  };
 }
 
 /** PAYLOAD_JOBS jobs with PAYLOAD_BYTES of JSON data, each returning as much JSON. */
