@@ -170,7 +170,9 @@ export const claimJobs = defineQuery<
   returning j.id, j.queue, j.data, j.priority, j.attempts, j.max_attempts, j.retention::text as retention,
             j.lock_token, ${RARE_COLUMNS}, ${EPOCH_MS('run_at')}, ${EPOCH_MS('expire_at')},
             ${EPOCH_MS('created_at')}, ${EPOCH_MS('started_at')},
-            coalesce((fair.scores ->> j.id::text)::float8, 0) as score`,
+            -- a claim without fair keys (most) looks up no row's score
+            case when fair.scores is null then 0
+                 else coalesce((fair.scores ->> j.id::text)::float8, 0) end as score`,
 );
 
 /** Extend the locks of running (and prefetched) attempts; returns the lock tokens still held. Commits without waiting for the WAL flush. */

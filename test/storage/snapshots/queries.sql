@@ -2587,7 +2587,9 @@ with ready_queues as materialized (
               'root_id', j.root_id::text, 'key', j.key, 'tier', j.tier, 'tags', j.tags, 'progress', j.progress,
               'metadata', j.metadata, 'trace', j.trace, 'wait', j.wait, 'held_by', j.held_by) end as rare, date_part('epoch', j.run_at) * 1000 as run_at, date_part('epoch', j.expire_at) * 1000 as expire_at,
             date_part('epoch', j.created_at) * 1000 as created_at, date_part('epoch', j.started_at) * 1000 as started_at,
-            coalesce((fair.scores ->> j.id::text)::float8, 0) as score
+            -- a claim without fair keys (most) looks up no row's score
+            case when fair.scores is null then 0
+                 else coalesce((fair.scores ->> j.id::text)::float8, 0) end as score
 
 -- worker.ts#extendLocks
 update "tidemark".jobs
