@@ -6,6 +6,7 @@ import { after, describe, test } from 'node:test';
 import { silentLogger, Tidemark } from '../../src/index.js';
 import { PG_URL, rawQuery, TEST_DRIVERS } from '../support/databases.js';
 import { seedEmbeddedFolder } from '../support/pglite-boot.js';
+import { waitFor } from '../support/wait-for.js';
 import { findInconsistencies, sqlOf } from './support/consistency.js';
 import { adminClient, dropFaultSchema, faultSchema } from './support/pg.js';
 import { startFixture } from './support/processes.js';
@@ -79,16 +80,32 @@ async function partlySwept(tm: Tidemark, trees: string[][]): Promise<boolean> {
   return row.n > 0 && row.n < all;
 }
 
+/** How many jobs the schema holds. */
+async function jobCount(tm: Tidemark): Promise<number> {
+  const [row] = await rawQuery<{ n: number }>(tm, `select count(*)::int as n from "${tm.schema}".jobs`);
+  return row.n;
+}
+
 /**
- * Start the sweeper and SIGKILL it: `ms` after it is ready, or (`{ batch }`) as soon as its
- * archive hook has printed that many `batch …` lines: inside that batch's open transaction,
- * after earlier batches committed.
+ * Start the sweeper and SIGKILL it: once `{ sweeping }` sees a batch of its deletes committed
+ * (the sweep is under way, its next statement likely in flight), or (`{ batch }`) as soon as
+ * its archive hook has printed that many `batch …` lines: inside that batch's open
+ * transaction, after earlier batches committed.
  */
-async function killSweeper(env: Record<string, string>, when: number | { batch: number }): Promise<void> {
+async function killSweeper(
+  env: Record<string, string>,
+  when: { sweeping: Tidemark } | { batch: number },
+): Promise<void> {
+  const before = 'sweeping' in when ? await jobCount(when.sweeping) : 0;
   const sweeper = startFixture('sweeper', env);
   await sweeper.line((l) => l === 'ready');
-  if (typeof when === 'number') await new Promise((resolve) => setTimeout(resolve, when));
-  else {
+  if ('sweeping' in when) {
+    const tm = when.sweeping;
+    if (before > 0)
+      await waitFor('a batch of the sweep to commit', async () => (await jobCount(tm)) < before, {
+        intervalMs: 2,
+      });
+  } else {
     let seen = 0;
     await sweeper.line((l) => l.startsWith('batch ') && ++seen === when.batch);
   }
@@ -113,8 +130,11 @@ describe('a sweeping process killed in the middle of a batch', () => {
           };
           let kills = 0;
           let interrupted = 0;
-          // Without a hook, kills at moments the sweep is under way; with one, inside a batch.
-          for (const when of archive ? [{ batch: 2 }, { batch: 3 }, { batch: 2 }] : [60, 160, 300]) {
+          // Without a hook, kills once the sweep is under way; with one, inside a batch.
+          const kill = archive
+            ? [{ batch: 2 }, { batch: 3 }, { batch: 2 }]
+            : [1, 2, 3].map(() => ({ sweeping: tm }));
+          for (const when of kill) {
             await killSweeper(env, when);
             kills++;
             // A killed client's backend may still be finishing its statement; it commits or rolls back whole.
