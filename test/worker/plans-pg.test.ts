@@ -127,17 +127,18 @@ describePostgresOnly('worker statement plans', ({ open }) => {
   test("the maintenance tick's reads of due work use jobs_due_idx, not a scan of the kept history", async () => {
     const tm = await engine();
     const s = `"${tm.schema}".jobs`;
-    // Finished history kept for retention, a backlog of jobs added due, and a few delayed ones.
+    // Finished history kept for retention, a backlog of jobs added due (through each way of
+    // adding: one job, a batch, a call long enough to be written in chunks) and a few delayed.
     await rawQuery(
       tm,
       `insert into ${s} (queue, status, finished_at, purge_after)
        select 'q', 'completed', now(), now() + interval '1 day' from generate_series(1, 20000)`,
     );
-    await rawQuery(tm, `insert into ${s} (queue) select 'q' from generate_series(1, 2000)`);
-    await rawQuery(
-      tm,
-      `insert into ${s} (queue, run_at) select 'q', now() + interval '1 minute' from generate_series(1, 20)`,
-    );
+    tm.createQueue({ name: 'q' });
+    await tm.addJob({ queue: 'q' });
+    await tm.addJobs(Array.from({ length: 10 }, () => ({ queue: 'q' })));
+    await tm.addJobs(Array.from({ length: 2000 }, () => ({ queue: 'q' })));
+    for (let i = 0; i < 20; i++) await tm.addJob({ queue: 'q', delaySeconds: 60 });
     await rawQuery(tm, `analyze ${s}`);
     const nudge = await plan(
       tm,
