@@ -3,14 +3,17 @@
  * concurrency 10 on PostgreSQL and print the rate, the worker's CPU, the PostgreSQL server
  * processes' CPU (read from /proc, so Linux only, same machine) and the bytes the worker
  * allocated per job (V8's sampling heap profiler, counting collected objects too).
- *   npx tsx bench/drain-cost.ts [jobs]
+ * `--no-heap` leaves the profiler off, which otherwise slows the worker it measures.
+ *   npx tsx bench/drain-cost.ts [jobs] [--no-heap]
  */
 import { Session } from 'node:inspector/promises';
 import { startPostgresCpu } from './support/server-cpu.js';
 import { formatNumber } from './support/stats.js';
 import { openTidemark, tidemarkBulkAdd, tidemarkDrain } from './support/tidemark-subject.js';
 
-const jobs = Number(process.argv[2] ?? 20_000);
+const args = process.argv.slice(2);
+const heap = !args.includes('--no-heap');
+const jobs = Number(args.find((arg) => arg !== '--no-heap') ?? 20_000);
 
 interface SamplingNode {
   selfSize: number;
@@ -26,19 +29,20 @@ try {
   await tidemarkBulkAdd(tm, 'noop', jobs);
   const session = new Session();
   session.connect();
-  await session.post('HeapProfiler.startSampling', {
-    samplingInterval: 4096,
-    includeObjectsCollectedByMinorGC: true,
-    includeObjectsCollectedByMajorGC: true,
-  } as never);
+  if (heap)
+    await session.post('HeapProfiler.startSampling', {
+      samplingInterval: 4096,
+      includeObjectsCollectedByMinorGC: true,
+      includeObjectsCollectedByMajorGC: true,
+    } as never);
   const postgresCpu = startPostgresCpu();
   const workerBefore = process.cpuUsage();
   const rate = await tidemarkDrain(tm, 'noop', jobs, 10);
   const worker = process.cpuUsage(workerBefore);
   const postgres = postgresCpu.stop();
-  const { profile } = (await session.post('HeapProfiler.stopSampling')) as {
-    profile: { head: SamplingNode };
-  };
+  const profile = heap
+    ? ((await session.post('HeapProfiler.stopSampling')) as { profile: { head: SamplingNode } }).profile
+    : null;
   session.disconnect();
   const workerMs = (worker.user + worker.system) / 1000;
   console.log(`drain ${formatNumber(jobs)} no-op jobs: ${formatNumber(rate)} jobs/s`);
@@ -46,7 +50,7 @@ try {
   console.log(
     `postgres CPU ${formatNumber(postgres)} ms (${((postgres * 1000) / jobs).toFixed(1)} us a job)`,
   );
-  console.log(`worker allocations ${formatNumber(totalSize(profile.head) / jobs)} bytes a job`);
+  if (profile) console.log(`worker allocations ${formatNumber(totalSize(profile.head) / jobs)} bytes a job`);
 } finally {
   await dispose();
 }
