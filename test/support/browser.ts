@@ -191,49 +191,53 @@ export interface ImageStats {
   luminanceStdDev: number;
 }
 
+/** The blank page each browser decodes screenshots in: one for all, not one per image. */
+const statsPages = new WeakMap<Browser, Promise<Page>>();
+
 /**
- * Decode a PNG in the browser (a fresh blank page, outside the dashboard's CSP) and measure
- * it: a blank or single-colour screenshot has one colour and no variance.
+ * Decode a PNG in the browser (a blank page of its own, outside the dashboard's CSP) and
+ * measure it: a blank or single-colour screenshot has one colour and no variance.
  */
 export async function imageStats(browser: Browser, png: Buffer): Promise<ImageStats> {
-  const page = await browser.newPage();
-  try {
-    return await page.evaluate(async (base64) => {
-      // Runs in the browser; the project compiles without DOM types, so name what is used.
-      const dom = globalThis as unknown as BrowserGlobals;
-      const image = new dom.Image();
-      image.src = `data:image/png;base64,${base64}`;
-      await image.decode();
-      const canvas = dom.document.createElement('canvas');
-      canvas.width = image.naturalWidth;
-      canvas.height = image.naturalHeight;
-      const context = canvas.getContext('2d');
-      if (!context) throw new Error('no 2d context');
-      context.drawImage(image, 0, 0);
-      const { data } = context.getImageData(0, 0, canvas.width, canvas.height);
-      const colours = new Set<number>();
-      let sum = 0;
-      let sumSq = 0;
-      let n = 0;
-      for (let i = 0; i < data.length; i += 4 * 7) {
-        const [r, g, b] = [data[i], data[i + 1], data[i + 2]];
-        colours.add((r << 16) | (g << 8) | b);
-        const y = 0.2126 * r + 0.7152 * g + 0.0722 * b;
-        sum += y;
-        sumSq += y * y;
-        n++;
-      }
-      const mean = sum / n;
-      return {
-        width: canvas.width,
-        height: canvas.height,
-        colours: colours.size,
-        luminanceStdDev: Math.sqrt(Math.max(sumSq / n - mean * mean, 0)),
-      };
-    }, png.toString('base64'));
-  } finally {
-    await page.close();
+  let opening = statsPages.get(browser);
+  if (opening === undefined) {
+    opening = browser.newPage();
+    statsPages.set(browser, opening);
   }
+  const page = await opening;
+  return page.evaluate(async (base64) => {
+    // Runs in the browser; the project compiles without DOM types, so name what is used.
+    const dom = globalThis as unknown as BrowserGlobals;
+    const image = new dom.Image();
+    image.src = `data:image/png;base64,${base64}`;
+    await image.decode();
+    const canvas = dom.document.createElement('canvas');
+    canvas.width = image.naturalWidth;
+    canvas.height = image.naturalHeight;
+    const context = canvas.getContext('2d');
+    if (!context) throw new Error('no 2d context');
+    context.drawImage(image, 0, 0);
+    const { data } = context.getImageData(0, 0, canvas.width, canvas.height);
+    const colours = new Set<number>();
+    let sum = 0;
+    let sumSq = 0;
+    let n = 0;
+    for (let i = 0; i < data.length; i += 4 * 7) {
+      const [r, g, b] = [data[i], data[i + 1], data[i + 2]];
+      colours.add((r << 16) | (g << 8) | b);
+      const y = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+      sum += y;
+      sumSq += y * y;
+      n++;
+    }
+    const mean = sum / n;
+    return {
+      width: canvas.width,
+      height: canvas.height,
+      colours: colours.size,
+      luminanceStdDev: Math.sqrt(Math.max(sumSq / n - mean * mean, 0)),
+    };
+  }, png.toString('base64'));
 }
 
 /** Save a full-page screenshot under test-results/ and check it shows something. */
