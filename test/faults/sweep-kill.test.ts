@@ -73,17 +73,17 @@ async function halfDeleted(tm: Tidemark, trees: string[][]): Promise<string[][]>
   });
 }
 
-/** Some trees are gone and some are left: the sweep was stopped part way. */
-async function partlySwept(tm: Tidemark, trees: string[][]): Promise<boolean> {
-  const [row] = await rawQuery<{ n: number }>(tm, `select count(*)::int as n from "${tm.schema}".jobs`);
-  const all = trees.reduce((sum, tree) => sum + tree.length, 0);
-  return row.n > 0 && row.n < all;
-}
-
 /** How many jobs the schema holds. */
 async function jobCount(tm: Tidemark): Promise<number> {
   const [row] = await rawQuery<{ n: number }>(tm, `select count(*)::int as n from "${tm.schema}".jobs`);
   return row.n;
+}
+
+/** Some trees are gone and some are left: the sweep was stopped part way. */
+async function partlySwept(tm: Tidemark, trees: string[][]): Promise<boolean> {
+  const n = await jobCount(tm);
+  const all = trees.reduce((sum, tree) => sum + tree.length, 0);
+  return n > 0 && n < all;
 }
 
 /**
@@ -146,8 +146,7 @@ describe('a sweeping process killed in the middle of a batch', () => {
           assert.ok(interrupted > 0, 'at least one kill landed while the sweep was under way');
           await tm.sweep();
           assert.deepEqual(await findInconsistencies(sqlOf(tm), schema), []);
-          const [left] = await rawQuery<{ n: number }>(tm, `select count(*)::int as n from "${schema}".jobs`);
-          assert.equal(left.n, 0, 'what the kills interrupted, the next sweep finished');
+          assert.equal(await jobCount(tm), 0, 'what the kills interrupted, the next sweep finished');
         } finally {
           await tm.close();
           await dropFaultSchema(admin, schema);

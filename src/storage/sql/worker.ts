@@ -28,24 +28,29 @@ const ASYNC_COMMIT = `set_config('synchronous_commit', /*schema*/claim_commit(),
  */
 const EPOCH_MS = (column: string) => `date_part('epoch', j.${column}) * 1000 as ${column}`;
 
-/**
- * The columns of a claimed job that most jobs leave null, as they are stored (bigint ids as
- * text); a claim returns them as one JSON object, or null when every one is null.
- */
-export interface RareClaimColumns {
-  output?: unknown;
-  error?: PlainJobColumns['error'];
-  parent_id?: string | null;
-  root_id?: string | null;
-  key?: string | null;
-  tier?: string | null;
-  tags?: string[] | null;
-  progress?: PlainJobColumns['progress'];
-  metadata?: PlainJobColumns['metadata'];
-  trace?: PlainJobColumns['trace'];
-  wait?: Record<string, unknown> | null;
-  held_by?: string | null;
-}
+/** The columns of a claimed job that most jobs leave null (see RARE_COLUMNS). */
+const RARE = [
+  'output',
+  'error',
+  'parent_id',
+  'root_id',
+  'key',
+  'tier',
+  'tags',
+  'progress',
+  'metadata',
+  'trace',
+  'wait',
+  'held_by',
+] as const;
+
+/** The rare columns as a claim returns them: one JSON object, bigint ids as text. */
+export type RareClaimColumns = Partial<
+  Pick<
+    PlainJobColumns & { wait: Record<string, unknown> | null; held_by: string | null },
+    (typeof RARE)[number]
+  >
+>;
 
 /** What a claim returns of each row: the times as epoch milliseconds (EPOCH_MS). */
 export interface ClaimedJobRow extends CoreJobColumns {
@@ -67,11 +72,8 @@ export interface ClaimedJobRow extends CoreJobColumns {
  * column of a row is parsed for each of the hundreds a claim returns, so a dozen nulls cost a
  * worker more than one test on the server.
  */
-const RARE_COLUMNS = /* sql */ `case when num_nonnulls(j.output, j.error, j.parent_id, j.root_id, j.key, j.tier, j.tags,
-                 j.progress, j.metadata, j.trace, j.wait, j.held_by) = 0 then null
-       else json_build_object('output', j.output, 'error', j.error, 'parent_id', j.parent_id::text,
-              'root_id', j.root_id::text, 'key', j.key, 'tier', j.tier, 'tags', j.tags, 'progress', j.progress,
-              'metadata', j.metadata, 'trace', j.trace, 'wait', j.wait, 'held_by', j.held_by) end as rare`;
+const RARE_COLUMNS = /* sql */ `case when num_nonnulls(${RARE.map((c) => `j.${c}`).join(', ')}) = 0 then null
+       else json_build_object(${RARE.map((c) => `'${c}', j.${c}${c.endsWith('_id') ? '::text' : ''}`).join(', ')}) end as rare`;
 
 /**
  * Claim up to @limit ready jobs of the given queues, highest priority first, then oldest
