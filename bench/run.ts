@@ -359,13 +359,15 @@ const FIGURES: FigureSpec[] = [
   },
   {
     key: 'pglite-folder',
-    title: `Tidemark on PGlite in a folder: first open of a new folder, and an open of memory:// (medians of ${FIRST_OPENS}, each in a fresh process), then drain ${formatNumber(JOBS)} no-op jobs on the folder, concurrency ${CONCURRENCY}`,
+    title: `Tidemark on PGlite in a folder: first open of a new folder, and an open of memory:// (medians of ${FIRST_OPENS}, each in a fresh process), then drain ${formatNumber(JOBS)} no-op jobs on the folder, concurrency ${CONCURRENCY}, and the bare SQL loop's drain of as many on another new folder`,
     child: 'pglite-folder',
     subjects: ['tidemark-pglite'],
     values: [
       { name: 'firstOpenMs', unit: 'ms', lowerIsBetter: true },
       { name: 'memoryOpenMs', unit: 'ms', lowerIsBetter: true },
       { name: 'jobsPerSecond', unit: 'jobs/s' },
+      { name: 'rawLoopJobsPerSecond', unit: 'jobs/s (bare SQL loop on a folder)' },
+      { name: 'ofRawLoop', unit: 'of the bare loop', digits: 2 },
     ],
     reference: 'tidemark-pglite',
   },

@@ -18,7 +18,7 @@ export const RAW_FINISH = 250;
  * data. `key is null` is what lets it read jobs_claim_idx (whose predicate says so) in order;
  * without it the claim read and sorted every ready row of the queue.
  */
-function rawClaimText(table: string): string {
+export function rawClaimText(table: string): string {
   return /* sql */ `
     update ${table} j
        set status = 'active', attempts = j.attempts + 1, lock_token = gen_random_uuid(),

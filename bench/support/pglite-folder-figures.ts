@@ -7,7 +7,9 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Tidemark } from '../../dist/index.js';
 import { CONCURRENCY, type Figures, JOBS } from './figures.js';
+import { rawPgliteDrain } from './raw-pglite-loop.js';
 import { median } from './stats.js';
 import { openTidemark, tidemarkBulkAdd, tidemarkDrain } from './tidemark-subject.js';
 
@@ -49,8 +51,19 @@ export async function firstOpen(opens = FIRST_OPENS): Promise<Figures> {
   }
 }
 
-/** `count` no-op jobs bulk-added to a new folder, then drained by one worker: jobs/s. */
+/**
+ * `count` no-op jobs bulk-added to a new folder, then drained by one worker; and the same on
+ * another new folder drained by the bare SQL loop (raw-pglite-loop.ts), the most PGlite can
+ * drain: jobs/s of each, and the worker's fraction of the loop.
+ */
 export async function folderDrain(count = JOBS, concurrency = CONCURRENCY): Promise<Figures> {
+  const jobsPerSecond = await onNewFolder(count, (tm) => tidemarkDrain(tm, 'noop', count, concurrency));
+  const rawLoopJobsPerSecond = await onNewFolder(count, (tm) => rawPgliteDrain(tm, 'noop', count));
+  return { jobsPerSecond, rawLoopJobsPerSecond, ofRawLoop: jobsPerSecond / rawLoopJobsPerSecond };
+}
+
+/** Open a new folder, add `count` no-op jobs, run `drain` on it, and remove the folder. */
+async function onNewFolder(count: number, drain: (tm: Tidemark) => Promise<number>): Promise<number> {
   const root = mkdtempSync(join(tmpdir(), 'tidemark-bench-folder-'));
   try {
     const { tm, dispose } = await openTidemark('pglite', join(root, 'db'));
@@ -58,7 +71,7 @@ export async function folderDrain(count = JOBS, concurrency = CONCURRENCY): Prom
       tm.createQueue({ name: 'noop' });
       await tm.listQueues();
       await tidemarkBulkAdd(tm, 'noop', count);
-      return { jobsPerSecond: await tidemarkDrain(tm, 'noop', count, concurrency) };
+      return await drain(tm);
     } finally {
       await dispose();
     }

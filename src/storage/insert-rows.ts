@@ -1,6 +1,7 @@
 import { keysOf } from '../model/guards.js';
 import type { FrozenRetention } from '../model/job.js';
 import { INPUT_FIELDS, type InsertParams, type InsertRow } from './sql/job-columns.js';
+import type { UniformInsertParams } from './sql/jobs.js';
 
 export type { InsertRow } from './sql/job-columns.js';
 
@@ -50,6 +51,53 @@ export function insertParams(rows: InsertRow[], defaults: InsertDefaults, channe
   return {
     jobs: `[${input.join(',')}]`,
     policies: `[${policies.join(',')}]`,
+    channel,
+    fallback_retention: JSON.stringify(defaults.retention),
+    default_max_attempts: defaults.maxAttempts,
+  };
+}
+
+/** The fields a row of a uniform batch shares with the others (the rest must be absent). */
+const SHARED: ReadonlySet<string> = new Set(['queue', 'priority', 'max_attempts', 'trace', 'version']);
+/** The fields of INPUT_FIELDS a row of a uniform batch leaves out. */
+const UNSHARED = FIELDS.filter((field) => !SHARED.has(field));
+
+/**
+ * The parameters of insertUniformJobs when the rows differ in their data alone (see there),
+ * else null: the general statement writes them. Retention counts as shared when every row
+ * holds the same frozen object or none, as a batch resolved against one queue does.
+ */
+export function uniformInsertParams(
+  rows: InsertRow[],
+  defaults: InsertDefaults,
+  channel: string,
+): UniformInsertParams | null {
+  const first = rows[0];
+  if (first === undefined) return null;
+  const data = new Array<string>(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i];
+    if (
+      row.queue !== first.queue ||
+      row.priority !== first.priority ||
+      row.max_attempts !== first.max_attempts ||
+      row.retention !== first.retention ||
+      row.trace !== first.trace ||
+      row.version !== first.version
+    ) {
+      return null;
+    }
+    for (const field of UNSHARED) if (row[field] !== undefined) return null;
+    data[i] = row.dataText;
+  }
+  return {
+    queue: first.queue,
+    priority: first.priority,
+    max_attempts: first.max_attempts ?? null,
+    retention: first.retention === undefined ? null : JSON.stringify(first.retention),
+    trace: first.trace === undefined ? null : JSON.stringify(first.trace),
+    version: first.version ?? null,
+    data: `[${data.join(',')}]`,
     channel,
     fallback_retention: JSON.stringify(defaults.retention),
     default_max_attempts: defaults.maxAttempts,

@@ -1,6 +1,6 @@
 import type { Job } from '../model/job.js';
 import type { Queryable } from './driver/driver.js';
-import { type InsertDefaults, type InsertRow, insertParams } from './insert-rows.js';
+import { type InsertDefaults, type InsertRow, insertParams, uniformInsertParams } from './insert-rows.js';
 import { toJob } from './rows.js';
 import type { Runner } from './runner.js';
 import type { FoldedJobRow } from './sql/folds.js';
@@ -25,6 +25,11 @@ export async function insertJobs(
   defaults: InsertDefaults,
   on?: Queryable,
 ): Promise<{ id: string; inserted: boolean }[]> {
+  const uniform = uniformInsertParams(rows, defaults, db.channel);
+  if (uniform !== null) {
+    const [{ ids }] = await db.run(jobs.insertUniformJobs, uniform, on);
+    return checkedIds(ids.split(','), rows.length);
+  }
   const params = insertParams(rows, defaults, db.channel);
   if (rows.some((row) => row.unique_key !== undefined)) {
     const result = await db.run(jobs.insertJobs, params, on);
@@ -33,10 +38,16 @@ export async function insertJobs(
   // Every row is inserted, and ids are drawn in input order: the n-th smallest id is the
   // n-th row's.
   const ids = await db.run(jobs.insertPlainJobs, params, on);
-  if (ids.length !== rows.length) {
-    throw new Error(`insert returned ${ids.length} ids for ${rows.length} jobs`);
-  }
-  return ids.map((r) => ({ id: String(r.id), inserted: true }));
+  return checkedIds(
+    ids.map((r) => String(r.id)),
+    rows.length,
+  );
+}
+
+/** Every row inserted, the n-th id the n-th row's. */
+function checkedIds(ids: string[], count: number): { id: string; inserted: boolean }[] {
+  if (ids.length !== count) throw new Error(`insert returned ${ids.length} ids for ${count} jobs`);
+  return ids.map((id) => ({ id, inserted: true }));
 }
 
 export async function findUniqueHolder(

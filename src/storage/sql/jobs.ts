@@ -11,6 +11,7 @@ import {
   NUDGE_READY_QUEUES,
 } from './job-columns.js';
 import { IN_FLIGHT } from './statuses.js';
+import { MAX_ATTEMPTS_OF_QUEUE, type QueueDefaultParams, RETENTION_OF_QUEUE } from './stored-queue.js';
 
 /** A statement that returns the ids it touched (bigint as text). */
 export interface IdRow {
@@ -69,6 +70,48 @@ export const insertPlainJobs = defineQuery<InsertParams, IdRow>(
   select inserted.id::text as id
     from inserted cross join nudged
    order by inserted.id`,
+);
+
+/** The parameters of insertUniformJobs: what the batch's rows share, and each row's data. */
+export type UniformInsertParams = QueueDefaultParams & {
+  queue: string;
+  priority: number;
+  /** Null: the queue's stored option, else the engine's default (as MAX_ATTEMPTS_OF_QUEUE reads). */
+  max_attempts: number | null;
+  /** The frozen retention windows as JSON; null: the queue's stored option, else the default. */
+  retention: string | null;
+  /** The trace context as JSON, or null. */
+  trace: string | null;
+  version: string | null;
+  /** Every row's data, a JSON array in input order. */
+  data: string;
+  channel: string;
+};
+
+/**
+ * insertPlainJobs for a batch whose rows differ in their data alone: one queue, priority,
+ * attempts, retention, trace and version, and nothing else set (no run time, delay, expiry,
+ * key, tags or parent). The usual bulk add. What they share is bound once instead of read
+ * from each row, the data come as one JSON array, and the ids go back as one text:
+ * a third cheaper per row than the general statement, whose record of twenty fields is
+ * looked up in every row. Ids rise with the input, as in insertPlainJobs. The queue received
+ * work due now, so it is nudged at commit.
+ */
+export const insertUniformJobs = defineQuery<UniformInsertParams, { ids: string }>(
+  'insertUniformJobs',
+  /* sql */ `
+  with inserted as (
+    insert into /*schema*/jobs (queue, data, priority, max_attempts, retention, trace, version)
+    select @queue::text, input.data, @priority::int,
+           ${MAX_ATTEMPTS_OF_QUEUE('@max_attempts::int', '@queue')},
+           ${RETENTION_OF_QUEUE('@retention::jsonb', '@queue')},
+           @trace::jsonb, @version::text
+      from jsonb_array_elements(@data::jsonb) with ordinality as input(data, idx)
+     order by input.idx
+    returning id
+  )
+  select string_agg(inserted.id::text, ',' order by inserted.id) as ids
+    from inserted cross join (select pg_notify(@channel, 'j:' || @queue)) as nudged`,
 );
 
 /** The in-flight job that holds a `unique` key (for a deduplicated add). */

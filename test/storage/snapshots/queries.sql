@@ -1135,6 +1135,22 @@ with inserted as (
     from inserted cross join nudged
    order by inserted.id
 
+-- jobs.ts#insertUniformJobs
+with inserted as (
+    insert into "tidemark".jobs (queue, data, priority, max_attempts, retention, trace, version)
+    select $1::text, input.data, $2::int,
+           coalesce($3::int,
+  (select (q.options ->> 'maxAttempts')::int from "tidemark".queues q where q.name = $1), $4::int),
+           coalesce($5::jsonb,
+  (select q.options -> 'retention' from "tidemark".queues q where q.name = $1), $6::jsonb),
+           $7::jsonb, $8::text
+      from jsonb_array_elements($9::jsonb) with ordinality as input(data, idx)
+     order by input.idx
+    returning id
+  )
+  select string_agg(inserted.id::text, ',' order by inserted.id) as ids
+    from inserted cross join (select pg_notify($10, 'j:' || $1)) as nudged
+
 -- jobs.ts#listChildren
 select id, queue, data, output, error, priority, attempts, max_attempts, parent_id,
   root_id, retention, key, tier, tags, progress, metadata, trace, status, run_at, expire_at, created_at, started_at, finished_at,
