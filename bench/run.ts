@@ -629,6 +629,7 @@ for (const figure of selected) {
   for (const value of figure.values) {
     const mine = medianOf(samples, figure.reference, value.name);
     const name = figure.values.length > 1 ? `${figure.title} ${value.name}` : figure.title;
+    const digits = value.digits ?? (value.unit === 'ms' ? 1 : 0);
     for (const subject of figure.subjects.filter(included)) {
       if (subject === figure.reference) continue;
       // A value this system does not have (the PostgreSQL CPU of BullMQ on Redis).
@@ -637,7 +638,6 @@ for (const figure of selected) {
       const theirs = medianOf(samples, subject, value.name);
       const label =
         labels.get(figure.key === 'sweep' && subject === 'pg-boss' ? 'pg-boss:sweep' : subject) ?? subject;
-      const digits = value.digits ?? (value.unit === 'ms' ? 1 : 0);
       if (subject === 'tidemark-pglite') {
         // Another engine, not a peer: its own figure, no ratio.
         lines.push(`| ${name} | ${label} | | ${formatNumber(theirs, digits)} ${value.unit} | |`);
@@ -648,7 +648,7 @@ for (const figure of selected) {
       );
     }
     if (figure.subjects.filter(included).length === 1) {
-      lines.push(`| ${name} | Tidemark | | ${formatNumber(mine)} ${value.unit} | |`);
+      lines.push(`| ${name} | Tidemark | | ${formatNumber(mine, digits)} ${value.unit} | |`);
     }
   }
   if (figure.key === 'drain4') lines.push(...scaleOutRows(samples));
