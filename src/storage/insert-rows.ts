@@ -58,7 +58,13 @@ export function insertParams(rows: InsertRow[], defaults: InsertDefaults, channe
 }
 
 /** The fields a row of a uniform batch shares with the others (the rest must be absent). */
-const SHARED: ReadonlySet<string> = new Set(['queue', 'priority', 'max_attempts', 'trace', 'version']);
+const SHARED: ReadonlySet<(typeof FIELDS)[number]> = new Set([
+  'queue',
+  'priority',
+  'max_attempts',
+  'trace',
+  'version',
+] as const);
 /** The fields of INPUT_FIELDS a row of a uniform batch leaves out. */
 const UNSHARED = FIELDS.filter((field) => !SHARED.has(field));
 
