@@ -21,7 +21,7 @@ interface Row {
 const QUEUE = { name: 'bulk', maxAttempts: 4, retention: { completed: 22 } };
 
 describeEachDriver('a batch of jobs that differ in their data alone', ({ open }) => {
-  test('each job is stored with its own data and its queue’s options, ids in input order', async () => {
+  test("each job is stored with its own data and its queue's options, ids in input order", async () => {
     const tm = await open({ logger: silentLogger });
     tm.createQueue(QUEUE);
     const data = [{ n: 1 }, null, 'text', [1, 2], { nested: { deep: true } }, 3.5];
