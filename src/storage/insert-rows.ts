@@ -2,6 +2,7 @@ import { keysOf } from '../model/guards.js';
 import type { FrozenRetention } from '../model/job.js';
 import { INPUT_FIELDS, type InsertParams, type InsertRow } from './sql/job-columns.js';
 import type { UniformInsertParams } from './sql/jobs.js';
+import type { QueueDefaultParams } from './sql/stored-queue.js';
 
 export type { InsertRow } from './sql/job-columns.js';
 
@@ -52,6 +53,13 @@ export function insertParams(rows: InsertRow[], defaults: InsertDefaults, channe
     jobs: `[${input.join(',')}]`,
     policies: `[${policies.join(',')}]`,
     channel,
+    ...queueDefaultParams(defaults),
+  };
+}
+
+/** What every insert statement reads where neither the job nor its stored queue sets an option. */
+function queueDefaultParams(defaults: InsertDefaults): QueueDefaultParams {
+  return {
     fallback_retention: JSON.stringify(defaults.retention),
     default_max_attempts: defaults.maxAttempts,
   };
@@ -105,7 +113,6 @@ export function uniformInsertParams(
     version: first.version ?? null,
     data: `[${data.join(',')}]`,
     channel,
-    fallback_retention: JSON.stringify(defaults.retention),
-    default_max_attempts: defaults.maxAttempts,
+    ...queueDefaultParams(defaults),
   };
 }

@@ -243,16 +243,15 @@ describePg('storm: kills, a real restart, poison errors, operators and sweeps at
       name: string | null;
       worker: string | null;
     };
-    const live = await query<Ended>(
-      `select id::text as id, status, error->>'message' as message, error->>'name' as name, error->>'worker' as worker
-         from "${SCHEMA}".jobs where queue = $1`,
-      [PLAIN],
-    );
-    const archived = await query<Ended>(
-      `select job_id::text as id, status, error->>'message' as message, error->>'name' as name, error->>'worker' as worker
-         from "${SCHEMA}".storm_archive where queue = $1`,
-      [PLAIN],
-    );
+    const endedOf = (id: string, table: string) =>
+      query<Ended>(
+        `select ${id}::text as id, status, error->>'message' as message, error->>'name' as name,
+                error->>'worker' as worker
+           from "${SCHEMA}".${table} where queue = $1`,
+        [PLAIN],
+      );
+    const live = await endedOf('id', 'jobs');
+    const archived = await endedOf('job_id', 'storm_archive');
     const completions = await query<{ id: string; n: number }>(
       `select job_id::text as id, count(*)::int as n from "${SCHEMA}".storm_completions group by job_id`,
     );
