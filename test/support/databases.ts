@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { PGlite } from '@electric-sql/pglite';
-import pg from 'pg';
 import { engineOf } from '../../src/engine-handle.js';
 import { type OpenOptions, Tidemark } from '../../src/index.js';
 import { runnerOf } from '../../src/storage/storage-internals.js';
 import { bootTestPglite } from './pglite-boot.js';
+import { dropPgSchema } from './schema-pool.js';
 
 /** The drivers this run covers: TIDEMARK_TEST_DRIVERS=pglite,pg (default both). */
 export type DriverKind = 'pglite' | 'pg';
@@ -71,19 +71,7 @@ export async function rawQuery<Row = Record<string, unknown>>(
   return result.rows;
 }
 
-let dropper: pg.Pool | null = null;
-
-/**
- * Drop a pg test schema (PGlite schemas go with the instance). One connection per test file
- * does every drop: a connection of its own per test cost a PostgreSQL backend's start each
- * time. Idle, it lets the file's process exit.
- */
+/** Drop a pg test schema (PGlite schemas go with the instance). */
 export async function dropSchema(kind: DriverKind, schema: string): Promise<void> {
-  if (kind !== 'pg') return;
-  if (!dropper) {
-    dropper = new pg.Pool({ connectionString: PG_URL, max: 1, allowExitOnIdle: true });
-    // A connection lost while idle (a server restarted by a fault test) is replaced on next use.
-    dropper.on('error', () => {});
-  }
-  await dropper.query(`drop schema if exists "${schema}" cascade`);
+  if (kind === 'pg') await dropPgSchema(schema);
 }

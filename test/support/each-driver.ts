@@ -11,13 +11,25 @@ import {
   openOn,
   TEST_DRIVERS,
 } from './databases.js';
+import {
+  adoptSchema,
+  dropPooledSchemas,
+  type PoolKey,
+  releaseSchema,
+  type SchemaVariant,
+  takeSchema,
+} from './schema-pool.js';
 
 export interface DriverContext {
   kind: DriverKind;
-  /** Open Tidemark on a fresh schema; closed (and its schema dropped) after the test. */
+  /**
+   * Open Tidemark on a schema of its own, as new: a new one, or one an earlier test of this file
+   * left as new, emptied (test/support/schema-pool.ts). Closed after the test, and its schema
+   * kept for the next or dropped.
+   */
   open(options?: OpenOptions): Promise<Tidemark>;
   /**
-   * Open the test kit's engine on a fresh schema (closed and dropped after the test): its
+   * Open the test kit's engine on a schema of its own, as `open` does: its
    * clock stands still until the test moves it, so a test of a window or a timeout waits for
    * none. Its worker is `runUntilIdle`; `tm.worker()` runs one beside it, on the same clock.
    */
@@ -50,23 +62,48 @@ export function describeOnOneDriver(title: string, body: (ctx: DriverContext) =>
 function describeOn(kind: DriverKind, title: string, body: (ctx: DriverContext) => void): void {
   describe(`${title} [${kind}]`, () => {
     const opened: Tidemark[] = [];
+    /** The schemas this test took from the file's pool or migrated for it, with their kind. */
+    const pooled: { key: PoolKey; schema: string }[] = [];
     afterEach(async () => {
       const engines = opened.splice(0);
-      for (const tm of engines) {
-        await tm.close();
-        await dropSchema(kind, tm.schema);
-      }
+      for (const tm of engines) await tm.close();
+      const mine = new Set(pooled.map((p) => p.schema));
+      for (const tm of engines) if (!mine.has(tm.schema)) await dropSchema(kind, tm.schema);
+      for (const { key, schema } of pooled.splice(0)) await releaseSchema(key, schema);
     });
+    after(dropPooledSchemas);
+    /**
+     * A schema for a test that names none: one an earlier test left as new, or a new one the
+     * pool may hand on. A test that names its own, or opens without migrating, gets what it asked.
+     */
+    const schemaFor = async (
+      variant: SchemaVariant,
+      options: { schema?: string; migrate?: boolean } = {},
+    ) => {
+      if (options.schema !== undefined) return { schema: options.schema, adopt: null };
+      const database = await databaseOf(kind);
+      if (options.migrate === false) return { schema: freshSchema(), adopt: null };
+      const key: PoolKey = { kind, database, variant };
+      const schema = takeSchema(key) ?? freshSchema();
+      pooled.push({ key, schema });
+      return { schema, adopt: () => adoptSchema(key, schema) };
+    };
     body({
       kind,
-      async open(options) {
-        const tm = await openOn(kind, options);
+      async open(options = {}) {
+        // Another database than the run's: the pool knows none of its schemas.
+        const own = options.database === undefined ? options : { schema: options.schema ?? freshSchema() };
+        const { schema, adopt } = await schemaFor('plain', own);
+        const tm = await openOn(kind, { ...options, schema });
         opened.push(tm);
+        await adopt?.();
         return tm;
       },
-      async openOnClock(options) {
-        const tm = await TestTidemark.openOn(await databaseOf(kind), { schema: freshSchema(), ...options });
+      async openOnClock(options = {}) {
+        const { schema, adopt } = await schemaFor('clock', options);
+        const tm = await TestTidemark.openOn(await databaseOf(kind), { ...options, schema });
         opened.push(tm);
+        await adopt?.();
         return tm;
       },
     });
