@@ -121,9 +121,6 @@ export async function releaseSchema({ kind, database, variant }: PoolKey, schema
     pool.free.set(variant, [...(pool.free.get(variant) ?? []), schema]);
     return;
   }
-  console.error(
-    `pool drop ${kind} ${variant} ${pristine?.digest ? 'known' : 'unknown'} ${pool.owned.has(schema)}`,
-  );
   pool.owned.delete(schema);
   if (kind === 'pg') await dropPgSchema(schema);
 }
