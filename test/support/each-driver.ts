@@ -73,38 +73,37 @@ function describeOn(kind: DriverKind, title: string, body: (ctx: DriverContext) 
     });
     after(dropPooledSchemas);
     /**
-     * A schema for a test that names none: one an earlier test left as new, or a new one the
-     * pool may hand on. A test that names its own, or opens without migrating, gets what it asked.
+     * A schema for a test: one an earlier test left as new, or a new one the pool may hand on,
+     * with the pool's key. A test that names its own, opens another database than the run's or
+     * opens without migrating gets what it asked for, and no key.
      */
     const schemaFor = async (
       variant: SchemaVariant,
-      options: { schema?: string; migrate?: boolean } = {},
-    ) => {
-      if (options.schema !== undefined) return { schema: options.schema, adopt: null };
-      const database = await databaseOf(kind);
-      if (options.migrate === false) return { schema: freshSchema(), adopt: null };
-      const key: PoolKey = { kind, database, variant };
+      options: { schema?: string; migrate?: boolean; database?: unknown },
+    ): Promise<{ schema: string; key: PoolKey | null }> => {
+      if (options.schema !== undefined || options.database !== undefined || options.migrate === false) {
+        return { schema: options.schema ?? freshSchema(), key: null };
+      }
+      const key: PoolKey = { kind, database: await databaseOf(kind), variant };
       const schema = takeSchema(key) ?? freshSchema();
       pooled.push({ key, schema });
-      return { schema, adopt: () => adoptSchema(key, schema) };
+      return { schema, key };
+    };
+    /** Keep the engine for afterEach; a new schema from the pool is noted before the test writes. */
+    const opening = async <T extends Tidemark>(tm: T, key: PoolKey | null): Promise<T> => {
+      opened.push(tm);
+      if (key) await adoptSchema(key, tm.schema);
+      return tm;
     };
     body({
       kind,
       async open(options = {}) {
-        // Another database than the run's: the pool knows none of its schemas.
-        const own = options.database === undefined ? options : { schema: options.schema ?? freshSchema() };
-        const { schema, adopt } = await schemaFor('plain', own);
-        const tm = await openOn(kind, { ...options, schema });
-        opened.push(tm);
-        await adopt?.();
-        return tm;
+        const { schema, key } = await schemaFor('plain', options);
+        return opening(await openOn(kind, { ...options, schema }), key);
       },
       async openOnClock(options = {}) {
-        const { schema, adopt } = await schemaFor('clock', options);
-        const tm = await TestTidemark.openOn(await databaseOf(kind), { ...options, schema });
-        opened.push(tm);
-        await adopt?.();
-        return tm;
+        const { schema, key } = await schemaFor('clock', options);
+        return opening(await TestTidemark.openOn(await databaseOf(kind), { ...options, schema }), key);
       },
     });
   });

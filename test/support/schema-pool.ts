@@ -120,7 +120,9 @@ export async function releaseSchema({ kind, database, variant }: PoolKey, schema
   const pristine = pool.pristine.get(variant);
   if (pristine?.digest && pool.owned.has(schema) && (await digestOf(pool.run, schema)) === pristine.digest) {
     await pool.script(resetSql(schema, pristine));
-    pool.free.set(variant, [...(pool.free.get(variant) ?? []), schema]);
+    const free = pool.free.get(variant) ?? [];
+    free.push(schema);
+    pool.free.set(variant, free);
     return;
   }
   pool.owned.delete(schema);
