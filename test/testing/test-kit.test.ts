@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { engineOf } from '../../src/engine-handle.js';
-import { InvalidOptionError, StillBusyError } from '../../src/index.js';
+import { InvalidOptionError, type Job, StillBusyError } from '../../src/index.js';
 import { createTestTidemark, expectJob, type TestTidemark } from '../../src/testing/index.js';
 
 const DAY = 86_400;
@@ -154,6 +154,41 @@ describe('tidemark/testing: the clock the engine reads', () => {
     const job = await tm.getJob(id);
     assert.equal(job?.status, 'completed');
     assert.equal(job?.output, 'recovered');
+  });
+
+  test('the tick runs before the first claim: a recovered job is claimed with the job already due', async () => {
+    // An engine of its own: which statement goes first depends on the queues there are.
+    const kit = await createTestTidemark({ now: START });
+    const batches: number[][] = [];
+    kit.createQueue({
+      name: 'rows',
+      batch: { maxSize: 10, maxWaitSeconds: 0 },
+      handler: (jobs: Job<{ n: number }>[]) => {
+        batches.push(jobs.map((job) => job.data.n).sort());
+        return jobs.map((job) => ({ id: job.id, output: 'ok' }));
+      },
+    });
+    const { attempts } = engineOf(kit).storage;
+    await kit.addJob({ queue: 'rows', data: { n: 1 } });
+    await attempts.claimJobs(['rows'], 1, 'a-dead-worker', 60);
+    await kit.clock.advance(61);
+    await kit.addJob({ queue: 'rows', data: { n: 2 } });
+    // The size of each claim: on a server a claim beside the tick skips the rows the tick
+    // holds, and a batch split that way runs its handler twice.
+    const claims: number[] = [];
+    const claimJobs = attempts.claimJobs;
+    attempts.claimJobs = async (...args) => {
+      const claimed = await claimJobs.apply(attempts, args);
+      claims.push(claimed.length);
+      return claimed;
+    };
+    try {
+      await kit.runUntilIdle();
+    } finally {
+      await kit.close();
+    }
+    assert.equal(claims[0], 2, `the first claim took both jobs (claims: ${claims.join(', ')})`);
+    assert.deepEqual(batches, [[1, 2]]);
   });
 
   test('a cron schedule fires when the clock reaches it', async () => {
