@@ -7,6 +7,8 @@
 import { appendFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { spec as Spec, tap } from 'node:test/reporters';
+import { fileURLToPath } from 'node:url';
+import { GROUP_FILE } from './test-groups.mjs';
 
 /** The counts node's runner closes with, in its order. */
 export const SUMMARY = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo', 'duration_ms'];
@@ -16,18 +18,9 @@ export default async function* fileTimes(source) {
   async function* recorded() {
     for await (const event of source) {
       const { data } = event;
-      if (
-        out &&
-        event.type === 'test:complete' &&
-        data.nesting === 0 &&
-        data.file &&
-        data.name === data.file
-      ) {
-        const line = {
-          file: data.file,
-          ms: Math.round(data.details.duration_ms),
-          passed: data.details.passed,
-        };
+      const file = out && event.type === 'test:complete' ? fileOf(data) : null;
+      if (file) {
+        const line = { file, ms: Math.round(data.details.duration_ms), passed: data.details.passed };
         appendFileSync(out, `${JSON.stringify(line)}\n`);
       }
       if (out && event.type === 'test:diagnostic' && data.nesting === 0) {
@@ -40,6 +33,18 @@ export default async function* fileTimes(source) {
   }
   if (process.stdout.isTTY) yield* Readable.from(recorded()).pipe(new Spec());
   else yield* tap(recorded());
+}
+
+/**
+ * The test file a completed test stands for, or null. node's runner reports each file it ran
+ * as a test named by the file's path, and a group (scripts/test-groups.mjs) like any file;
+ * the group's own entry stands for none, and each of its `describe`s, named by a file's path
+ * from the repository, for that file: its tests' time, the process's boot not included.
+ */
+function fileOf(data) {
+  if (data.nesting !== 0 || !data.file) return null;
+  if (!GROUP_FILE.test(data.file)) return data.name === data.file ? data.file : null;
+  return data.name === data.file ? null : fileURLToPath(new URL(`../${data.name}`, import.meta.url));
 }
 
 /** The lines of a table of file times, slowest first, for the files `root` holds. */

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs the test suite with node's test runner on the drivers named in TIDEMARK_TEST_DRIVERS
-// (default "pglite,pg"). Usage: node scripts/run-tests.mjs [--quick] [files or folders...]
+// (default "pglite,pg"). Usage: node scripts/run-tests.mjs [--quick] [--save-times] [files or folders...]
 //
 // Two lanes, one after the other, each with a concurrency of its own: first the suite, then the
 // fault lane (the files under test/faults/ and test/crash/, and those test/lanes.txt names
@@ -9,7 +9,11 @@
 // --quick runs the quick lane alone, on PGlite unless TIDEMARK_TEST_DRIVERS says otherwise:
 // every file but the fault lane's and those test/lanes.txt names `slow` (a browser, a packed
 // package, a real server's startup). A new file is in the quick lane until it is named there.
-// At the end, every file's time, slowest first.
+// At the end, every file's time, slowest first; --save-times keeps them in test/file-times.json.
+//
+// The suite's files run several to a process (scripts/test-groups.mjs), in groups of about
+// equal time by the files' last times (test/file-times.json on a machine that has run none);
+// test/lanes.txt names `alone` a file that must have a process of its own.
 //
 // The test files, and the scripts they start from their own folders, run compiled to JavaScript
 // (scripts/compile-tests.mjs) rather than through tsx; TIDEMARK_TEST_TSX=1 runs them through tsx.
@@ -27,8 +31,10 @@ import pg from 'pg';
 import { compileTests } from './compile-tests.mjs';
 import { startEmbeddedPostgres } from './embedded-postgres.mjs';
 import { summaryLines, timesTable } from './file-times.mjs';
+import { groupFiles, writeGroup } from './test-groups.mjs';
 
 const DEFAULT_URL = 'postgres://postgres@127.0.0.1:5432/test';
+const REPO = fileURLToPath(new URL('..', import.meta.url));
 
 // Not collected from a folder: helpers, and test/pooler, which needs a PgBouncer in front of
 // the server and runs in its own lane (scripts/pgbouncer-lane.sh). Named as a file or as the
@@ -37,7 +43,8 @@ const SKIPPED_FOLDERS = ['support', 'fixtures', 'pooler'];
 
 let lanesByFile = null;
 const quick = process.argv.includes('--quick');
-const args = process.argv.slice(2).filter((arg) => arg !== '--quick');
+const saveKept = process.argv.includes('--save-times');
+const args = process.argv.slice(2).filter((arg) => arg !== '--quick' && arg !== '--save-times');
 const roots = args.length > 0 ? args : ['test'];
 const files = [...new Set(roots.flatMap((root) => collect(root)))]
   .sort()
@@ -108,13 +115,42 @@ const lanes = [
     files: slowestFirst(files.filter((file) => laneOf(file) === 'faults')),
   },
 ].filter((lane) => lane.files.length > 0);
-const REPO = fileURLToPath(new URL('..', import.meta.url));
 /** The compiled tree the files run from, or null when they run through tsx. */
 const compiled = process.env.TIDEMARK_TEST_TSX === '1' ? null : await compileTests(REPO);
 if (compiled) process.on('exit', () => rmSync(compiled, { recursive: true, force: true }));
 /** A test file as its lane's runner is given it: its compiled twin, when the run is compiled. */
 const runnable = (file) =>
   compiled ? join(compiled, relative(REPO, resolve(file))).replace(/\.ts$/, '.js') : file;
+// The suite's files in groups, a process each (scripts/test-groups.mjs): by default four
+// groups for each file run at a time, so that the lane's end still finds several to share the
+// cores, and at least two files a group; TIDEMARK_TEST_GROUPS=0 gives every file its process,
+// as the fault lane does.
+const groupsPerSlot = Number(process.env.TIDEMARK_TEST_GROUPS ?? '4');
+for (const lane of lanes) {
+  const shared = lane.name === 'suite' ? lane.files.filter((file) => !tagsOf(file).has('alone')) : [];
+  const count = Math.min(groupsPerSlot * Number(lane.concurrency), Math.floor(shared.length / 2));
+  if (!compiled || count < 1) {
+    lane.targets = lane.files.map(runnable);
+    continue;
+  }
+  const timeOf = (file) => lastTimes.get(resolve(file));
+  const alone = lane.files
+    .filter((file) => !shared.includes(file))
+    .map((file) => ({ target: runnable(file), ms: timeOf(file) ?? Infinity }));
+  const groups = groupFiles(shared, count, timeOf).map(({ files: members, ms }, index) => ({
+    target: writeGroup(
+      join(compiled, 'test'),
+      index,
+      members.map((file) => resolve(file)),
+      REPO,
+      runnable,
+    ),
+    ms,
+  }));
+  // The longest first, as for files, so that none starts last and runs on alone.
+  lane.targets = [...alone, ...groups].sort((a, b) => b.ms - a.ms).map(({ target }) => target);
+  lane.processes = lane.targets.length;
+}
 /** A file the runner reported, as the repository names it: the source of a compiled twin. */
 const sourceOf = (file) =>
   compiled && file.startsWith(`${compiled}${sep}`)
@@ -127,9 +163,14 @@ let status = 0;
 for (const lane of lanes) {
   if (signalled) break;
   if (lanes.length > 1)
-    console.log(`# ${lane.name}: ${lane.files.length} files, ${lane.concurrency} at a time`);
+    console.log(
+      `# ${lane.name}: ${lane.files.length} files${lane.processes ? ` in ${lane.processes} processes` : ''}, ` +
+        `${lane.concurrency} at a time`,
+    );
+  const laneStarted = Date.now();
   const code = await runLane(lane);
   status ||= code;
+  if (lanes.length > 1) console.log(`# ${lane.name}: ${((Date.now() - laneStarted) / 1000).toFixed(1)} s`);
 }
 printTimes();
 if (embedded) await embedded.stop();
@@ -149,7 +190,7 @@ async function runLane(lane) {
       `--test-concurrency=${lane.concurrency}`,
       `--test-reporter=${reporter}`,
       '--test-reporter-destination=stdout',
-      ...lane.files.map(runnable),
+      ...lane.targets,
     ],
     { stdio: 'inherit', env: { ...env, TIDEMARK_TEST_TIMES: join(timesDir, 'times.jsonl') } },
   );
@@ -180,6 +221,7 @@ function printTimes() {
     return row.file ? JSON.stringify({ ...row, file: sourceOf(row.file) }) : line;
   });
   saveTimes(lines);
+  if (saveKept) keepTimes(lines);
   const prefix = process.stdout.isTTY ? '' : '# ';
   for (const line of timesTable(lines, resolve('.'))) console.log(`${prefix}${line}`);
   console.log(`${prefix}wall time ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -191,14 +233,37 @@ function printTimes() {
 
 /** Where each file's last time is kept between runs: a cache for ordering, nothing more. */
 const TIMES_CACHE = join(tmpdir(), 'tidemark-test-times.json');
+/**
+ * The files' times of a whole run, kept in the repository for a machine that has run nothing
+ * yet (a CI machine), so that its groups are of about equal time too; `--save-times` rewrites it.
+ */
+const KEPT_TIMES = fileURLToPath(new URL('../test/file-times.json', import.meta.url));
 
-/** File → ms of the last run that timed it. */
+/** File → ms of the last run that timed it, else of the kept run. */
 function readLastTimes() {
+  const times = new Map();
   try {
-    return new Map(Object.entries(JSON.parse(readFileSync(TIMES_CACHE, 'utf8'))));
+    const kept = JSON.parse(readFileSync(KEPT_TIMES, 'utf8'));
+    for (const [file, ms] of Object.entries(kept)) times.set(join(REPO, file), ms);
   } catch {
-    return new Map();
+    // None kept.
   }
+  try {
+    for (const [file, ms] of Object.entries(JSON.parse(readFileSync(TIMES_CACHE, 'utf8'))))
+      times.set(file, ms);
+  } catch {
+    // Nothing run here yet.
+  }
+  return times;
+}
+
+/** test/file-times.json from this run's times: each file's, rounded to a tenth of a second. */
+function keepTimes(lines) {
+  const times = {};
+  const rows = lines.map((line) => JSON.parse(line)).filter((row) => row.file);
+  for (const row of rows.sort((a, b) => a.file.localeCompare(b.file)))
+    times[relative(REPO, resolve(row.file))] = Math.round(row.ms / 100) * 100;
+  writeFileSync(KEPT_TIMES, `${JSON.stringify(times, null, 2)}\n`);
 }
 
 function saveTimes(lines) {
@@ -213,30 +278,38 @@ function saveTimes(lines) {
   }
 }
 
-/** test/lanes.txt: `<lane> <path>` a line, each path a file that exists. */
+/** test/lanes.txt: `<tags> <path>` a line, the tags `faults`, `slow` or `alone` joined by commas. */
 function readLanes() {
   const named = new Map();
   const listed = new URL('../test/lanes.txt', import.meta.url);
   for (const line of readFileSync(listed, 'utf8').split('\n')) {
     const text = line.trim();
     if (text === '' || text.startsWith('#')) continue;
-    const [lane, path] = text.split(/\s+/);
+    const [tags, path] = text.split(/\s+/);
     const full = fileURLToPath(new URL(`../${path}`, import.meta.url));
-    if (!['faults', 'slow'].includes(lane) || !statSync(full, { throwIfNoEntry: false })?.isFile()) {
-      console.error(`test/lanes.txt: "${text}" is not "faults|slow <a test file>"`);
+    const known = tags.split(',').every((tag) => ['faults', 'slow', 'alone'].includes(tag));
+    if (!known || !statSync(full, { throwIfNoEntry: false })?.isFile()) {
+      console.error(`test/lanes.txt: "${text}" is not "faults|slow|alone[,...] <a test file>"`);
       process.exit(1);
     }
-    named.set(full, lane);
+    named.set(full, new Set(tags.split(',')));
   }
   return named;
 }
 
-/** `faults` for the files under test/faults/ and test/crash/; else as test/lanes.txt says, or `quick`. */
-function laneOf(file) {
+/** The tags test/lanes.txt gives `file`; `faults` as well for the files under test/faults/ and test/crash/. */
+function tagsOf(file) {
   const path = resolve(file);
-  if (/\/test\/(faults|crash)\//.test(path.split(sep).join('/'))) return 'faults';
   lanesByFile ??= readLanes();
-  return lanesByFile.get(path) ?? 'quick';
+  const tags = new Set(lanesByFile.get(path));
+  if (/\/test\/(faults|crash)\//.test(path.split(sep).join('/'))) tags.add('faults');
+  return tags;
+}
+
+/** `faults`, `slow` or `quick`. */
+function laneOf(file) {
+  const tags = tagsOf(file);
+  return tags.has('faults') ? 'faults' : tags.has('slow') ? 'slow' : 'quick';
 }
 
 async function startEmbedded(reason) {

@@ -25,9 +25,11 @@ export const ONE_DRIVER: DriverKind[] = TEST_DRIVERS.includes('pg') ? ['pg'] : T
 export const PG_URL = process.env.TIDEMARK_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 let sharedPglite: Promise<PGlite> | null = null;
+/** Whether the process runs several test files (scripts/run-tests.mjs groups them). */
+let severalFiles = false;
 
 /**
- * One in-memory PGlite per test file (booting one takes seconds); each test gets its own
+ * One in-memory PGlite per test process (booting one takes seconds); each test gets its own
  * schema in it, exactly as each PostgreSQL test gets its own schema.
  */
 export function sharedPgliteInstance(): Promise<PGlite> {
@@ -35,7 +37,21 @@ export function sharedPgliteInstance(): Promise<PGlite> {
   return sharedPglite;
 }
 
+/**
+ * Called first by a process that runs several test files: their files' closing of the
+ * shared PGlite is then left to `closeProcessPglite`, and the next file finds it booted.
+ */
+export function shareAcrossFiles(): void {
+  severalFiles = true;
+}
+
+/** A file's tests are done with the shared PGlite: it closes, unless more files follow. */
 export async function closeSharedPglite(): Promise<void> {
+  if (!severalFiles) await closeProcessPglite();
+}
+
+/** The process's tests are done: close the shared PGlite. */
+export async function closeProcessPglite(): Promise<void> {
   if (!sharedPglite) return;
   const db = await sharedPglite;
   sharedPglite = null;
