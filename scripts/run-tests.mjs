@@ -35,6 +35,13 @@ import { groupFiles, writeGroup } from './test-groups.mjs';
 
 const DEFAULT_URL = 'postgres://postgres@127.0.0.1:5432/test';
 const REPO = fileURLToPath(new URL('..', import.meta.url));
+/** Where each file's last time is kept between runs: a cache for ordering, nothing more. */
+const TIMES_CACHE = join(tmpdir(), 'tidemark-test-times.json');
+/**
+ * The files' times of a whole run, kept in the repository for a machine that has run nothing
+ * yet (a CI machine), so that its groups are of about equal time too; `--save-times` rewrites it.
+ */
+const KEPT_TIMES = fileURLToPath(new URL('../test/file-times.json', import.meta.url));
 
 // Not collected from a folder: helpers, and test/pooler, which needs a PgBouncer in front of
 // the server and runs in its own lane (scripts/pgbouncer-lane.sh). Named as a file or as the
@@ -230,14 +237,6 @@ function printTimes() {
     for (const line of summaryLines(lines)) console.log(`${process.stdout.isTTY ? 'ℹ ' : '# '}${line}`);
   }
 }
-
-/** Where each file's last time is kept between runs: a cache for ordering, nothing more. */
-const TIMES_CACHE = join(tmpdir(), 'tidemark-test-times.json');
-/**
- * The files' times of a whole run, kept in the repository for a machine that has run nothing
- * yet (a CI machine), so that its groups are of about equal time too; `--save-times` rewrites it.
- */
-const KEPT_TIMES = fileURLToPath(new URL('../test/file-times.json', import.meta.url));
 
 /** File → ms of the last run that timed it, else of the kept run. */
 function readLastTimes() {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { groupFiles, writeGroup } from '../../scripts/test-groups.mjs';
@@ -14,6 +14,8 @@ const COMPILED = import.meta.url.endsWith('.js');
 /** The tree this file runs from: the repository, or its compiled mirror. */
 const ROOT = join(import.meta.dirname, '..', '..');
 const FIXTURES = join(import.meta.dirname, 'fixtures');
+/** The repository itself: the compiled mirror links its files there. */
+const REPO = dirname(realpathSync(join(ROOT, 'package.json')));
 
 /**
  * This process's environment for a runner of its own: without the mark node's runner gives the
@@ -46,6 +48,31 @@ describe('the suite in groups of files, a process each (scripts/test-groups.mjs)
       groups.map((group) => group.ms),
       [30, 20, 10],
     );
+  });
+
+  test("a run keeps each file's time for the next run's order and groups", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tidemark-times-test-'));
+    try {
+      await run(
+        process.execPath,
+        [
+          join(REPO, 'scripts', 'run-tests.mjs'),
+          join(REPO, 'test', 'runner', 'fixtures', 'group-mark.test.ts'),
+        ],
+        {
+          env: runnerEnv({ TIDEMARK_TEST_DRIVERS: 'pglite', TMPDIR: dir }),
+        },
+      );
+      const kept = JSON.parse(readFileSync(join(dir, 'tidemark-test-times.json'), 'utf8')) as Record<
+        string,
+        number
+      >;
+      const [file, ms] = Object.entries(kept).find(([path]) => path.endsWith('group-mark.test.ts')) ?? [];
+      assert.ok(file, `the run's file is kept: ${JSON.stringify(kept)}`);
+      assert.ok(typeof ms === 'number' && ms > 0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("a group runs its files one after another in one process, sharing its PGlite; each file's time and failure are its own", async () => {
