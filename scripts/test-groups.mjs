@@ -30,7 +30,8 @@ export function groupFiles(files, count, timeOf) {
 
 /**
  * Write a group's file into `dir`: the support module told first that files share the process,
- * then each file imported inside a `describe` named by its path from `repo`. `runnable` maps a
+ * then each file imported inside a `describe` named by its path from `repo`, where a file that
+ * fails to load fails a test. `runnable` maps a
  * source file of `repo` to what the process loads (its compiled twin, in a compiled run).
  * Returns the group file's path.
  */
@@ -38,15 +39,17 @@ export function writeGroup(dir, index, files, repo, runnable) {
   const path = join(dir, `tidemark-group-${index}.mjs`);
   const support = JSON.stringify(runnable(join(repo, 'test', 'support', 'databases.ts')));
   const lines = [
-    "import { after, describe } from 'node:test';",
+    "import { after, describe, test } from 'node:test';",
     `import { closeProcessPglite, shareAcrossFiles } from ${support};`,
     '',
     'shareAcrossFiles();',
     'after(closeProcessPglite);',
+    '// A file that fails to load fails a test, as a file of its own process would, not its suite alone.',
+    "const failedToLoad = (error) => test('the file loads', () => { throw error; });",
     ...files.map(
       (file) =>
         `describe(${JSON.stringify(relative(repo, file))}, async () => {\n` +
-        `  await import(${JSON.stringify(runnable(file))});\n});`,
+        `  await import(${JSON.stringify(runnable(file))}).catch(failedToLoad);\n});`,
     ),
   ];
   writeFileSync(path, `${lines.join('\n')}\n`);

@@ -78,7 +78,7 @@ describe('the suite in groups of files, a process each (scripts/test-groups.mjs)
   test("a group runs its files one after another in one process, sharing its PGlite; each file's time and failure are its own", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tidemark-group-test-'));
     try {
-      const files = ['group-mark', 'group-fails', 'group-finds'].map((name) =>
+      const files = ['group-mark', 'group-fails', 'group-broken', 'group-finds'].map((name) =>
         join(FIXTURES, `${name}.test.ts`),
       );
       const runnable = (file: string) => (COMPILED ? file.replace(/\.ts$/, '.js') : file);
@@ -100,18 +100,25 @@ describe('the suite in groups of files, a process each (scripts/test-groups.mjs)
         (error: { code: number; stdout: string }) => error,
       );
       assert.equal(ran.code, 1, `a failing file fails the run:\n${ran.stdout}`);
-      const rows = readFileSync(times, 'utf8')
+      const lines = readFileSync(times, 'utf8')
         .split('\n')
         .filter(Boolean)
         .map(
           (line) => JSON.parse(line) as { file?: string; passed?: boolean; summary?: string; value?: number },
-        )
-        .filter((row) => row.file);
+        );
+      const rows = lines.filter((row) => row.file);
+      const failures = lines.find((row) => row.summary === 'fail')?.value;
+      assert.equal(
+        failures,
+        2,
+        `the failing test and the file that does not load count as failures:\n${ran.stdout}`,
+      );
       assert.deepEqual(
         rows.map((row) => [row.file?.slice(row.file.indexOf('test/runner/')), row.passed]),
         [
           ['test/runner/fixtures/group-mark.test.ts', true],
           ['test/runner/fixtures/group-fails.test.ts', false],
+          ['test/runner/fixtures/group-broken.test.ts', false],
           // The mark the first file left, after that file closed the PGlite as files do.
           ['test/runner/fixtures/group-finds.test.ts', true],
         ],
