@@ -5,10 +5,14 @@
 // process has exited, so that test's duration is the file's time, boot and teardown included.
 // The closing summary's counts (tests, pass, fail...) go there too, one line per run.
 import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { spec as Spec, tap } from 'node:test/reporters';
 import { fileURLToPath } from 'node:url';
 import { GROUP_FILE } from './test-groups.mjs';
+
+/** The repository, which a group names its files from. */
+const REPO = fileURLToPath(new URL('..', import.meta.url));
 
 /** The counts node's runner closes with, in its order. */
 export const SUMMARY = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo', 'duration_ms'];
@@ -44,7 +48,7 @@ export default async function* fileTimes(source) {
 function fileOf(data) {
   if (data.nesting !== 0 || !data.file) return null;
   if (!GROUP_FILE.test(data.file)) return data.name === data.file ? data.file : null;
-  return data.name === data.file ? null : fileURLToPath(new URL(`../${data.name}`, import.meta.url));
+  return data.name === data.file ? null : join(REPO, data.name);
 }
 
 /** The lines of a table of file times, slowest first, for the files `root` holds. */

@@ -11,9 +11,9 @@
 // package, a real server's startup). A new file is in the quick lane until it is named there.
 // At the end, every file's time, slowest first; --save-times keeps them in test/file-times.json.
 //
-// The suite's files run several to a process (scripts/test-groups.mjs), in groups of about
-// equal time by the files' last times (test/file-times.json on a machine that has run none);
-// test/lanes.txt names `alone` a file that must have a process of its own.
+// The suite's files run several to a process (scripts/test-groups.mjs; not through tsx), in
+// groups of about equal time by the files' last times (test/file-times.json on a machine that
+// has run none); test/lanes.txt names `alone` a file that must have a process of its own.
 //
 // The test files, and the scripts they start from their own folders, run compiled to JavaScript
 // (scripts/compile-tests.mjs) rather than through tsx; TIDEMARK_TEST_TSX=1 runs them through tsx.
@@ -133,6 +133,12 @@ const runnable = (file) =>
 // cores, and at least two files a group; TIDEMARK_TEST_GROUPS=0 gives every file its process,
 // as the fault lane does.
 const groupsPerSlot = Number(process.env.TIDEMARK_TEST_GROUPS ?? '4');
+if (!Number.isInteger(groupsPerSlot) || groupsPerSlot < 0) {
+  console.error(
+    `TIDEMARK_TEST_GROUPS must be a whole number, 0 or more: "${process.env.TIDEMARK_TEST_GROUPS}"`,
+  );
+  process.exit(1);
+}
 for (const lane of lanes) {
   const shared = lane.name === 'suite' ? lane.files.filter((file) => !tagsOf(file).has('alone')) : [];
   const count = Math.min(groupsPerSlot * Number(lane.concurrency), Math.floor(shared.length / 2));
@@ -228,7 +234,8 @@ function printTimes() {
     return row.file ? JSON.stringify({ ...row, file: sourceOf(row.file) }) : line;
   });
   saveTimes(lines);
-  if (saveKept) keepTimes(lines);
+  // A run cut short keeps what it timed in the machine's cache only.
+  if (saveKept && !signalled) keepTimes(lines);
   const prefix = process.stdout.isTTY ? '' : '# ';
   for (const line of timesTable(lines, resolve('.'))) console.log(`${prefix}${line}`);
   console.log(`${prefix}wall time ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -236,37 +243,44 @@ function printTimes() {
     console.log(`${prefix}both lanes:`);
     for (const line of summaryLines(lines)) console.log(`${process.stdout.isTTY ? 'ℹ ' : '# '}${line}`);
   }
+  // node counts failed tests; a grouped file whose hook failed fails its suite, which it does not count.
+  const failed = lines.map((line) => JSON.parse(line)).filter((row) => row.file && !row.passed);
+  if (failed.length > 0) console.log(`${prefix}files failed: ${failed.length}`);
 }
 
 /** File → ms of the last run that timed it, else of the kept run. */
 function readLastTimes() {
-  const times = new Map();
-  try {
-    const kept = JSON.parse(readFileSync(KEPT_TIMES, 'utf8'));
-    for (const [file, ms] of Object.entries(kept)) times.set(join(REPO, file), ms);
-  } catch {
-    // None kept.
-  }
-  try {
-    for (const [file, ms] of Object.entries(JSON.parse(readFileSync(TIMES_CACHE, 'utf8'))))
-      times.set(file, ms);
-  } catch {
-    // Nothing run here yet.
-  }
-  return times;
+  return new Map([
+    ...readTimes(KEPT_TIMES, (file) => join(REPO, file)),
+    ...readTimes(TIMES_CACHE, (file) => file),
+  ]);
 }
 
-/** test/file-times.json from this run's times: each file's, rounded to a tenth of a second. */
+/** The entries of a times file, their paths through `pathOf`; none when it cannot be read. */
+function readTimes(path, pathOf) {
+  try {
+    return Object.entries(JSON.parse(readFileSync(path, 'utf8'))).map(([file, ms]) => [pathOf(file), ms]);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * test/file-times.json with this run's times, each rounded to a tenth of a second: the files
+ * this run timed take their new time, the others keep theirs, and those gone are left out.
+ */
 function keepTimes(lines) {
-  const times = {};
-  const rows = lines.map((line) => JSON.parse(line)).filter((row) => row.file);
-  for (const row of rows.sort((a, b) => a.file.localeCompare(b.file)))
-    times[relative(REPO, resolve(row.file))] = Math.round(row.ms / 100) * 100;
-  writeFileSync(KEPT_TIMES, `${JSON.stringify(times, null, 2)}\n`);
+  const times = new Map(readTimes(KEPT_TIMES, (file) => file));
+  for (const row of lines.map((line) => JSON.parse(line)).filter((row) => row.file))
+    times.set(relative(REPO, resolve(row.file)), Math.round(row.ms / 100) * 100);
+  const kept = [...times].filter(([file]) => statSync(join(REPO, file), { throwIfNoEntry: false })?.isFile());
+  const sorted = Object.fromEntries(kept.sort(([a], [b]) => a.localeCompare(b)));
+  writeFileSync(KEPT_TIMES, `${JSON.stringify(sorted, null, 2)}\n`);
 }
 
+/** This run's times into the machine's cache, over those of earlier runs here. */
 function saveTimes(lines) {
-  const times = Object.fromEntries(readLastTimes());
+  const times = Object.fromEntries(readTimes(TIMES_CACHE, (file) => file));
   for (const row of lines.map((line) => JSON.parse(line))) if (row.file) times[row.file] = row.ms;
   try {
     const partial = `${TIMES_CACHE}.${process.pid}`;

@@ -1,10 +1,11 @@
 // Groups the suite's test files into a few processes for scripts/run-tests.mjs. Each file's own
 // process spent about 2 s of CPU before its first test (node, the engine's modules, a PGlite
 // booted from the cached dump), against 1 to 6 s for the tests of most files; on two cores
-// that start-up was a third of the suite. A group runs its files one after another in one
-// process, each inside a `describe` named by its path, and shares one PGlite between them
+// that start-up was a third of the suite. A group is one process: it imports its files as it
+// starts, each inside a `describe` named by its path (node 20 builds a suite at once), runs
+// their tests one file after another, and shares one PGlite between them
 // (test/support/databases.ts, `shareAcrossFiles`). A file a group would not suit (one that
-// changes the process for the files after it) is named `alone` in test/lanes.txt.
+// changes the process for the other files) is named `alone` in test/lanes.txt.
 import { writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 

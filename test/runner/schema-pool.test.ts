@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import type { PGlite } from '@electric-sql/pglite';
 import { silentLogger, Tidemark } from '../../src/index.js';
 import { TestTidemark } from '../../src/testing/index.js';
@@ -81,6 +81,14 @@ async function use(tm: Tidemark): Promise<void> {
 
 for (const kind of TEST_DRIVERS) {
   describe(`the schemas a test file hands on [${kind}]`, () => {
+    // The tests below count on an empty pool; a file before this one in its process may have
+    // left schemas in the PGlite's (scripts/test-groups.mjs).
+    before(async () => {
+      for (const variant of ['plain', 'clock'] as const) {
+        const key = await keyOf(kind, variant);
+        while (takeSchema(key) !== null);
+      }
+    });
     after(async () => {
       await dropPooledSchemas();
       await closeSharedPglite();
