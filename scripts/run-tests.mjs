@@ -112,8 +112,11 @@ const faultConcurrency = process.env.TIDEMARK_TEST_FAULT_CONCURRENCY ?? concurre
 // Within a lane the slowest files of the last run start first, so that none of them starts
 // last and runs on alone (a new file, never timed, starts among the first).
 const lastTimes = readLastTimes();
-const slowestFirst = (list) =>
-  [...list].sort((a, b) => (lastTimes.get(resolve(b)) ?? Infinity) - (lastTimes.get(resolve(a)) ?? Infinity));
+const lastTimeOf = (file) => lastTimes.get(resolve(file));
+/** `items` longest first by `timeOf`, those never timed before all. */
+const longestFirst = (items, timeOf) =>
+  [...items].sort((a, b) => (timeOf(b) ?? Infinity) - (timeOf(a) ?? Infinity));
+const slowestFirst = (files) => longestFirst(files, lastTimeOf);
 const lanes = [
   { name: 'suite', concurrency, files: slowestFirst(files.filter((file) => laneOf(file) !== 'faults')) },
   {
@@ -146,11 +149,10 @@ for (const lane of lanes) {
     lane.targets = lane.files.map(runnable);
     continue;
   }
-  const timeOf = (file) => lastTimes.get(resolve(file));
   const alone = lane.files
     .filter((file) => !shared.includes(file))
-    .map((file) => ({ target: runnable(file), ms: timeOf(file) ?? Infinity }));
-  const groups = groupFiles(shared, count, timeOf).map(({ files: members, ms }, index) => ({
+    .map((file) => ({ target: runnable(file), ms: lastTimeOf(file) }));
+  const groups = groupFiles(shared, count, lastTimeOf).map(({ files: members, ms }, index) => ({
     target: writeGroup(
       join(compiled, 'test'),
       index,
@@ -161,7 +163,7 @@ for (const lane of lanes) {
     ms,
   }));
   // The longest first, as for files, so that none starts last and runs on alone.
-  lane.targets = [...alone, ...groups].sort((a, b) => b.ms - a.ms).map(({ target }) => target);
+  lane.targets = longestFirst([...alone, ...groups], (item) => item.ms).map(({ target }) => target);
   lane.processes = lane.targets.length;
 }
 /** A file the runner reported, as the repository names it: the source of a compiled twin. */

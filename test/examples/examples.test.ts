@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { dropSchema, freshSchema, PG_URL, TEST_DRIVERS } from '../support/databases.js';
-import { TS_NODE_ARGS } from '../support/node-args.js';
+import { childNodeEnv, TS_NODE_ARGS } from '../support/node-args.js';
 
 // Every program in examples/ runs as a user would run it (`npx tsx examples/<file>`), in a
 // process of its own, from the repository root: there tsconfig.json's `paths` resolves
@@ -23,13 +23,8 @@ function runExample(args: string[], env: Record<string, string | undefined> = {}
 }
 
 function runNode(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
-  // Set by the test runner for its own children: left in, a node:test example would report to
-  // this runner's protocol instead of printing its results.
-  delete childEnv.NODE_TEST_CONTEXT;
-  for (const [name, value] of Object.entries(env)) if (value === undefined) delete childEnv[name];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: REPO, env: childEnv });
+    const child = spawn(process.execPath, args, { cwd: REPO, env: childNodeEnv(env) });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

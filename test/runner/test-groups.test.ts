@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { groupFiles, writeGroup } from '../../scripts/test-groups.mjs';
+import { childNodeEnv } from '../support/node-args.js';
 
 const run = promisify(execFile);
 
@@ -16,15 +17,6 @@ const ROOT = join(import.meta.dirname, '..', '..');
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 /** The repository itself: the compiled mirror links its files there. */
 const REPO = dirname(realpathSync(join(ROOT, 'package.json')));
-
-/**
- * This process's environment for a runner of its own: without the mark node's runner gives the
- * files it starts, which would make that runner report to this one rather than run.
- */
-function runnerEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const { NODE_TEST_CONTEXT: _child, ...env } = process.env;
-  return { ...env, ...extra };
-}
 
 describe('the suite in groups of files, a process each (scripts/test-groups.mjs)', () => {
   test('groups are of about equal time: the slowest file first, each to the group with the least', () => {
@@ -60,7 +52,7 @@ describe('the suite in groups of files, a process each (scripts/test-groups.mjs)
           join(REPO, 'test', 'runner', 'fixtures', 'group-mark.test.ts'),
         ],
         {
-          env: runnerEnv({ TIDEMARK_TEST_DRIVERS: 'pglite', TMPDIR: dir }),
+          env: childNodeEnv({ TIDEMARK_TEST_DRIVERS: 'pglite', TMPDIR: dir }),
         },
       );
       const kept = JSON.parse(readFileSync(join(dir, 'tidemark-test-times.json'), 'utf8')) as Record<
@@ -94,7 +86,7 @@ describe('the suite in groups of files, a process each (scripts/test-groups.mjs)
           '--test-reporter-destination=stdout',
           group,
         ],
-        { env: runnerEnv({ TIDEMARK_TEST_DRIVERS: 'pglite', TIDEMARK_TEST_TIMES: times }) },
+        { env: childNodeEnv({ TIDEMARK_TEST_DRIVERS: 'pglite', TIDEMARK_TEST_TIMES: times }) },
       ).then(
         ({ stdout }) => ({ code: 0, stdout }),
         (error: { code: number; stdout: string }) => error,

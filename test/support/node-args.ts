@@ -22,3 +22,17 @@ export function scriptArgs(path: string): string[] {
   if (COMPILED && twin !== path && existsSync(twin)) return ['--liftoff-only', '--enable-source-maps', twin];
   return [...TS_NODE_ARGS, path];
 }
+
+/**
+ * This process's environment for a node process it starts, with `changes` made (a name set to
+ * undefined is left out), and without the mark node's test runner gives the files it runs: left
+ * in, a node:test file or runner in the child would report to this runner rather than print.
+ */
+export function childNodeEnv(changes: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const { NODE_TEST_CONTEXT: _runnerMark, ...env } = process.env;
+  for (const [name, value] of Object.entries(changes)) {
+    if (value === undefined) delete env[name];
+    else env[name] = value;
+  }
+  return env;
+}
