@@ -18,7 +18,7 @@ import {
 import { type FixtureProcess, startFixture } from './support/processes.js';
 
 const WORKERS = 4;
-const JOBS = 10_000;
+const JOBS = 5_000;
 const FLOWS = 300;
 const KILL_EVERY_MS = 2_000;
 /** Kills stop after this long even if work remains; the survivors finish the rest. */

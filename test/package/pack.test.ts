@@ -101,20 +101,32 @@ describe('the packed package, installed into a fresh app', () => {
     };
     assert.match(map.sourcesContent?.[0] ?? '', /export class Tidemark/);
 
-    // A job on memory://, through the package's own entry point.
+    // A job on memory://, through the package's own entry point; on the same engine, the
+    // dashboard's entry (`tidemark/dashboard`) and the HTTP API's (`tidemark/http-api`), which
+    // serves and answers from the tarball. One open: each costs a PostgreSQL start.
     writeFileSync(
       join(app, 'run.mjs'),
       `import { Tidemark, silentLogger } from 'tidemark';
+import { createDashboardHandler } from 'tidemark/dashboard';
+import { serveApi } from 'tidemark/http-api';
 const tm = await Tidemark.open({ database: 'memory://', logger: silentLogger });
 tm.createQueue({ name: 'hello', handler: (job) => 'hi ' + job.data.name });
 const worker = tm.worker({ pollIntervalSeconds: 0.05 });
 await worker.start();
 const { id } = await tm.addJob({ queue: 'hello', data: { name: 'packed' } });
 console.log(await tm.result(id, { timeoutSeconds: 30 }));
+console.log(typeof createDashboardHandler(tm, { basePath: '/jobs' }));
+const api = await serveApi(tm, { port: 0, tokens: { ci: { secret: 'ci-secret-0123456789', scopes: ['read'] } } });
+const doc = await (await fetch(api.url + 'api/v1/openapi.json')).json();
+console.log(doc.openapi);
+await api.close();
 await tm.close();
 `,
     );
-    assert.equal(execFileSync(process.execPath, ['run.mjs'], { cwd: app, encoding: 'utf8' }), 'hi packed\n');
+    assert.equal(
+      execFileSync(process.execPath, ['run.mjs'], { cwd: app, encoding: 'utf8' }),
+      'hi packed\nfunction\n3.1.0\n',
+    );
 
     // A new folder starts from the packaged seed: its migrations were applied before this open.
     writeFileSync(
@@ -134,35 +146,6 @@ console.log(rows[0].at < opening ? 'from the seed' : 'created afresh');
       'from the seed\n',
     );
 
-    // The dashboard is its own entry, `tidemark/dashboard`.
-    writeFileSync(
-      join(app, 'dashboard.mjs'),
-      `import { createDashboardHandler } from 'tidemark/dashboard';
-import { Tidemark, silentLogger } from 'tidemark';
-const tm = await Tidemark.open({ database: 'memory://', logger: silentLogger });
-console.log(typeof createDashboardHandler(tm, { basePath: '/jobs' }));
-await tm.close();
-`,
-    );
-    assert.equal(
-      execFileSync(process.execPath, ['dashboard.mjs'], { cwd: app, encoding: 'utf8' }),
-      'function\n',
-    );
-
-    // The HTTP API is its own entry, `tidemark/http-api`: it serves and answers from the tarball.
-    writeFileSync(
-      join(app, 'http-api.mjs'),
-      `import { serveApi } from 'tidemark/http-api';
-import { Tidemark, silentLogger } from 'tidemark';
-const tm = await Tidemark.open({ database: 'memory://', logger: silentLogger });
-const api = await serveApi(tm, { port: 0, tokens: { ci: { secret: 'ci-secret-0123456789', scopes: ['read'] } } });
-const doc = await (await fetch(api.url + 'api/v1/openapi.json')).json();
-console.log(doc.openapi);
-await api.close();
-await tm.close();
-`,
-    );
-    assert.equal(execFileSync(process.execPath, ['http-api.mjs'], { cwd: app, encoding: 'utf8' }), '3.1.0\n');
     // The ORM adapters' entries load in an app that installed none of the libraries.
     writeFileSync(
       join(app, 'adapters.mjs'),

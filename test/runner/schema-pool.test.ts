@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { PGlite } from '@electric-sql/pglite';
+import type pg from 'pg';
 import { silentLogger, Tidemark } from '../../src/index.js';
 import { TestTidemark } from '../../src/testing/index.js';
 import {
@@ -49,7 +50,7 @@ async function contents(tm: Tidemark): Promise<string> {
   return parts.join('\n');
 }
 
-const open = (database: string | PGlite, variant: SchemaVariant, schema: string) =>
+const open = (database: pg.Pool | PGlite, variant: SchemaVariant, schema: string) =>
   variant === 'plain'
     ? Tidemark.open({ database, schema, logger: silentLogger })
     : TestTidemark.openOn(database, { schema, logger: silentLogger });

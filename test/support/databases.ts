@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
 import { engineOf } from '../../src/engine-handle.js';
 import { type OpenOptions, Tidemark } from '../../src/index.js';
 import { runnerOf } from '../../src/storage/storage-internals.js';
@@ -25,6 +26,7 @@ export const ONE_DRIVER: DriverKind[] = TEST_DRIVERS.includes('pg') ? ['pg'] : T
 export const PG_URL = process.env.TIDEMARK_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 let sharedPglite: Promise<PGlite> | null = null;
+let sharedPool: pg.Pool | null = null;
 /** Whether the process runs several test files (scripts/run-tests.mjs groups them). */
 let severalFiles = false;
 
@@ -50,8 +52,26 @@ export async function closeSharedPglite(): Promise<void> {
   if (!severalFiles) await closeProcessPglite();
 }
 
-/** The process's tests are done: close the shared PGlite. */
+/**
+ * One pg.Pool per test process, handed to the engines the pg tests open: their connections
+ * outlive each engine and serve the next. A connection of its own per engine cost a PostgreSQL
+ * backend's start (about 13 ms of the server's CPU, before the first query warms its caches)
+ * for each of the few an engine uses, thousands in a run. Idle, it lets the process exit.
+ */
+export function sharedPgPool(): pg.Pool {
+  if (!sharedPool) {
+    sharedPool = new pg.Pool({ connectionString: PG_URL, max: 20, allowExitOnIdle: true });
+    // A connection lost while idle (a server restarted by a fault test) is replaced on next use.
+    sharedPool.on('error', () => {});
+  }
+  return sharedPool;
+}
+
+/** The process's tests are done: close the shared PGlite and the shared pg pool. */
 export async function closeProcessPglite(): Promise<void> {
+  const pool = sharedPool;
+  sharedPool = null;
+  await pool?.end();
   if (!sharedPglite) return;
   const db = await sharedPglite;
   sharedPglite = null;
@@ -69,12 +89,18 @@ export function freshSchema(): string {
 /** Open Tidemark on a fresh schema of the given driver. */
 export async function openOn(kind: DriverKind, options: OpenOptions = {}): Promise<Tidemark> {
   const schema = options.schema ?? freshSchema();
-  return Tidemark.open({ ...options, database: options.database ?? (await databaseOf(kind)), schema });
+  // Options that shape the engine's own connections need a pool it makes.
+  const ownPool =
+    options.poolSize !== undefined ||
+    options.preparedStatements !== undefined ||
+    options.listenDatabase !== undefined;
+  const database = options.database ?? (kind === 'pg' && ownPool ? PG_URL : await databaseOf(kind));
+  return Tidemark.open({ ...options, database, schema });
 }
 
-/** The database a test of `kind` opens: the test server's URL, or the file's shared PGlite. */
-export async function databaseOf(kind: DriverKind): Promise<string | PGlite> {
-  return kind === 'pg' ? PG_URL : sharedPgliteInstance();
+/** The database a test of `kind` opens: the process's pool of test server connections, or its PGlite. */
+export async function databaseOf(kind: DriverKind): Promise<pg.Pool | PGlite> {
+  return kind === 'pg' ? sharedPgPool() : sharedPgliteInstance();
 }
 
 /** Run a statement against the test database directly (outside Tidemark). */

@@ -24,7 +24,7 @@ export type SchemaVariant = 'plain' | 'clock';
 /** Which of a file's pools a schema belongs to: a driver's database, and how it was migrated. */
 export interface PoolKey {
   kind: DriverKind;
-  database: string | PGlite;
+  database: pg.Pool | PGlite;
   variant: SchemaVariant;
 }
 
@@ -75,7 +75,7 @@ function pgConnection(): Connection {
   };
 }
 
-function poolOf(kind: DriverKind, database: string | PGlite): Pool {
+function poolOf(kind: DriverKind, database: pg.Pool | PGlite): Pool {
   const fresh = (db: Connection): Pool => ({ ...db, pristine: new Map(), free: new Map(), owned: new Set() });
   if (kind === 'pg') {
     pgPool ??= fresh(pgConnection());

@@ -7,13 +7,45 @@ import ts from 'typescript';
 /** The project's compiler options (paths map `tidemark` to src/index.ts). */
 function compilerOptions(): ts.CompilerOptions {
   const config = ts.readConfigFile(resolve('tsconfig.json'), ts.sys.readFile);
-  return ts.parseJsonConfigFileContent(config.config, ts.sys, resolve('.')).options;
+  return { ...ts.parseJsonConfigFileContent(config.config, ts.sys, resolve('.')).options, noEmit: true };
 }
 
-/** The type errors of `files` compiled as one program, as `file:line message`. */
+const OPTIONS = compilerOptions();
+
+/**
+ * One host for every program here: each parsed file (the libraries' declarations, src/) is
+ * kept and handed to the next program, which then only checks.
+ */
+const HOST = ((): ts.CompilerHost => {
+  const host = ts.createCompilerHost(OPTIONS);
+  const parse = host.getSourceFile.bind(host);
+  const parsed = new Map<string, ts.SourceFile | undefined>();
+  host.getSourceFile = (fileName, languageVersion) => {
+    if (!parsed.has(fileName)) parsed.set(fileName, parse(fileName, languageVersion));
+    return parsed.get(fileName);
+  };
+  return host;
+})();
+
+/**
+ * The type errors of `files` compiled as one program, as `file:line message`: the errors in the
+ * type tests' own files, as a user's program sees the package, not the bodies of src/ checked
+ * again (`tsc -p .` checks those).
+ */
 function typeErrors(files: string[]): string[] {
-  const program = ts.createProgram(files, { ...compilerOptions(), noEmit: true });
-  return ts.getPreEmitDiagnostics(program).map((d) => {
+  const program = ts.createProgram(files, OPTIONS, HOST);
+  const own = program
+    .getSourceFiles()
+    .filter((file) => !file.fileName.includes('/node_modules/') && !file.fileName.includes('/src/'));
+  const diagnostics = [
+    ...program.getOptionsDiagnostics(),
+    ...program.getGlobalDiagnostics(),
+    ...own.flatMap((file) => [
+      ...program.getSyntacticDiagnostics(file),
+      ...program.getSemanticDiagnostics(file),
+    ]),
+  ];
+  return diagnostics.map((d) => {
     const where = d.file
       ? `${d.file.fileName}:${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1}`
       : '';
