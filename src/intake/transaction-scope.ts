@@ -15,13 +15,18 @@ interface Scope {
 }
 
 /**
+ * The scope each engine's calls join, for the running code. One storage for the process, not one
+ * per engine: node runs every AsyncLocalStorage a process has used for each promise made after,
+ * so a storage per engine made every promise dearer with each engine the process opened.
+ */
+const scopesOf = new AsyncLocalStorage<ReadonlyMap<TransactionScope, Scope>>();
+
+/**
  * The ambient transaction of `tm.withTransaction(tx, fn)`: every add and signal made inside
  * `fn` (through any number of awaits) without a `tx` of its own joins `tx`. One per engine, so
  * a scope opened on one engine never reaches another's calls.
  */
 export class TransactionScope {
-  private readonly storage = new AsyncLocalStorage<Scope>();
-
   /**
    * Run `fn` with `tx` as the ambient transaction; an inner call nests (the innermost wins).
    * The transaction is checked first: a value that cannot run statements is refused before
@@ -32,7 +37,7 @@ export class TransactionScope {
     checkTransactionCallback(fn);
     const scope: Scope = { tx, open: true };
     try {
-      return await this.storage.run(scope, fn);
+      return await scopesOf.run(new Map(scopesOf.getStore()).set(this, scope), fn);
     } finally {
       // A timer or an unawaited promise started in `fn` keeps the scope in its context: once
       // `fn` has settled the app's transaction may be committed and its connection reused, so
@@ -47,7 +52,7 @@ export class TransactionScope {
    */
   joined(own: CallerTransaction | undefined): CallerTransaction | undefined {
     if (own !== undefined) return own;
-    const scope = this.storage.getStore();
+    const scope = scopesOf.getStore()?.get(this);
     if (scope === undefined) return undefined;
     if (!scope.open) throw new TransactionClosedError();
     return scope.tx;

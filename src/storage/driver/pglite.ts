@@ -48,6 +48,13 @@ export interface PgliteDriverOptions {
 }
 
 /**
+ * The drivers whose transaction the running code is inside. One storage for the process, not
+ * one per driver: node runs every AsyncLocalStorage a process has used for each promise made
+ * after, so a storage per driver made every promise dearer with each engine the process opened.
+ */
+const insideTransactionOf = new AsyncLocalStorage<ReadonlySet<PgliteDriver>>();
+
+/**
  * PGlite driver. One instance is one session: statements run one at a time, which is
  * what keeps in-process workers apart. Using the instance directly inside one of its own
  * transactions would deadlock it forever, so that is refused with a clear error.
@@ -58,7 +65,6 @@ export interface PgliteDriverOptions {
  */
 export class PgliteDriver implements Driver {
   readonly kind = 'pglite' as const;
-  private readonly inTransaction = new AsyncLocalStorage<boolean>();
   private closed = false;
   /** PGlite's close after the database stopped for lack of space. */
   private closing: Promise<void> | null = null;
@@ -152,7 +158,8 @@ export class PgliteDriver implements Driver {
     this.refuseIfStopped();
     let thrownByFn: unknown = NOTHING;
     try {
-      return await this.inTransaction.run(true, () =>
+      const inside = new Set(insideTransactionOf.getStore()).add(this);
+      return await insideTransactionOf.run(inside, () =>
         this.db.transaction(async (tx: Transaction) => {
           try {
             return await fn(this.handle(tx));
@@ -225,7 +232,7 @@ export class PgliteDriver implements Driver {
   }
 
   private refuseInsideTransaction(): void {
-    if (this.inTransaction.getStore()) throw new TransactionMisuseError();
+    if (insideTransactionOf.getStore()?.has(this)) throw new TransactionMisuseError();
   }
 
   private refuseIfStopped(): void {
