@@ -38,7 +38,31 @@ const COMMON_ARGS = [
  * never skip.
  */
 export async function launchChromium(): Promise<Browser> {
-  return chromium.launch({ headless: true, ...(await chromiumLaunchOptions()) });
+  const options: LaunchOptions = { headless: true, ...(await chromiumLaunchOptions()) };
+  return launchTried(() => chromium.launch(options));
+}
+
+/** `launch`, tried again when the browser died as it started (LAUNCH_ATTEMPTS in all). */
+export async function launchTried<T>(launch: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await launch();
+    } catch (error) {
+      if (attempt === LAUNCH_ATTEMPTS || !diedAtLaunch(error)) throw error;
+    }
+  }
+}
+
+/**
+ * How many times a launch is tried. The browser build now and then crashes as it starts on a
+ * loaded machine (SIGSEGV before its first page; playwright says the browser "has been closed"):
+ * that launch is tried again. A browser that started is never replaced, so a crash while a test
+ * uses it fails that test.
+ */
+export const LAUNCH_ATTEMPTS = 3;
+
+function diedAtLaunch(error: unknown): boolean {
+  return error instanceof Error && /browser has been closed/.test(error.message);
 }
 
 export async function chromiumLaunchOptions(): Promise<LaunchOptions> {
