@@ -379,7 +379,23 @@ async function dropOldSchemas(client) {
  * silenced here.
  */
 async function vacuumCatalog(client) {
-  const tables = ['pg_class', 'pg_attribute', 'pg_depend', 'pg_type', 'pg_index', 'pg_constraint'];
+  const tables = [
+    'pg_class',
+    'pg_attribute',
+    'pg_depend',
+    'pg_type',
+    'pg_index',
+    'pg_constraint',
+    // The migrations' functions (their bodies in pg_proc's TOAST table), defaults, triggers and
+    // sequences: left out, pg_proc gathered 55,000 dead rows (63 MB) in a day of runs, and every
+    // new schema's functions are looked up by name among them.
+    'pg_proc',
+    'pg_attrdef',
+    'pg_trigger',
+    'pg_sequence',
+    'pg_statistic',
+    'pg_namespace',
+  ];
   const quiet = () => {};
   client.on('notice', quiet);
   await client.query(`vacuum ${tables.map((t) => `pg_catalog.${t}`).join(', ')}`).catch(quiet);
