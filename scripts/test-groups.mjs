@@ -41,10 +41,10 @@ export function writeGroup(dir, index, files, repo, runnable) {
   const support = JSON.stringify(runnable(join(repo, 'test', 'support', 'databases.ts')));
   const lines = [
     "import { after, describe, test } from 'node:test';",
-    `import { closeProcessPglite, shareAcrossFiles } from ${support};`,
+    `import { closeProcessDatabases, shareAcrossFiles } from ${support};`,
     '',
     'shareAcrossFiles();',
-    'after(closeProcessPglite);',
+    'after(closeProcessDatabases);',
     '// A file that fails to load fails a test, as a file of its own process would, not its suite alone.',
     "const failedToLoad = (error) => test('the file loads', () => { throw error; });",
     ...files.map(

@@ -41,15 +41,16 @@ export function sharedPgliteInstance(): Promise<PGlite> {
 
 /**
  * Called first by a process that runs several test files: their files' closing of the
- * shared PGlite is then left to `closeProcessPglite`, and the next file finds it booted.
+ * shared PGlite and pg pool is then left to `closeProcessDatabases`, and the next file finds
+ * them open.
  */
 export function shareAcrossFiles(): void {
   severalFiles = true;
 }
 
-/** A file's tests are done with the shared PGlite: it closes, unless more files follow. */
+/** A file's tests are done with the shared PGlite and pg pool: they close, unless more files follow. */
 export async function closeSharedPglite(): Promise<void> {
-  if (!severalFiles) await closeProcessPglite();
+  if (!severalFiles) await closeProcessDatabases();
 }
 
 /**
@@ -68,7 +69,7 @@ export function sharedPgPool(): pg.Pool {
 }
 
 /** The process's tests are done: close the shared PGlite and the shared pg pool. */
-export async function closeProcessPglite(): Promise<void> {
+export async function closeProcessDatabases(): Promise<void> {
   const pool = sharedPool;
   sharedPool = null;
   await pool?.end();
