@@ -51,12 +51,9 @@ function fileOf(data) {
   return data.name === data.file ? null : join(REPO, data.name);
 }
 
-/** The lines of a table of file times, slowest first, for the files `root` holds. */
-export function timesTable(lines, root) {
-  const rows = lines
-    .map((line) => JSON.parse(line))
-    .filter((row) => row.file)
-    .sort((a, b) => b.ms - a.ms);
+/** The lines of a table of the times of `files` (rows with a file), slowest first, paths from `root`. */
+export function timesTable(files, root) {
+  const rows = [...files].sort((a, b) => b.ms - a.ms);
   const total = rows.reduce((sum, row) => sum + row.ms, 0);
   const seconds = (ms) => (ms / 1000).toFixed(1).padStart(7);
   return [
@@ -70,10 +67,10 @@ function relative(file, root) {
   return file.startsWith(`${root}/`) ? file.slice(root.length + 1) : file;
 }
 
-/** The closing summary of several runs: each count summed, in node's order and format. */
-export function summaryLines(lines) {
+/** The closing summary of several runs from their `rows`: each count summed, in node's order and format. */
+export function summaryLines(rows) {
   const totals = new Map();
-  for (const row of lines.map((line) => JSON.parse(line))) {
+  for (const row of rows) {
     if (row.summary) totals.set(row.summary, (totals.get(row.summary) ?? 0) + row.value);
   }
   return SUMMARY.filter((name) => totals.has(name)).map((name) => `${name} ${totals.get(name)}`);

@@ -231,22 +231,23 @@ function printTimes() {
   }
   rmSync(timesDir, { recursive: true, force: true });
   if (lines.length === 0) return;
-  lines = lines.map((line) => {
+  const rows = lines.map((line) => {
     const row = JSON.parse(line);
-    return row.file ? JSON.stringify({ ...row, file: sourceOf(row.file) }) : line;
+    return row.file ? { ...row, file: sourceOf(row.file) } : row;
   });
-  saveTimes(lines);
+  const files = rows.filter((row) => row.file);
+  saveTimes(files);
   // A run cut short keeps what it timed in the machine's cache only.
-  if (saveKept && !signalled) keepTimes(lines);
+  if (saveKept && !signalled) keepTimes(files);
   const prefix = process.stdout.isTTY ? '' : '# ';
-  for (const line of timesTable(lines, resolve('.'))) console.log(`${prefix}${line}`);
+  for (const line of timesTable(files, resolve('.'))) console.log(`${prefix}${line}`);
   console.log(`${prefix}wall time ${((Date.now() - started) / 1000).toFixed(1)} s`);
   if (lanes.length > 1) {
     console.log(`${prefix}both lanes:`);
-    for (const line of summaryLines(lines)) console.log(`${process.stdout.isTTY ? 'ℹ ' : '# '}${line}`);
+    for (const line of summaryLines(rows)) console.log(`${process.stdout.isTTY ? 'ℹ ' : '# '}${line}`);
   }
   // node counts failed tests; a grouped file whose hook failed fails its suite, which it does not count.
-  const failed = lines.map((line) => JSON.parse(line)).filter((row) => row.file && !row.passed);
+  const failed = files.filter((row) => !row.passed);
   if (failed.length > 0) console.log(`${prefix}files failed: ${failed.length}`);
 }
 
@@ -268,22 +269,21 @@ function readTimes(path, pathOf) {
 }
 
 /**
- * test/file-times.json with this run's times, each rounded to a tenth of a second: the files
+ * test/file-times.json with the times of `files`, each rounded to a tenth of a second: the files
  * this run timed take their new time, the others keep theirs, and those gone are left out.
  */
-function keepTimes(lines) {
+function keepTimes(files) {
   const times = new Map(readTimes(KEPT_TIMES, (file) => file));
-  for (const row of lines.map((line) => JSON.parse(line)).filter((row) => row.file))
-    times.set(relative(REPO, resolve(row.file)), Math.round(row.ms / 100) * 100);
+  for (const row of files) times.set(relative(REPO, resolve(row.file)), Math.round(row.ms / 100) * 100);
   const kept = [...times].filter(([file]) => statSync(join(REPO, file), { throwIfNoEntry: false })?.isFile());
   const sorted = Object.fromEntries(kept.sort(([a], [b]) => a.localeCompare(b)));
   writeFileSync(KEPT_TIMES, `${JSON.stringify(sorted, null, 2)}\n`);
 }
 
-/** This run's times into the machine's cache, over those of earlier runs here. */
-function saveTimes(lines) {
+/** This run's times of `files` into the machine's cache, over those of earlier runs here. */
+function saveTimes(files) {
   const times = Object.fromEntries(readTimes(TIMES_CACHE, (file) => file));
-  for (const row of lines.map((line) => JSON.parse(line))) if (row.file) times[row.file] = row.ms;
+  for (const row of files) times[row.file] = row.ms;
   try {
     const partial = `${TIMES_CACHE}.${process.pid}`;
     writeFileSync(partial, JSON.stringify(times));

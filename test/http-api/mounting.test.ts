@@ -7,7 +7,7 @@ import { DEFAULT_THROTTLE, LoginThrottle } from '../../src/http/login-throttle.j
 import { apiSetup, createApiHandler, serveApiRequest } from '../../src/http-api/handler.js';
 import { serveApi } from '../../src/http-api/server.js';
 import { InvalidOptionError, silentLogger, type Tidemark } from '../../src/index.js';
-import { closeSharedPglite, dropSchema, ONE_DRIVER, openOn } from '../support/databases.js';
+import { closeSharedDatabases, dropSchema, ONE_DRIVER, openOn } from '../support/databases.js';
 import { waitForStatus } from '../support/jobs.js';
 import { closeServer, from, serveOn } from '../support/local-http.js';
 import { CheckedApiClient } from '../support/openapi-client.js';
@@ -29,7 +29,7 @@ for (const kind of ONE_DRIVER) {
     after(async () => {
       await tm.close();
       await dropSchema(kind, tm.schema);
-      await closeSharedPglite();
+      await closeSharedDatabases();
     });
 
     test("the dashboard's api option serves /api/v1 beside the pages; the API asks for its own tokens even where the pages are open", async () => {

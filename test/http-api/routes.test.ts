@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type RunningApi, serveApi } from '../../src/http-api/index.js';
 import { silentLogger, type Tidemark } from '../../src/index.js';
-import { closeSharedPglite, dropSchema, ONE_DRIVER, openOn } from '../support/databases.js';
+import { closeSharedDatabases, dropSchema, ONE_DRIVER, openOn } from '../support/databases.js';
 import { deferred, fastWorker, waitForStatus } from '../support/jobs.js';
 import { CheckedApiClient } from '../support/openapi-client.js';
 
@@ -53,7 +53,7 @@ for (const kind of ONE_DRIVER) {
       await api.close();
       await tm.close();
       await dropSchema(kind, tm.schema);
-      await closeSharedPglite();
+      await closeSharedDatabases();
     });
 
     test('its own server binds 127.0.0.1 unless told otherwise, and serves the document to anyone', async () => {

@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { after, describe, test } from 'node:test';
 import { silentLogger } from '../../src/index.js';
-import { closeSharedPglite, dropSchema, openOn, TEST_DRIVERS } from '../support/databases.js';
+import { closeSharedDatabases, dropSchema, openOn, TEST_DRIVERS } from '../support/databases.js';
 
 // Node runs every AsyncLocalStorage a process has used on each promise made afterwards, for the
 // life of the process: an engine that made storages of its own left each later promise of the
 // process dearer, for every engine opened and closed before (a test suite, an app that opens an
 // engine per request).
-after(closeSharedPglite);
+after(closeSharedDatabases);
 for (const kind of TEST_DRIVERS) {
   describe(`the async context of transactions [${kind}]`, () => {
     test('engines opened one after another share the same storages: their number does not grow', async (t) => {

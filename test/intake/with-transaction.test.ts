@@ -7,7 +7,7 @@ import {
   type Tidemark,
   TransactionClosedError,
 } from '../../src/index.js';
-import { closeSharedPglite, dropSchema, openOn, TEST_DRIVERS } from '../support/databases.js';
+import { closeSharedDatabases, dropSchema, openOn, TEST_DRIVERS } from '../support/databases.js';
 
 /** A caller's transaction that counts the statements run through it. */
 function counted(tx: CallerTransaction): CallerTransaction & { statements: number } {
@@ -24,7 +24,7 @@ function counted(tx: CallerTransaction): CallerTransaction & { statements: numbe
 class RollBack extends Error {}
 
 // One engine per driver for the file: the tests share its queues and add jobs of their own.
-after(closeSharedPglite);
+after(closeSharedDatabases);
 for (const kind of TEST_DRIVERS) {
   describe(`tm.withTransaction: the ambient transaction of adds and signals [${kind}]`, () => {
     let shared: Tidemark;

@@ -5,7 +5,7 @@ import type pg from 'pg';
 import { silentLogger, Tidemark } from '../../src/index.js';
 import { TestTidemark } from '../../src/testing/index.js';
 import {
-  closeSharedPglite,
+  closeSharedDatabases,
   type DriverKind,
   databaseOf,
   dropSchema,
@@ -92,7 +92,7 @@ for (const kind of TEST_DRIVERS) {
     });
     after(async () => {
       await dropPooledSchemas();
-      await closeSharedPglite();
+      await closeSharedDatabases();
     });
 
     for (const variant of ['plain', 'clock'] as const) {

@@ -49,7 +49,7 @@ export function shareAcrossFiles(): void {
 }
 
 /** A file's tests are done with the shared PGlite and pg pool: they close, unless more files follow. */
-export async function closeSharedPglite(): Promise<void> {
+export async function closeSharedDatabases(): Promise<void> {
   if (!severalFiles) await closeProcessDatabases();
 }
 

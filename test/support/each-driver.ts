@@ -2,7 +2,7 @@ import { after, afterEach, describe } from 'node:test';
 import type { OpenOptions, Tidemark } from '../../src/index.js';
 import { type TestKitOptions, TestTidemark } from '../../src/testing/index.js';
 import {
-  closeSharedPglite,
+  closeSharedDatabases,
   type DriverKind,
   databaseOf,
   dropSchema,
@@ -39,7 +39,7 @@ export interface DriverContext {
 /** One `describe` per driver in TIDEMARK_TEST_DRIVERS, with an `open` that cleans up after each test. */
 export function describeEachDriver(title: string, body: (ctx: DriverContext) => void): void {
   for (const kind of TEST_DRIVERS) describeOn(kind, title, body);
-  after(closeSharedPglite);
+  after(closeSharedDatabases);
 }
 
 /**
@@ -56,7 +56,7 @@ export function describePostgresOnly(title: string, body: (ctx: DriverContext) =
  */
 export function describeOnOneDriver(title: string, body: (ctx: DriverContext) => void): void {
   for (const kind of ONE_DRIVER) describeOn(kind, title, body);
-  after(closeSharedPglite);
+  after(closeSharedDatabases);
 }
 
 function describeOn(kind: DriverKind, title: string, body: (ctx: DriverContext) => void): void {

@@ -1,6 +1,6 @@
 import type { PGlite } from '@electric-sql/pglite';
-import pg from 'pg';
-import { type DriverKind, PG_URL } from './databases.js';
+import type pg from 'pg';
+import { type DriverKind, sharedPgPool } from './databases.js';
 
 /**
  * Schemas a test file hands from one test to the next. Opening on a new schema cost the server
@@ -54,23 +54,16 @@ interface Pool extends Connection {
 
 let pgPool: Pool | null = null;
 const pglitePools = new WeakMap<PGlite, Pool>();
-let connection: pg.Pool | null = null;
-
 /**
- * One connection to the test server does every drop and reset of this file: a connection of its
- * own per test cost a PostgreSQL backend's start each time. Idle, it lets the process exit.
+ * The process's pool of test server connections (test/support/databases.ts) does every drop and
+ * reset: a connection of its own per test cost a PostgreSQL backend's start each time. Looked up
+ * at each call, since a file run alone closes it at its end and a later one makes another.
  */
 function pgConnection(): Connection {
-  if (!connection) {
-    connection = new pg.Pool({ connectionString: PG_URL, max: 1, allowExitOnIdle: true });
-    // A connection lost while idle (a server restarted by a fault test) is replaced on next use.
-    connection.on('error', () => {});
-  }
-  const pool = connection;
   return {
-    run: async (text, params) => (await pool.query(text, params)).rows,
+    run: async (text, params) => (await sharedPgPool().query(text, params)).rows,
     script: async (text) => {
-      await pool.query(text);
+      await sharedPgPool().query(text);
     },
   };
 }
