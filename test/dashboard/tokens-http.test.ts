@@ -13,15 +13,25 @@ const OLD = 'the-previous-key-of-at-least-32-characters';
 const BASE = 'https://example.test/cb';
 const TOKENS = { secrets: [SECRET, OLD], baseUrl: BASE, maxPayloadBytes: 200 };
 
-/** A workflow that makes a token and gives out its URLs: plain, and carrying `{ approved }`. */
-function approval(urls: Map<string, string>, tokens: CallbackToken[]): Handler {
+/**
+ * A workflow that makes a token and gives out its URLs: plain, and carrying `{ approved }`.
+ * Tokens are kept by job: two jobs run side by side, so they make their tokens in either order.
+ */
+function approval(urls: Map<string, string>, tokens: Map<string, CallbackToken>): Handler {
   return async (job, ctx) => {
     const token = await ctx.createToken('approval', { timeoutSeconds: 3600 });
-    tokens.push(token);
+    tokens.set(job.id, token);
     urls.set(`${job.id}:plain`, token.url());
     urls.set(`${job.id}:yes`, token.url({ approved: true }));
     return ctx.waitForToken(token);
   };
+}
+
+/** The id of the token job `id` made. */
+function tokenOf(tokens: Map<string, CallbackToken>, id: string): string {
+  const token = tokens.get(id);
+  assert.ok(token, `job ${id} made a token`);
+  return token.id;
 }
 
 async function listen(server: Server): Promise<string> {
@@ -42,7 +52,7 @@ describeOnOneDriver('the token handler', ({ openOnClock }) => {
   test('signed links: GET confirms and completes nothing; POST completes once; every forgery is a 400', async (t) => {
     const tm = await openOnClock({ tokens: TOKENS });
     const urls = new Map<string, string>();
-    const tokens: CallbackToken[] = [];
+    const tokens = new Map<string, CallbackToken>();
     tm.createQueue({ name: 'wf', handler: approval(urls, tokens) });
     const a = await tm.addJob({ queue: 'wf' });
     const b = await tm.addJob({ queue: 'wf' });
@@ -59,7 +69,7 @@ describeOnOneDriver('the token handler', ({ openOnClock }) => {
     assert.equal(page.status, 200);
     const body = await page.text();
     assert.match(body, /<form method="post" action="\/cb\/[0-9a-f-]+\?exp=\d+&amp;d=[\w-]+&amp;sig=[\w-]+">/);
-    assert.equal(await tokenState(tm, tokens[0].id), 'pending');
+    assert.equal(await tokenState(tm, tokenOf(tokens, a.id)), 'pending');
     assert.equal((await tm.getJob(a.id))?.status, 'waiting');
 
     // Forgeries: another MAC, another expiry, another payload, job B's token under A's MAC.
@@ -75,7 +85,7 @@ describeOnOneDriver('the token handler', ({ openOnClock }) => {
       forged((u) => u.searchParams.set('exp', String(Number(u.searchParams.get('exp')) + 3600))),
       forged((u) => u.searchParams.set('d', Buffer.from('{"approved":false}').toString('base64url'))),
       forged((u) => {
-        u.pathname = `/cb/${tokens[1].id}`;
+        u.pathname = `/cb/${tokenOf(tokens, b.id)}`;
       }),
       forged((u) => u.searchParams.delete('sig')),
     ];
@@ -86,8 +96,8 @@ describeOnOneDriver('the token handler', ({ openOnClock }) => {
       answers.add(await res.text());
     }
     assert.equal(answers.size, 1, 'a refusal does not say which check failed');
-    assert.equal(await tokenState(tm, tokens[0].id), 'pending');
-    assert.equal(await tokenState(tm, tokens[1].id), 'pending');
+    assert.equal(await tokenState(tm, tokenOf(tokens, a.id)), 'pending');
+    assert.equal(await tokenState(tm, tokenOf(tokens, b.id)), 'pending');
 
     // The genuine POST completes, with the payload the URL carries.
     const done = await fetch(yesA, { method: 'POST' });
@@ -106,8 +116,8 @@ describeOnOneDriver('the token handler', ({ openOnClock }) => {
       new RegExp(
         `<td class="mono">approval</td><td class="mono small">${id}</td><td><span class="status status-${look}">${state}</span>`,
       );
-    assert.match(await pageOf(a.id), tokenRow(tokens[0].id, 'completed', 'completed'));
-    assert.match(await pageOf(b.id), tokenRow(tokens[1].id, 'waiting', 'pending'));
+    assert.match(await pageOf(a.id), tokenRow(tokenOf(tokens, a.id), 'completed', 'completed'));
+    assert.match(await pageOf(b.id), tokenRow(tokenOf(tokens, b.id), 'waiting', 'pending'));
 
     // A web hook posts JSON to a plain link; a body over the cap is refused whole.
     const big = await fetch(plainB, {
@@ -116,7 +126,7 @@ describeOnOneDriver('the token handler', ({ openOnClock }) => {
       body: JSON.stringify({ note: 'x'.repeat(400) }),
     });
     assert.equal(big.status, 413);
-    assert.equal(await tokenState(tm, tokens[1].id), 'pending');
+    assert.equal(await tokenState(tm, tokenOf(tokens, b.id)), 'pending');
     const hook = await fetch(plainB, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -131,7 +141,7 @@ describeOnOneDriver('the token handler', ({ openOnClock }) => {
   test('an expired link is 410; the link of a deleted job is 404 and changes nothing', async (t) => {
     const tm = await openOnClock({ tokens: TOKENS });
     const urls = new Map<string, string>();
-    const tokens: CallbackToken[] = [];
+    const tokens = new Map<string, CallbackToken>();
     tm.createQueue({ name: 'wf', handler: approval(urls, tokens) });
     const a = await tm.addJob({ queue: 'wf' });
     const b = await tm.addJob({ queue: 'wf' });
@@ -150,13 +160,13 @@ describeOnOneDriver('the token handler', ({ openOnClock }) => {
     await tm.clock.advance(3600);
     const late = await fetch(urls.get(`${a.id}:yes`)?.replace(BASE, base) as string, { method: 'POST' });
     assert.equal(late.status, 410);
-    assert.equal(await tokenState(tm, tokens[0].id), 'pending');
+    assert.equal(await tokenState(tm, tokenOf(tokens, a.id)), 'pending');
   });
 
   test('a JSON body a framework already parsed (req.body) is the payload', async (t) => {
     const tm = await openOnClock({ tokens: TOKENS });
     const urls = new Map<string, string>();
-    const tokens: CallbackToken[] = [];
+    const tokens = new Map<string, CallbackToken>();
     tm.createQueue({ name: 'wf', handler: approval(urls, tokens) });
     const a = await tm.addJob({ queue: 'wf' });
     await tm.runUntilIdle();
@@ -183,7 +193,7 @@ describeOnOneDriver('the token handler', ({ openOnClock }) => {
   test('mounted on the dashboard at /tokens, with no login, beside pages that ask for one', async () => {
     const tm = await openOnClock({ tokens: TOKENS });
     const urls = new Map<string, string>();
-    const tokens: CallbackToken[] = [];
+    const tokens = new Map<string, CallbackToken>();
     tm.createQueue({ name: 'wf', handler: approval(urls, tokens) });
     const a = await tm.addJob({ queue: 'wf' });
     await tm.runUntilIdle();
@@ -192,7 +202,7 @@ describeOnOneDriver('the token handler', ({ openOnClock }) => {
       const link = (urls.get(`${a.id}:plain`) as string).replace(BASE, `${dashboard.url}tokens`);
       assert.equal((await fetch(dashboard.url, { redirect: 'manual' })).status, 303, 'pages ask for a login');
       assert.equal((await fetch(link)).status, 200);
-      assert.equal(await tokenState(tm, tokens[0].id), 'pending');
+      assert.equal(await tokenState(tm, tokenOf(tokens, a.id)), 'pending');
       const jobPage = await fetch(`${dashboard.url}jobs/${a.id}`, {
         headers: { authorization: 'Bearer correct-horse-battery-staple' },
       });
