@@ -248,7 +248,10 @@ function printTimes() {
   }
   // node counts failed tests; a grouped file whose hook failed fails its suite, which it does not count.
   const failed = files.filter((row) => !row.passed);
-  if (failed.length > 0) console.log(`${prefix}files failed: ${failed.length}`);
+  if (failed.length === 0) return;
+  // Named again at the very end, where a log cut to its tail still shows them.
+  console.log(`${prefix}files failed: ${failed.length}`);
+  for (const row of failed) console.log(`${prefix}  ${relative(REPO, resolve(row.file))}`);
 }
 
 /** File → ms of the last run that timed it, else of the kept run. */

@@ -67,6 +67,31 @@ describe('the suite in groups of files, a process each (scripts/test-groups.mjs)
     }
   });
 
+  test('a failed run names its failed files last, where a log cut to its tail still shows them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tidemark-failed-test-'));
+    try {
+      const failing = join('test', 'runner', 'fixtures', 'group-fails.test.ts');
+      const ran = run(
+        process.execPath,
+        [
+          join(REPO, 'scripts', 'run-tests.mjs'),
+          join(REPO, 'test', 'runner', 'fixtures', 'group-mark.test.ts'),
+          join(REPO, failing),
+        ],
+        { env: childNodeEnv({ TIDEMARK_TEST_DRIVERS: 'pglite', TMPDIR: dir }) },
+      );
+      const failed = await ran.then(
+        () => assert.fail('the run passed'),
+        (error: { code: number; stdout: string }) => error,
+      );
+      assert.equal(failed.code, 1);
+      const tail = failed.stdout.trimEnd().split('\n').slice(-2);
+      assert.deepEqual(tail, ['# files failed: 1', `#   ${failing}`]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test("a group runs its files one after another in one process, sharing its PGlite; each file's time and failure are its own", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tidemark-group-test-'));
     try {
