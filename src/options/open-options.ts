@@ -137,7 +137,7 @@ export const openOptions = new OptionSet('options', {
   preparedStatements: boolean({
     default: true,
     description:
-      'PostgreSQL only: `false` runs every statement unnamed, never prepared on its connection. Set it behind a pooler in transaction mode (see [Connection poolers](#connection-poolers)); it costs a planning of each statement on each run. Ignored on the embedded database, which prepares nothing',
+      '`false` runs every statement unnamed, never prepared on its connection (or, on the embedded database, its instance). Set it behind a pooler in transaction mode (see [Connection poolers](#connection-poolers)); it costs a planning of each statement on each run',
   }),
   listenDatabase: custom<string>({
     expected: 'a postgres:// connection string',

@@ -52,10 +52,17 @@ export async function claimJobs(
     worker: workerId,
     lock_seconds: lockSeconds,
   });
+  if (rows.length === 0) return [];
+  // The lead row carries the start time and the retention the claim's rows share (sql/worker.ts).
+  const lead = rows.find((row) => row.started_at !== null);
+  // Never missing: the lead is the lowest id of the rows the statement updates.
+  if (lead === undefined) throw new Error('a claim returned no lead row');
+  const startedAt = lead.started_at as number;
+  const sharedRetention = lead.retention as string;
   const claimed = rows.map((row) => ({
-    job: toClaimedJob(row, workerId, lockSeconds),
+    job: toClaimedJob(row, row.retention ?? sharedRetention, startedAt, workerId, lockSeconds),
     token: row.lock_token,
-    pickupLatencyMs: row.started_at - row.run_at,
+    pickupLatencyMs: startedAt - row.run_at,
     wait: row.rare?.wait ?? null,
     held: row.rare?.held_by != null,
   }));

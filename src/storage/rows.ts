@@ -17,6 +17,7 @@ export function toJob(row: JobRow): Job {
   return jobOf(
     row,
     row,
+    row.started_at,
     row.retention ?? {},
     row.status,
     toDate(row.finished_at),
@@ -33,17 +34,25 @@ const NO_RARE_COLUMNS: Readonly<RareClaimColumns> = Object.freeze({});
 /**
  * A row the claim just made `active` (see claimJobs): the claim does not return what it
  * implies, so its status, owner and lock expiry are filled in here, and its finish and
- * purge times are null.
+ * purge times are null. Its retention (JSON text) and start time are the claim's lead row's
+ * where the row does not carry its own.
  */
-export function toClaimedJob(row: ClaimedJobRow, workerId: string, lockSeconds: number): Job {
+export function toClaimedJob(
+  row: ClaimedJobRow,
+  retention: string,
+  startedAt: number,
+  workerId: string,
+  lockSeconds: number,
+): Job {
   return jobOf(
     row,
     row.rare ?? NO_RARE_COLUMNS,
-    retentionOf(row.retention),
+    startedAt,
+    retentionOf(retention),
     'active',
     null,
     workerId,
-    new Date(row.started_at + lockSeconds * 1000),
+    new Date(startedAt + lockSeconds * 1000),
     null,
     null,
   );
@@ -77,9 +86,9 @@ function jobOf(
     run_at: Timestamp;
     expire_at: Timestamp | null;
     created_at: Timestamp;
-    started_at: Timestamp | null;
   },
   rare: RareClaimColumns,
+  startedAt: Timestamp | null,
   retention: FrozenRetention,
   status: JobStatus,
   finishedAt: Date | null,
@@ -100,7 +109,7 @@ function jobOf(
     runAt: toDate(row.run_at),
     expireAt: toDate(row.expire_at),
     createdAt: toDate(row.created_at),
-    startedAt: toDate(row.started_at),
+    startedAt: toDate(startedAt),
     parentId: rare.parent_id == null ? null : String(rare.parent_id),
     rootId: rare.root_id == null ? null : String(rare.root_id),
     retention,

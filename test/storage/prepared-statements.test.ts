@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { engineOf } from '../../src/engine-handle.js';
 import type { Tidemark } from '../../src/index.js';
-import { rawQuery } from '../support/databases.js';
+import { runnerOf } from '../../src/storage/storage-internals.js';
+import { freshSchema, rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
 
 /** Tidemark's statements prepared on the session that answers `rawQuery` (its only one with poolSize 1). */
@@ -37,17 +39,96 @@ async function workOneJob(tm: Tidemark): Promise<void> {
 describeEachDriver('preparedStatements', ({ kind, open }) => {
   test('false: every statement runs unnamed, none is prepared on the connection', async () => {
     const tm = await open({ preparedStatements: false, poolSize: 1 });
+    // The embedded instance is shared by the file's engines: count what this one adds.
+    const before = await preparedHere(tm);
     await workOneJob(tm);
-    assert.equal(await preparedHere(tm), 0);
+    assert.equal(await preparedHere(tm), before);
   });
 
-  if (kind === 'pg') {
-    // The same work with the default prepares Tidemark's statements on the one connection:
-    // what the test above would see if the option were ignored.
-    test('by default the statements are prepared once per connection', async () => {
-      const tm = await open({ poolSize: 1 });
-      await workOneJob(tm);
-      assert.ok((await preparedHere(tm)) > 5, 'the default prepares named statements');
+  // The same work with the default prepares Tidemark's statements on the one connection (on
+  // the embedded database, on its instance): what the test above would see if the option were ignored.
+  test('by default the statements are prepared once per connection', async () => {
+    // A schema never used: statement names carry theirs, so none is prepared on the instance yet.
+    const tm = await open({ poolSize: 1, schema: freshSchema() });
+    const before = await preparedHere(tm);
+    await workOneJob(tm);
+    assert.ok((await preparedHere(tm)) - before > 5, 'the default prepares named statements');
+  });
+
+  if (kind === 'pglite') {
+    test('a statement the instance lost (DEALLOCATE ALL) is prepared again', async () => {
+      const tm = await open();
+      tm.createQueue({ name: 'q' });
+      await tm.addJob({ queue: 'q' });
+      await rawQuery(tm, 'deallocate all');
+      const { id } = await tm.addJob({ queue: 'q' });
+      assert.equal((await tm.getJob(id))?.status, 'pending');
+    });
+
+    test("a statement outside a transaction waits for another caller's transaction and is not part of it", async () => {
+      const tm = await open();
+      tm.createQueue({ name: 'q' });
+      await tm.addJob({ queue: 'q' });
+      const { driver } = runnerOf(engineOf(tm).storage);
+      let inside!: () => void;
+      const opened = new Promise<void>((resolve) => {
+        inside = resolve;
+      });
+      let leave!: () => void;
+      const held = new Promise<void>((resolve) => {
+        leave = resolve;
+      });
+      const rolledBack = driver
+        .transaction(async (tx) => {
+          await tx.query('select 1');
+          inside();
+          await held;
+          throw new Error('roll back');
+        })
+        .catch((error: Error) => error.message);
+      await opened;
+      // Named (prepared) on the instance while the transaction is open.
+      const added = tm.addJob({ queue: 'q', data: { late: true } });
+      leave();
+      assert.equal(await rolledBack, 'roll back');
+      const { id } = await added;
+      assert.deepEqual(
+        (await tm.getJob(id))?.data,
+        { late: true },
+        'the job outlived the rolled-back transaction',
+      );
+    });
+
+    test('a prepared statement that fails gives the database error; inside a transaction it rolls the transaction back', async () => {
+      const tm = await open();
+      const { driver } = runnerOf(engineOf(tm).storage);
+      const table = `"${tm.schema}".prepared_probe`;
+      await driver.exec(`create table ${table} (n int)`);
+      const insert = { name: `probe_insert_${tm.schema}`, text: `insert into ${table} values ($1)` };
+      const divide = { name: `probe_divide_${tm.schema}`, text: 'select 1 / $1::int as q' };
+      const stateOf = (error: unknown) => (error as { code?: string }).code;
+      await assert.rejects(driver.query(divide, [0]), (error) => stateOf(error) === '22012');
+      assert.deepEqual(
+        (await driver.query(divide, [1])).rows,
+        [{ q: 1 }],
+        'the statement runs after its failure',
+      );
+      await assert.rejects(
+        driver.transaction(async (tx) => {
+          await tx.query(insert, [1]);
+          await tx.query(divide, [0]);
+        }),
+        (error) => stateOf(error) === '22012',
+      );
+      await driver.query(insert, [2]);
+      const rows = await rawQuery<{ n: number }>(tm, `select n from ${table}`);
+      assert.deepEqual(rows, [{ n: 2 }], 'the failed transaction left nothing');
+      const named = await rawQuery<{ n: number }>(
+        tm,
+        'select count(*)::int as n from pg_prepared_statements where name = any($1)',
+        [[insert.name, divide.name]],
+      );
+      assert.equal(named[0].n, 2, 'both ran prepared');
     });
   }
 });

@@ -36,6 +36,43 @@ describeEachDriver('the job a handler receives', ({ open }) => {
     }
   });
 
+  test('jobs of one claim with different retentions each get their own, and share one start time', async () => {
+    const tm = await open();
+    const given = new Map<string, Job>();
+    const all = deferred<void>();
+    tm.createQueue({
+      name: 'q',
+      handler: async (job) => {
+        given.set(job.id, job);
+        if (given.size === 6) all.resolve();
+      },
+    });
+    // The claim's lead (lowest id) has a policy of its own; the others alternate between that
+    // policy and the stock one, so rows both like and unlike the lead come in one claim.
+    const added = await tm.addJobs(
+      Array.from({ length: 6 }, (_, n) => ({
+        queue: 'q',
+        data: { n },
+        ...(n % 2 === 0 ? { retention: { completed: 60 } } : {}),
+      })),
+    );
+    const stored = await Promise.all(added.map(({ id }) => tm.getJob(id)));
+    const worker = fastWorker(tm, { concurrency: 6 });
+    await worker.start();
+    try {
+      await all.promise;
+      for (const job of stored) {
+        assert.ok(job);
+        assert.deepEqual(given.get(job.id)?.retention, job.retention, `job ${job.id}`);
+      }
+      const starts = new Set([...given.values()].map((job) => job.startedAt?.getTime()));
+      assert.equal(starts.size, 1, 'one claim, one start time');
+      assert.notEqual([...starts][0], undefined);
+    } finally {
+      await worker.stop();
+    }
+  });
+
   test('a child on a key, tagged, on its second attempt, carries every column its row holds', async () => {
     const tm = await open();
     const seen = deferred<{ given: Job; stored: Job | null }>();

@@ -54,6 +54,7 @@ export async function createDriver(
     return PgliteDriver.open(database, {
       strictDurability: options.strictDurability,
       seedSchema: options.seedSchema,
+      preparedStatements: options.preparedStatements,
     });
   }
   if (database instanceof pg.Pool || isPool(database))
@@ -61,7 +62,7 @@ export async function createDriver(
   if (isPglite(database)) {
     refuseListenDatabase(options);
     // The instance is a PGlite: PgliteInstance names only what an app's type check needs.
-    return await PgliteDriver.wrap(database as PGlite);
+    return await PgliteDriver.wrap(database as PGlite, { preparedStatements: options.preparedStatements });
   }
   throw new InvalidOptionError('database', DATABASE_EXPECTED, database);
 }

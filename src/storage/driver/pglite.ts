@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { PGlite, PGliteOptions, Transaction } from '@electric-sql/pglite';
+import type { PGlite, PGliteOptions, Results, Transaction } from '@electric-sql/pglite';
 import { DatabaseFullError, TidemarkError, TransactionMisuseError } from '../../errors.js';
 import { holdCallerFolder, pgliteFolder } from './caller-pglite.js';
 import { isOutOfSpace, OutOfSpaceStop } from './disk-full.js';
@@ -14,6 +14,7 @@ import {
 import { lockFolder } from './folder-lock.js';
 import { leaveLockFilesOutOfDumps } from './pglite-dump.js';
 import { openInMemory } from './pglite-memory-seed.js';
+import { runPrepared } from './pglite-prepared.js';
 import { unpackSeed } from './pglite-seed.js';
 
 /** The OID of int8; ids come back as strings on both drivers. */
@@ -45,6 +46,11 @@ export interface PgliteDriverOptions {
    * (pglite-memory-seed.ts).
    */
   seedSchema?: string;
+  /**
+   * False: every statement runs unnamed, as PGlite's `query` runs it, parsed and planned on each
+   * run. By default a named statement is prepared once on the instance (pglite-prepared.ts).
+   */
+  preparedStatements?: boolean;
 }
 
 /**
@@ -75,6 +81,7 @@ export class PgliteDriver implements Driver {
     private readonly releaseLock: () => Promise<void>,
     private readonly path: string,
     private readonly outOfSpace: OutOfSpaceStop,
+    private readonly prepares: boolean,
   ) {
     this.guardInstance();
   }
@@ -105,7 +112,7 @@ export class PgliteDriver implements Driver {
         : await openInMemory(PGlite, pgliteOptions, options.seedSchema);
       if (lock) leaveLockFilesOutOfDumps(db);
       await commitClaimsDurably(db);
-      return new PgliteDriver(db, true, release, path, outOfSpace);
+      return new PgliteDriver(db, true, release, path, outOfSpace, options.preparedStatements !== false);
     } catch (error) {
       await release();
       // PGlite says only that it failed to initialize; its log says why.
@@ -120,12 +127,22 @@ export class PgliteDriver implements Driver {
    * statement), until the instance is closed. Once the database has stopped for lack of space the
    * instance refuses statements, which would spin forever, with `DatabaseFullError`.
    */
-  static async wrap(db: PGlite): Promise<PgliteDriver> {
+  static async wrap(
+    db: PGlite,
+    options: Pick<PgliteDriverOptions, 'preparedStatements'> = {},
+  ): Promise<PgliteDriver> {
     const folder = db.closed ? null : pgliteFolder(db);
     const path = folder === null ? 'memory://' : await holdCallerFolder(db, folder);
     if (folder !== null) leaveLockFilesOutOfDumps(db);
     if (!db.closed) await commitClaimsDurably(db);
-    return new PgliteDriver(db, false, async () => {}, path, new OutOfSpaceStop());
+    return new PgliteDriver(
+      db,
+      false,
+      async () => {},
+      path,
+      new OutOfSpaceStop(),
+      options.preparedStatements !== false,
+    );
   }
 
   async query<Row>(
@@ -134,13 +151,41 @@ export class PgliteDriver implements Driver {
   ): Promise<QueryResult<Row>> {
     this.refuseInsideTransaction();
     this.refuseIfStopped();
-    const text = typeof statement === 'string' ? statement : statement.text;
     try {
-      const result = await this.db.query<Row>(text, clientParams(params), QUERY_OPTIONS);
+      const name = this.preparedName(statement);
+      const result =
+        name === undefined
+          ? await this.db.query<Row>(textOf(statement), clientParams(params), QUERY_OPTIONS)
+          : await this.runNamed<Row>(name, textOf(statement), params, false);
       return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
     } catch (error) {
       throw this.translate(error);
     }
+  }
+
+  /** The name to prepare `statement` under; none to run it as PGlite's `query` runs it. */
+  private preparedName(statement: string | Statement): string | undefined {
+    return this.prepares && typeof statement !== 'string' ? statement.name : undefined;
+  }
+
+  /**
+   * A named statement, prepared once on the instance (pglite-prepared.ts), under the locks
+   * PGlite's own `query` takes: outside a transaction, its transaction lock too, so that the
+   * statement never runs inside a transaction another caller has open.
+   */
+  private async runNamed<Row>(
+    name: string,
+    text: string,
+    params: readonly unknown[],
+    inTransaction: boolean,
+  ): Promise<Results<Row>> {
+    const run = () =>
+      this.db._runExclusiveQuery(() =>
+        runPrepared<Row>(this.db, name, text, params, QUERY_OPTIONS, inTransaction),
+      );
+    if (inTransaction) return run();
+    await this.db._checkReady();
+    return this.db._runExclusiveTransaction(run);
   }
 
   async exec(script: string): Promise<void> {
@@ -213,9 +258,12 @@ export class PgliteDriver implements Driver {
   private handle(tx: Transaction): TransactionHandle {
     return {
       query: async <Row>(statement: string | Statement, params: readonly unknown[] = []) => {
-        const text = typeof statement === 'string' ? statement : statement.text;
         try {
-          const result = await tx.query<Row>(text, clientParams(params), QUERY_OPTIONS);
+          const name = this.preparedName(statement);
+          const result =
+            name === undefined
+              ? await tx.query<Row>(textOf(statement), clientParams(params), QUERY_OPTIONS)
+              : await this.runNamed<Row>(name, textOf(statement), params, true);
           return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
         } catch (error) {
           throw this.translate(error);
@@ -268,6 +316,10 @@ export class PgliteDriver implements Driver {
       return run(message);
     };
   }
+}
+
+function textOf(statement: string | Statement): string {
+  return typeof statement === 'string' ? statement : statement.text;
 }
 
 /**

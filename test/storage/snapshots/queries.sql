@@ -2594,12 +2594,16 @@ with ready_queues as materialized (
          wait = case when j.status = 'waiting' then j.wait - 'poke' end
     from (select set_config('synchronous_commit', "tidemark".claim_commit(), true)) as async_commit,
          -- the fair scores by job id, read once: none in a claim without fair keys
-         (select jsonb_object_agg(id, score) as scores from next where score <> 0) as fair
+         (select jsonb_object_agg(id, score) as scores from next where score <> 0) as fair,
+         -- the lead row, which carries what the rows share (no row when nothing is claimed)
+         (select l.id, l.retention from "tidemark".jobs l where l.id = (select min(id) from next)) as lead
    where j.id = any(array(select id from next))
-  returning j.id, j.queue, j.data, j.priority, j.attempts, j.max_attempts, j.retention::text as retention,
+  returning j.id, j.queue, j.data, j.priority, j.attempts, j.max_attempts,
+            case when j.id = lead.id or j.retention <> lead.retention then j.retention::text end as retention,
             j.lock_token, case when num_nonnulls(j.output, j.error, j.parent_id, j.root_id, j.key, j.tier, j.tags, j.progress, j.metadata, j.trace, j.wait, j.held_by) = 0 then null
        else json_build_object('output', j.output, 'error', j.error, 'parent_id', j.parent_id::text, 'root_id', j.root_id::text, 'key', j.key, 'tier', j.tier, 'tags', j.tags, 'progress', j.progress, 'metadata', j.metadata, 'trace', j.trace, 'wait', j.wait, 'held_by', j.held_by) end as rare, date_part('epoch', j.run_at) * 1000 as run_at, date_part('epoch', j.expire_at) * 1000 as expire_at,
-            date_part('epoch', j.created_at) * 1000 as created_at, date_part('epoch', j.started_at) * 1000 as started_at,
+            date_part('epoch', j.created_at) * 1000 as created_at,
+            case when j.id = lead.id then date_part('epoch', j.started_at) * 1000 end as started_at,
             -- a claim without fair keys (most) looks up no row's score
             case when fair.scores is null then 0
                  else coalesce((fair.scores ->> j.id::text)::float8, 0) end as score
