@@ -65,6 +65,19 @@ describeEachDriver('preparedStatements', ({ kind, open }) => {
       assert.equal((await tm.getJob(id))?.status, 'pending');
     });
 
+    test('a statement the session has already under its name (another copy of Tidemark on the instance) is run as it is', async () => {
+      const tm = await open();
+      const { driver } = runnerOf(engineOf(tm).storage);
+      const name = `probe_shared_${tm.schema}`;
+      await driver.exec(`prepare ${name}(int) as select 10 / $1 as q`);
+      assert.deepEqual((await driver.query({ name, text: 'select 10 / $1::int as q' }, [2])).rows, [
+        { q: 5 },
+      ]);
+      assert.deepEqual((await driver.query({ name, text: 'select 10 / $1::int as q' }, [5])).rows, [
+        { q: 2 },
+      ]);
+    });
+
     test("a statement outside a transaction waits for another caller's transaction and is not part of it", async () => {
       const tm = await open();
       tm.createQueue({ name: 'q' });
