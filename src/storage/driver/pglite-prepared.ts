@@ -42,12 +42,31 @@ const NO_FS_SYNC = { syncToFs: false };
 
 /**
  * Run the named statement `name` (its SQL `text`) with `params` on `db`, preparing it the first
- * time. The caller holds PGlite's query lock (and, outside a transaction, its transaction lock),
- * as PGlite's own `query` does. `inTransaction` says whether a transaction of the caller's is
- * open: outside one, the instance syncs to its file system after the statement, as `query` does,
- * and a statement the session lost is prepared again and run once more.
+ * time, under the locks PGlite's own `query` takes: its query lock, and outside a transaction
+ * its transaction lock too, so that the statement never runs inside a transaction another caller
+ * has open. `inTransaction` says whether the caller runs it inside its own transaction.
  */
-export async function runPrepared<Row>(
+export async function runNamed<Row>(
+  db: PGlite,
+  name: string,
+  text: string,
+  params: readonly unknown[],
+  options: QueryOptions,
+  inTransaction: boolean,
+): Promise<Results<Row>> {
+  const run = () =>
+    db._runExclusiveQuery(() => runPrepared<Row>(db, name, text, params, options, inTransaction));
+  if (inTransaction) return run();
+  await db._checkReady();
+  return db._runExclusiveTransaction(run);
+}
+
+/**
+ * `runNamed`'s work, its locks held. Outside a transaction the instance syncs to its file system
+ * after the statement, as `query` does, and a statement the session lost is prepared again and
+ * run once more.
+ */
+async function runPrepared<Row>(
   db: PGlite,
   name: string,
   text: string,

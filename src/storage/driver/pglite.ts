@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { PGlite, PGliteOptions, Results, Transaction } from '@electric-sql/pglite';
+import type { PGlite, Transaction } from '@electric-sql/pglite';
 import { DatabaseFullError, TidemarkError, TransactionMisuseError } from '../../errors.js';
 import { holdCallerFolder, pgliteFolder } from './caller-pglite.js';
 import { isOutOfSpace, OutOfSpaceStop } from './disk-full.js';
@@ -14,17 +14,15 @@ import {
 import { lockFolder } from './folder-lock.js';
 import { leaveLockFilesOutOfDumps } from './pglite-dump.js';
 import { openInMemory } from './pglite-memory-seed.js';
-import { runPrepared } from './pglite-prepared.js';
+import { INT8_AS_TEXT, startOptions } from './pglite-options.js';
+import { runNamed } from './pglite-prepared.js';
 import { unpackSeed } from './pglite-seed.js';
-
-/** The OID of int8; ids come back as strings on both drivers. */
-const INT8_OID = 20;
 
 /**
  * Applied to every statement too, because an instance the caller passes in (`wrap`) was
  * made without our parser and would return int8 as a number (or a BigInt past 2^53).
  */
-const QUERY_OPTIONS = { parsers: { [INT8_OID]: (value: string) => value } };
+const QUERY_OPTIONS = { parsers: INT8_AS_TEXT };
 
 /** The first byte of a Terminate message, which PGlite answers itself without the backend. */
 const TERMINATE = 0x58;
@@ -95,17 +93,7 @@ export class PgliteDriver implements Driver {
     const path = lock ? lock.path : 'memory://';
     const outOfSpace = new OutOfSpaceStop();
     try {
-      const startParams = [...PGlite.defaultStartParams];
-      const pgliteOptions: PGliteOptions = {
-        parsers: { [INT8_OID]: (value: string) => value },
-        onStderr: outOfSpace.watchLog,
-      };
-      if (options.strictDurability) {
-        const index = startParams.indexOf('-F');
-        if (index >= 0) startParams.splice(index, 1);
-        startParams.push('-c', 'wal_sync_method=open_datasync');
-      }
-      pgliteOptions.startParams = startParams;
+      const pgliteOptions = startOptions(PGlite, options.strictDurability === true, outOfSpace.watchLog);
       if (lock && options.seedSchema !== undefined) await unpackSeed(lock.path, options.seedSchema);
       const db = lock
         ? await PGlite.create(lock.path, pgliteOptions)
@@ -151,41 +139,31 @@ export class PgliteDriver implements Driver {
   ): Promise<QueryResult<Row>> {
     this.refuseInsideTransaction();
     this.refuseIfStopped();
+    return this.run(this.db, statement, params, false);
+  }
+
+  /**
+   * One statement on the instance, or inside its transaction `tx`: a named statement prepared
+   * once on the instance (pglite-prepared.ts) unless preparing is off, anything else as PGlite's
+   * `query` runs it.
+   */
+  private async run<Row>(
+    on: PGlite | Transaction,
+    statement: string | Statement,
+    params: readonly unknown[],
+    inTransaction: boolean,
+  ): Promise<QueryResult<Row>> {
+    const text = typeof statement === 'string' ? statement : statement.text;
+    const name = this.prepares && typeof statement !== 'string' ? statement.name : undefined;
     try {
-      const name = this.preparedName(statement);
       const result =
         name === undefined
-          ? await this.db.query<Row>(textOf(statement), clientParams(params), QUERY_OPTIONS)
-          : await this.runNamed<Row>(name, textOf(statement), params, false);
+          ? await on.query<Row>(text, clientParams(params), QUERY_OPTIONS)
+          : await runNamed<Row>(this.db, name, text, params, QUERY_OPTIONS, inTransaction);
       return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
     } catch (error) {
       throw this.translate(error);
     }
-  }
-
-  /** The name to prepare `statement` under; none to run it as PGlite's `query` runs it. */
-  private preparedName(statement: string | Statement): string | undefined {
-    return this.prepares && typeof statement !== 'string' ? statement.name : undefined;
-  }
-
-  /**
-   * A named statement, prepared once on the instance (pglite-prepared.ts), under the locks
-   * PGlite's own `query` takes: outside a transaction, its transaction lock too, so that the
-   * statement never runs inside a transaction another caller has open.
-   */
-  private async runNamed<Row>(
-    name: string,
-    text: string,
-    params: readonly unknown[],
-    inTransaction: boolean,
-  ): Promise<Results<Row>> {
-    const run = () =>
-      this.db._runExclusiveQuery(() =>
-        runPrepared<Row>(this.db, name, text, params, QUERY_OPTIONS, inTransaction),
-      );
-    if (inTransaction) return run();
-    await this.db._checkReady();
-    return this.db._runExclusiveTransaction(run);
   }
 
   async exec(script: string): Promise<void> {
@@ -257,18 +235,8 @@ export class PgliteDriver implements Driver {
 
   private handle(tx: Transaction): TransactionHandle {
     return {
-      query: async <Row>(statement: string | Statement, params: readonly unknown[] = []) => {
-        try {
-          const name = this.preparedName(statement);
-          const result =
-            name === undefined
-              ? await tx.query<Row>(textOf(statement), clientParams(params), QUERY_OPTIONS)
-              : await this.runNamed<Row>(name, textOf(statement), params, true);
-          return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
-        } catch (error) {
-          throw this.translate(error);
-        }
-      },
+      query: <Row>(statement: string | Statement, params: readonly unknown[] = []) =>
+        this.run<Row>(tx, statement, params, true),
       exec: async (script: string) => {
         try {
           await tx.exec(script);
@@ -316,10 +284,6 @@ export class PgliteDriver implements Driver {
       return run(message);
     };
   }
-}
-
-function textOf(statement: string | Statement): string {
-  return typeof statement === 'string' ? statement : statement.text;
 }
 
 /**
