@@ -40,23 +40,27 @@ const ALREADY_PREPARED = '42P05';
 /** The file system is synced once a statement is done (`runPrepared`), not after each message. */
 const NO_FS_SYNC = { syncToFs: false };
 
+/** One run of a named statement. */
+export interface NamedRun {
+  db: PGlite;
+  name: string;
+  /** The statement's SQL, parsed the first time the instance runs `name`. */
+  text: string;
+  params: readonly unknown[];
+  options: QueryOptions;
+  /** Whether the caller runs it inside a transaction of its own. */
+  inTransaction: boolean;
+}
+
 /**
- * Run the named statement `name` (its SQL `text`) with `params` on `db`, preparing it the first
- * time, under the locks PGlite's own `query` takes: its query lock, and outside a transaction
- * its transaction lock too, so that the statement never runs inside a transaction another caller
- * has open. `inTransaction` says whether the caller runs it inside its own transaction.
+ * Run a named statement, preparing it the first time on its instance, under the locks PGlite's
+ * own `query` takes: its query lock, and outside a transaction its transaction lock too, so
+ * that the statement never runs inside a transaction another caller has open.
  */
-export async function runNamed<Row>(
-  db: PGlite,
-  name: string,
-  text: string,
-  params: readonly unknown[],
-  options: QueryOptions,
-  inTransaction: boolean,
-): Promise<Results<Row>> {
-  const run = () =>
-    db._runExclusiveQuery(() => runPrepared<Row>(db, name, text, params, options, inTransaction));
-  if (inTransaction) return run();
+export async function runNamed<Row>(call: NamedRun): Promise<Results<Row>> {
+  const { db } = call;
+  const run = () => db._runExclusiveQuery(() => runPrepared<Row>(call));
+  if (call.inTransaction) return run();
   await db._checkReady();
   return db._runExclusiveTransaction(run);
 }
@@ -66,14 +70,14 @@ export async function runNamed<Row>(
  * after the statement, as `query` does, and a statement the session lost is prepared again and
  * run once more.
  */
-async function runPrepared<Row>(
-  db: PGlite,
-  name: string,
-  text: string,
-  params: readonly unknown[],
-  options: QueryOptions,
-  inTransaction: boolean,
-): Promise<Results<Row>> {
+async function runPrepared<Row>({
+  db,
+  name,
+  text,
+  params,
+  options,
+  inTransaction,
+}: NamedRun): Promise<Results<Row>> {
   const { protocol, parse } = loaded ?? (await pgliteModule());
   let statements = preparedOn.get(db);
   if (statements === undefined) {

@@ -159,7 +159,7 @@ export class PgliteDriver implements Driver {
       const result =
         name === undefined
           ? await on.query<Row>(text, clientParams(params), QUERY_OPTIONS)
-          : await runNamed<Row>(this.db, name, text, params, QUERY_OPTIONS, inTransaction);
+          : await runNamed<Row>({ db: this.db, name, text, params, options: QUERY_OPTIONS, inTransaction });
       return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
     } catch (error) {
       throw this.translate(error);
