@@ -143,7 +143,7 @@ export class PgliteDriver implements Driver {
   }
 
   /**
-   * One statement on the instance, or inside its transaction `tx`: a named statement prepared
+   * One statement `on` the instance or on one of its transactions: a named statement prepared
    * once on the instance (pglite-prepared.ts) unless preparing is off, anything else as PGlite's
    * `query` runs it.
    */
