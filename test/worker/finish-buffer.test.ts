@@ -47,6 +47,32 @@ const outcome = (id: string, ok = true): AttemptOutcome => ({ id, token: `t${id}
 const quickRetries = () => new RetryWindow(() => 1);
 
 describe('FinishBuffer', () => {
+  test('an outcome that settles as a write lands joins the outcomes held back by that write', async () => {
+    const { storage, batches } = fakeStorage();
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    // Each write waits for the gate: the first is in flight until the test opens it.
+    const gated: typeof storage = {
+      finishAttempts: async (outcomes) => {
+        await gate;
+        return storage.finishAttempts(outcomes);
+      },
+    };
+    const buffer = new FinishBuffer(gated);
+    const first = buffer.push(outcome('1'));
+    await new Promise(setImmediate);
+    // Pushed while the first write is in flight: held for the next statement.
+    const second = buffer.push(outcome('2'));
+    // Settles once the first write has landed, as the next job of a slot that write freed would.
+    const third = first.then(() => buffer.push(outcome('3')));
+    open();
+    await Promise.all([first, second, third]);
+    await buffer.idle();
+    assert.deepEqual(batches, [['1'], ['2', '3']]);
+  });
+
   test('outcomes of one turn share statements of at most the batch size, and each reads its own row', async () => {
     const { storage, batches } = fakeStorage({ lost: ['5'] });
     const buffer = new FinishBuffer(storage, { maxBatch: 3 });
