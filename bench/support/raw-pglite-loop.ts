@@ -1,10 +1,9 @@
 /**
  * The physical reference for a drain on PGlite: the bare loop of bench/subjects/raw-loop.ts
  * (the same claim and finishing statements, on Tidemark's own table in the same database, in
- * batches of BATCH) run
- * on the PGlite a Tidemark opened, with no worker. PGlite runs one statement at a time on this
- * thread, so the claim and the finish take turns, as a worker's do there. What it reaches is
- * the most a drain on this PGlite can, whatever the worker does.
+ * batches of BATCH) run on the PGlite a Tidemark opened, with no worker. PGlite runs one
+ * statement at a time on this thread, so the claim and the finish take turns, as a worker's do
+ * there. What it reaches is the most a drain on this PGlite can, whatever the worker does.
  */
 import { engineOf } from '../../dist/engine-handle.js';
 import type { Tidemark } from '../../dist/index.js';

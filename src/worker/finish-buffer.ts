@@ -58,8 +58,9 @@ export interface FinishBufferOptions {
 /**
  * Batches finishing writes: outcomes that arrive in the same turn of the event loop, or while
  * a write is in flight and in the turn after it, go together in the next statement, so a busy
- * worker writes many completions per round trip and an idle one writes each at once. Every attempt in a batch
- * waits on the batch's one promise (no promise per job) and reads its own row from it.
+ * worker writes many completions per round trip and an idle one writes each at once. Every
+ * attempt in a batch waits on the batch's one promise (no promise per job) and reads its own
+ * row from it.
  *
  * A write the database does not answer is retried until it lands or the retry window closes
  * (the worker stopped and its shutdown timeout passed): the write is idempotent, since a second
