@@ -129,8 +129,7 @@ const lanes = [
 const compiled = process.env.TIDEMARK_TEST_TSX === '1' ? null : await compileTests(REPO);
 if (compiled) process.on('exit', () => rmSync(compiled, { recursive: true, force: true }));
 /** A test file as its lane's runner is given it: its compiled twin, when the run is compiled. */
-const runnable = (file) =>
-  compiled ? join(compiled, relative(REPO, resolve(file))).replace(/\.ts$/, '.js') : file;
+const runnable = (file) => (compiled ? join(compiled, fromRepo(file)).replace(/\.ts$/, '.js') : file);
 // The suite's files in groups, a process each (scripts/test-groups.mjs): by default four
 // groups for each file run at a time, so that the lane's end still finds several to share the
 // cores, and at least two files a group; TIDEMARK_TEST_GROUPS=0 gives every file its process,
@@ -251,7 +250,12 @@ function printTimes() {
   if (failed.length === 0) return;
   // Named again at the very end, where a log cut to its tail still shows them.
   console.log(`${prefix}files failed: ${failed.length}`);
-  for (const row of failed) console.log(`${prefix}  ${relative(REPO, resolve(row.file))}`);
+  for (const row of failed) console.log(`${prefix}  ${fromRepo(row.file)}`);
+}
+
+/** A test file's path from the repository, as test/file-times.json and the compiled tree name it. */
+function fromRepo(file) {
+  return relative(REPO, resolve(file));
 }
 
 /** File → ms of the last run that timed it, else of the kept run. */
@@ -277,7 +281,7 @@ function readTimes(path, pathOf) {
  */
 function keepTimes(files) {
   const times = new Map(readTimes(KEPT_TIMES, (file) => file));
-  for (const row of files) times.set(relative(REPO, resolve(row.file)), Math.round(row.ms / 100) * 100);
+  for (const row of files) times.set(fromRepo(row.file), Math.round(row.ms / 100) * 100);
   const kept = [...times].filter(([file]) => statSync(join(REPO, file), { throwIfNoEntry: false })?.isFile());
   const sorted = Object.fromEntries(kept.sort(([a], [b]) => a.localeCompare(b)));
   writeFileSync(KEPT_TIMES, `${JSON.stringify(sorted, null, 2)}\n`);

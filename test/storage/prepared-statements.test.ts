@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { engineOf } from '../../src/engine-handle.js';
 import type { Tidemark } from '../../src/index.js';
-import { runnerOf } from '../../src/storage/storage-internals.js';
-import { freshSchema, rawQuery } from '../support/databases.js';
+import { sqlState } from '../../src/storage/database-errors.js';
+import { driverOf, freshSchema, rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
+import { deferred } from '../support/jobs.js';
 
 /** Tidemark's statements prepared on the session that answers `rawQuery` (its only one with poolSize 1). */
 async function preparedHere(tm: Tidemark): Promise<number> {
@@ -67,7 +67,7 @@ describeEachDriver('preparedStatements', ({ kind, open }) => {
 
     test('a statement the session has already under its name (another copy of Tidemark on the instance) is run as it is', async () => {
       const tm = await open();
-      const { driver } = runnerOf(engineOf(tm).storage);
+      const driver = driverOf(tm);
       const name = `probe_shared_${tm.schema}`;
       await driver.exec(`prepare ${name}(int) as select 10 / $1 as q`);
       assert.deepEqual((await driver.query({ name, text: 'select 10 / $1::int as q' }, [2])).rows, [
@@ -82,27 +82,21 @@ describeEachDriver('preparedStatements', ({ kind, open }) => {
       const tm = await open();
       tm.createQueue({ name: 'q' });
       await tm.addJob({ queue: 'q' });
-      const { driver } = runnerOf(engineOf(tm).storage);
-      let inside!: () => void;
-      const opened = new Promise<void>((resolve) => {
-        inside = resolve;
-      });
-      let leave!: () => void;
-      const held = new Promise<void>((resolve) => {
-        leave = resolve;
-      });
+      const driver = driverOf(tm);
+      const opened = deferred();
+      const held = deferred();
       const rolledBack = driver
         .transaction(async (tx) => {
           await tx.query('select 1');
-          inside();
-          await held;
+          opened.resolve();
+          await held.promise;
           throw new Error('roll back');
         })
         .catch((error: Error) => error.message);
-      await opened;
+      await opened.promise;
       // Named (prepared) on the instance while the transaction is open.
       const added = tm.addJob({ queue: 'q', data: { late: true } });
-      leave();
+      held.resolve();
       assert.equal(await rolledBack, 'roll back');
       const { id } = await added;
       assert.deepEqual(
@@ -114,13 +108,12 @@ describeEachDriver('preparedStatements', ({ kind, open }) => {
 
     test('a prepared statement that fails gives the database error; inside a transaction it rolls the transaction back', async () => {
       const tm = await open();
-      const { driver } = runnerOf(engineOf(tm).storage);
+      const driver = driverOf(tm);
       const table = `"${tm.schema}".prepared_probe`;
       await driver.exec(`create table ${table} (n int)`);
       const insert = { name: `probe_insert_${tm.schema}`, text: `insert into ${table} values ($1)` };
       const divide = { name: `probe_divide_${tm.schema}`, text: 'select 1 / $1::int as q' };
-      const stateOf = (error: unknown) => (error as { code?: string }).code;
-      await assert.rejects(driver.query(divide, [0]), (error) => stateOf(error) === '22012');
+      await assert.rejects(driver.query(divide, [0]), (error) => sqlState(error) === '22012');
       assert.deepEqual(
         (await driver.query(divide, [1])).rows,
         [{ q: 1 }],
@@ -131,7 +124,7 @@ describeEachDriver('preparedStatements', ({ kind, open }) => {
           await tx.query(insert, [1]);
           await tx.query(divide, [0]);
         }),
-        (error) => stateOf(error) === '22012',
+        (error) => sqlState(error) === '22012',
       );
       await driver.query(insert, [2]);
       const rows = await rawQuery<{ n: number }>(tm, `select n from ${table}`);

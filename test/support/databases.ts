@@ -3,6 +3,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { engineOf } from '../../src/engine-handle.js';
 import { type OpenOptions, Tidemark } from '../../src/index.js';
+import type { Driver } from '../../src/storage/driver/driver.js';
 import { runnerOf } from '../../src/storage/storage-internals.js';
 import { bootTestPglite } from './pglite-boot.js';
 import { dropPgSchema } from './schema-pool.js';
@@ -104,13 +105,18 @@ export async function databaseOf(kind: DriverKind): Promise<pg.Pool | PGlite> {
   return kind === 'pg' ? sharedPgPool() : sharedPgliteInstance();
 }
 
+/** The driver an engine runs its statements on. */
+export function driverOf(tm: Tidemark): Driver {
+  return runnerOf(engineOf(tm).storage).driver;
+}
+
 /** Run a statement against the test database directly (outside Tidemark). */
 export async function rawQuery<Row = Record<string, unknown>>(
   tm: Tidemark,
   text: string,
   params: unknown[] = [],
 ): Promise<Row[]> {
-  const result = await runnerOf(engineOf(tm).storage).driver.query<Row>(text, params);
+  const result = await driverOf(tm).query<Row>(text, params);
   return result.rows;
 }
 

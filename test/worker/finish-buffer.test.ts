@@ -4,6 +4,7 @@ import type { JobStatus, Logger } from '../../src/index.js';
 import type { AttemptOutcome, Storage } from '../../src/storage/storage.js';
 import { FinishBuffer, Unwritten } from '../../src/worker/finish-buffer.js';
 import { RetryWindow } from '../../src/worker/retry-window.js';
+import { deferred } from '../support/jobs.js';
 
 /** What PostgreSQL says of a NUL in jsonb, with its SQLSTATE, as both drivers report it. */
 const refusal = () => Object.assign(new Error('unsupported Unicode escape sequence'), { code: '22P05' });
@@ -49,14 +50,11 @@ const quickRetries = () => new RetryWindow(() => 1);
 describe('FinishBuffer', () => {
   test('an outcome that settles as a write lands joins the outcomes held back by that write', async () => {
     const { storage, batches } = fakeStorage();
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      open = resolve;
-    });
+    const gate = deferred();
     // Each write waits for the gate: the first is in flight until the test opens it.
     const gated: typeof storage = {
       finishAttempts: async (outcomes) => {
-        await gate;
+        await gate.promise;
         return storage.finishAttempts(outcomes);
       },
     };
@@ -67,7 +65,7 @@ describe('FinishBuffer', () => {
     const second = buffer.push(outcome('2'));
     // Settles once the first write has landed, as the next job of a slot that write freed would.
     const third = first.then(() => buffer.push(outcome('3')));
-    open();
+    gate.resolve();
     await Promise.all([first, second, third]);
     await buffer.idle();
     assert.deepEqual(batches, [['1'], ['2', '3']]);
