@@ -55,24 +55,24 @@ export class BatchGatherer {
     return batch;
   }
 
-  /** Remove and return the job with this id, if held (cancelled before its batch ran). */
-  take(id: string): ClaimedJob | undefined {
+  /** Remove and return the job claimed under this lock token, if held (cancelled before its batch ran). */
+  take(token: string): ClaimedJob | undefined {
     for (let b = 0; b < this.ready.length; b++) {
-      const job = this.takeFrom(this.ready[b], id);
+      const job = this.takeFrom(this.ready[b], token);
       if (job === undefined) continue;
       // A ready batch left empty is no batch: a slot must never start one.
       if (this.ready[b].length === 0) this.ready.splice(b, 1);
       return job;
     }
     for (const group of this.groups.values()) {
-      const job = this.takeFrom(group.jobs, id);
+      const job = this.takeFrom(group.jobs, token);
       if (job !== undefined) return job;
     }
     return undefined;
   }
 
-  private takeFrom(jobs: ClaimedJob[], id: string): ClaimedJob | undefined {
-    const i = jobs.findIndex((claimed) => claimed.job.id === id);
+  private takeFrom(jobs: ClaimedJob[], token: string): ClaimedJob | undefined {
+    const i = jobs.findIndex((claimed) => claimed.token === token);
     if (i < 0) return undefined;
     this.held--;
     return jobs.splice(i, 1)[0];

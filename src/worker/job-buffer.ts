@@ -32,10 +32,10 @@ export class JobBuffer {
     return job;
   }
 
-  /** Remove and return the job with this id, if held. */
-  take(id: string): ClaimedJob | undefined {
+  /** Remove and return the job claimed under this lock token, if held. */
+  take(token: string): ClaimedJob | undefined {
     for (let i = this.head; i < this.items.length; i++) {
-      if (this.items[i].job.id === id) return this.items.splice(i, 1)[0];
+      if (this.items[i].token === token) return this.items.splice(i, 1)[0];
     }
     return undefined;
   }

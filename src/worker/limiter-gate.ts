@@ -1,5 +1,6 @@
 import type { EngineCore } from '../engine-core.js';
 import { LimiterNotFoundError, LimiterRefusedError } from '../errors.js';
+import { systemClock } from '../model/clock.js';
 import type { QueueLimiter } from '../model/limiter.js';
 import { limiterEntries } from '../queues/limiter-rules.js';
 import type { ClaimedJob, TokenRequest } from '../storage/storage.js';
@@ -37,27 +38,29 @@ export async function passLimiters(core: EngineCore, claimed: ClaimedJob[]): Pro
     requests.push({ id: job.job.id, token: job.token, held: job.held === true, limits: job.limits });
   }
   if (requests.length === 0) return { start, nextTurnAt: null };
+  let sent = performance.now();
   const granted = await core.storage.limiters.grantAll(
     bucketTotals(requests),
     requests.filter((r) => r.held).map((r) => r.id),
   );
   if (granted !== null) {
-    const received = performance.now();
+    const from = countFrom(core, sent);
     for (const job of asking.values()) {
       if (granted.guard !== null) {
-        job.startBy = startBy(received, granted.guard * 1_000, granted.granted_at, granted.ended);
+        job.startBy = startBy(from, granted.guard * 1_000, granted.granted_at, granted.started);
       }
       start.push(job);
     }
     return { start, nextTurnAt: null };
   }
+  sent = performance.now();
   const verdicts = await core.storage.limiters.takeTokens(requests);
-  const received = performance.now();
+  const from = countFrom(core, sent);
   let nextTurnAt: number | null = null;
-  for (const { job_id, verdict, detail, turn, guard, ended } of verdicts) {
+  for (const { job_id, verdict, detail, turn, guard, started } of verdicts) {
     const job = asking.get(job_id) as ClaimedJob;
     if (verdict === 'granted') {
-      if (guard !== null) job.startBy = startBy(received, guard * 1_000, turn, ended);
+      if (guard !== null) job.startBy = startBy(from, guard * 1_000, turn, started);
       start.push(job);
     } else if (verdict === 'held') {
       if (turn !== null && (nextTurnAt === null || turn < nextTurnAt)) nextTurnAt = turn;
@@ -87,13 +90,26 @@ function bucketTotals(requests: TokenRequest[]): { name: string; key: string; to
 }
 
 /**
- * When a granted job must have started: its guard after the grant. The grant's age when the
- * rows left the database is measured on the database's clock (no skew between the clocks),
- * and a margin of 5 ms (at most half the guard) covers the rows' way here.
+ * When a granted job must have started (on this process's clock): its guard after the grant.
+ * The statement reached the database after it was sent, and the grant is `grantedAt - started`
+ * from its arrival, both on the database's clock (no skew between the clocks); so the grant
+ * was no earlier than the sending plus that. Counting from the sending rather than from the
+ * rows' arrival keeps the bound when the rows wait on their way back: a busy machine that
+ * leaves this process unscheduled, or an event loop held by other work, delays their reading
+ * by more than a guard. The margin of 1 ms covers the call from the check to the handler.
  */
-function startBy(received: number, guardMs: number, grantedAt: number | null, ended: number): number {
-  const age = grantedAt === null ? 0 : Math.max(ended - grantedAt, 0);
-  return received + guardMs - age - Math.min(5, guardMs / 2);
+function startBy(from: number, guardMs: number, grantedAt: number | null, started: number): number {
+  const afterArrival = (grantedAt ?? started) - started;
+  return from + afterArrival + guardMs - Math.min(1, guardMs / 2);
+}
+
+/**
+ * Where a grant's guard counts from on this process's clock: the statement's sending. On the
+ * test kit's clock, which stands still in the database, a statement's own time does not show
+ * in its times, and the bound is on that clock: there it counts from the rows' arrival.
+ */
+function countFrom(core: EngineCore, sent: number): number {
+  return core.clock === systemClock ? sent : performance.now();
 }
 
 function rulesOf(core: EngineCore, job: ClaimedJob): QueueLimiter[] {

@@ -165,14 +165,18 @@ export class Slots {
       : [...this.buffer.toArray(), ...this.batches.toArray()];
   }
 
-  /** The job was cancelled: abort its attempt, or drop it if no slot has started it. */
-  cancelled(id: string): void {
-    for (const attempt of this.running.values()) if (attempt.id === id) attempt.abort('lost');
-    const dropped = this.buffer.take(id) ?? this.batches.take(id);
+  /**
+   * The attempt claimed under `token` was cancelled: abort it, or drop it if no slot has
+   * started it. By token, not by job: the notice comes after the cancel's commit, by which time
+   * the job may have been retried and claimed again, here, under another token.
+   */
+  cancelled(token: string): void {
+    this.running.get(token)?.abort('lost');
+    const dropped = this.buffer.take(token) ?? this.batches.take(token);
     if (dropped) {
       // Cancelled before it started: drop it; its row already says cancelled.
       this.holdRelease(dropped.job.queue);
-      this.core.events.emit('job:lost', { id, queue: dropped.job.queue });
+      this.core.events.emit('job:lost', { id: dropped.job.id, queue: dropped.job.queue });
     }
   }
 

@@ -281,7 +281,8 @@ export class Worker {
 
   private onNotification(payload: string): void {
     if (payload.startsWith('c:')) {
-      this.slots.cancelled(payload.slice(2));
+      // c:<job id>:<lock token of the attempt cancelled>
+      this.slots.cancelled(payload.slice(payload.indexOf(':', 2) + 1));
       return;
     }
     if (payload.startsWith('j:') && this.claims.queueNames().includes(payload.slice(2))) this.wakeup.nudge();

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { engineOf } from '../../src/engine-handle.js';
 import { InvalidOptionError, LimiterNotFoundError, RetryAfter, silentLogger } from '../../src/index.js';
 import { rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
-import { waitFor } from '../support/wait-for.js';
+import { sleep, waitFor } from '../support/wait-for.js';
 
 type Call = { account: string; n: number };
 
@@ -31,6 +32,51 @@ describeEachDriver('rate limits', ({ open, openOnClock }) => {
     assert.ok(
       waited.every((ms) => ms < 600),
       `waits from claim to start: ${waited.join(', ')} ms`,
+    );
+  });
+
+  test('a grant whose answer reaches the worker past its guard (the process stalled) starts nothing; its jobs go back and start from a later grant', async () => {
+    const tm = await open({ logger: silentLogger });
+    await tm.defineLimiter('roomy', { limit: 1_000, periodSeconds: 1, burst: 999 });
+    const { limiters } = engineOf(tm).storage;
+    // Every call for tokens is counted; the answer of the first is read 200 ms late, as by a
+    // process the machine left unscheduled (the guard is 50 ms).
+    let calls = 0;
+    const stallFirst =
+      <Args extends unknown[], Result>(take: (...args: Args) => Promise<Result>) =>
+      async (...args: Args): Promise<Result> => {
+        const call = ++calls;
+        const answer = await take(...args);
+        if (call === 1) await sleep(200);
+        return answer;
+      };
+    limiters.grantAll = stallFirst(limiters.grantAll.bind(limiters));
+    limiters.takeTokens = stallFirst(limiters.takeTokens.bind(limiters));
+    const callsAtStart: number[] = [];
+    tm.createQueue({
+      name: 'stalled',
+      limiters: [{ name: 'roomy' }],
+      handler: () => {
+        callsAtStart.push(calls);
+      },
+    });
+    await tm.addJobs(Array.from({ length: 5 }, (_, n) => ({ queue: 'stalled', data: { n } })));
+    const worker = tm.worker({ concurrency: 5, sweep: false, uniqueLockSweep: false });
+    await worker.start();
+    await waitFor('every job to start', () => callsAtStart.length === 5);
+    await worker.stop();
+    assert.ok(
+      callsAtStart.every((seen) => seen >= 2),
+      `calls for tokens made when each job started: ${callsAtStart.join(', ')} (1: from the stalled grant)`,
+    );
+    const rows = await rawQuery<{ status: string; attempts: number }>(
+      tm,
+      `select status, attempts from "${tm.schema}".jobs where queue = 'stalled'`,
+    );
+    assert.deepEqual(
+      rows.map((row) => `${row.status}/${row.attempts}`),
+      Array(5).fill('completed/1'),
+      'given back as they were: the late grant spent no attempt',
     );
   });
 

@@ -7,9 +7,11 @@ import {
   JobStatus,
   QueueNotFoundError,
 } from '../../src/index.js';
+import { channelOf } from '../../src/storage/schema-name.js';
+import { driverOf, rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { aborted, deferred, fastWorker, updateJob, waitForStatus } from '../support/jobs.js';
-import { waitFor } from '../support/wait-for.js';
+import { sleep, waitFor } from '../support/wait-for.js';
 
 describeEachDriver('cancelJob', ({ open }) => {
   test('a pending job is cancelled and never runs', async () => {
@@ -60,6 +62,55 @@ describeEachDriver('cancelJob', ({ open }) => {
     assert.equal(job?.output, null);
     assert.equal(job?.attempts, 1);
     assert.deepEqual(completed, []);
+  });
+
+  test('a cancel notice that arrives after the job was retried and claimed again leaves the new attempt alone', async () => {
+    const tm = await open();
+    const channel = channelOf(tm.schema);
+    const notices: string[] = [];
+    const subscription = await driverOf(tm).listen(channel, (payload) => {
+      if (payload.startsWith('c:')) notices.push(payload);
+    });
+    const first = deferred();
+    const second = deferred();
+    const finishSecond = deferred();
+    let secondSignal: AbortSignal | undefined;
+    tm.createQueue({
+      name: 'q',
+      handler: async (job, ctx) => {
+        if (job.attempts === 1) {
+          first.resolve();
+          await aborted(ctx.signal);
+          return 'first';
+        }
+        secondSignal = ctx.signal;
+        second.resolve();
+        await finishSecond.promise;
+        return 'second';
+      },
+    });
+    const lost: string[] = [];
+    tm.on('job:lost', (e) => lost.push(e.id));
+    const { id } = await tm.addJob({ queue: 'q' });
+    await fastWorker(tm).start();
+    await first.promise;
+    await tm.cancelJob(id);
+    await waitFor(
+      'the cancel notice and the first attempt to end',
+      () => notices.length === 1 && lost.includes(id),
+    );
+    await tm.retryJob(id);
+    await second.promise;
+    // The cancel's notice once more, as a listener that read it late would get it: by now the
+    // job is claimed again, under another lock token.
+    await rawQuery(tm, 'select pg_notify($1, $2)', [channel, notices[0]]);
+    await waitFor('the notice to arrive again', () => notices.length === 2);
+    await sleep(50);
+    assert.equal(secondSignal?.aborted, false, "the second attempt's signal did not fire");
+    finishSecond.resolve();
+    const job = await waitForStatus(tm, id, JobStatus.COMPLETED);
+    assert.deepEqual([job.output, job.attempts], ['second', 2]);
+    await subscription.close();
   });
 
   test('cancelling a finished job is a no-op that returns the job', async () => {

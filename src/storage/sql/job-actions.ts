@@ -24,9 +24,10 @@ const TARGET = /* sql */ `
 
 /**
  * Cancel a job and every in-flight job below it, when the job still matches the filter
- * (ANY_JOB for a single cancel). Workers running one of them are told at once (NOTIFY
- * 'c:<id>') so the handler's AbortSignal fires; their late completions match no lock token
- * and change nothing.
+ * (ANY_JOB for a single cancel). Workers holding one of them are told at once (NOTIFY
+ * 'c:<id>:<lock token>', one for each job a worker had claimed) so the handler's AbortSignal
+ * fires; their late completions match no active row and change nothing. The notice names the
+ * attempt: it arrives after the commit, when the job may be retried and claimed again.
  */
 export const cancelSubtree = defineQuery<JobFilterParams & { id: string; channel: string }, IdRow>(
   'cancelSubtree',
@@ -44,9 +45,10 @@ export const cancelSubtree = defineQuery<JobFilterParams & { id: string; channel
       from subtree s
      where j.id = s.id and j.status in ${IN_FLIGHT}
        and exists (select 1 from target)
-    returning j.id
+    returning j.id, j.lock_token
   ),
-  told as (select count(pg_notify(@channel, 'c:' || id)) as n from cancelled)
+  told as (select count(pg_notify(@channel, 'c:' || id || ':' || lock_token)) as n
+             from cancelled where lock_token is not null)
   select cancelled.id::text as id from cancelled cross join told`,
 );
 

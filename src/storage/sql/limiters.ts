@@ -92,8 +92,11 @@ export interface GrantRow {
   /** Epoch ms, on the database's clock. */
   granted_at: number;
   guard: number | null;
-  /** The database's clock as the row left the statement (epoch ms). */
-  ended: number;
+  /**
+   * The database's clock when the statement arrived (epoch ms): a grant came `granted_at -
+   * started` after the worker sent it, whatever befell its rows on their way back.
+   */
+  started: number;
 }
 
 /**
@@ -107,7 +110,7 @@ export const grantLimiterTokens = defineQuery<
   'grantLimiterTokens',
   /* sql */ `
   select date_part('epoch', g.granted_at) * 1000 as granted_at, g.guard,
-         date_part('epoch', clock_timestamp()) * 1000 as ended
+         date_part('epoch', statement_timestamp()) * 1000 as started
     from /*schema*/grant_limiter_tokens(@names::text[], @keys::text[], @totals::int[], @held::bigint[]) g`,
 );
 
@@ -118,8 +121,8 @@ export interface TokenVerdictRow {
   detail: string | null;
   /** For a held job: when it is due again; for a granted one: when it was granted (epoch ms). */
   turn: number | null;
-  /** The database's clock as the row left the statement (epoch ms): a grant's age is ended - turn. */
-  ended: number;
+  /** The database's clock when the statement arrived (epoch ms): a grant came `turn - started` after it. */
+  started: number;
   /** For a granted job: the seconds within which it must start (null: no limit, it took nothing). */
   guard: number | null;
 }
@@ -133,7 +136,7 @@ export const takeLimiterTokens = defineQuery<{ requests: string }, TokenVerdictR
   'takeLimiterTokens',
   /* sql */ `
   select t.job_id::text as job_id, t.verdict, t.detail, date_part('epoch', t.turn) * 1000 as turn, t.guard,
-         date_part('epoch', clock_timestamp()) * 1000 as ended
+         date_part('epoch', statement_timestamp()) * 1000 as started
     from /*schema*/take_limiter_tokens(@requests::jsonb) t`,
 );
 

@@ -684,9 +684,10 @@ with recursive subtree as (
       from subtree s
      where j.id = s.id and j.status in ('pending', 'active', 'retry', 'waiting', 'paused')
        and exists (select 1 from target)
-    returning j.id
+    returning j.id, j.lock_token
   ),
-  told as (select count(pg_notify($10, 'c:' || id)) as n from cancelled)
+  told as (select count(pg_notify($10, 'c:' || id || ':' || lock_token)) as n
+             from cancelled where lock_token is not null)
   select cancelled.id::text as id from cancelled cross join told
 
 -- job-actions.ts#pauseJob
@@ -1259,7 +1260,7 @@ insert into "tidemark".limiter_buckets as b (limiter, key, tat, booked)
 
 -- limiters.ts#grantLimiterTokens
 select date_part('epoch', g.granted_at) * 1000 as granted_at, g.guard,
-         date_part('epoch', clock_timestamp()) * 1000 as ended
+         date_part('epoch', statement_timestamp()) * 1000 as started
     from "tidemark".grant_limiter_tokens($1::text[], $2::text[], $3::int[], $4::bigint[]) g
 
 -- limiters.ts#limiterBucket
@@ -1296,7 +1297,7 @@ select l.name, l.limit_count, l.period_seconds, l.burst,
 
 -- limiters.ts#takeLimiterTokens
 select t.job_id::text as job_id, t.verdict, t.detail, date_part('epoch', t.turn) * 1000 as turn, t.guard,
-         date_part('epoch', clock_timestamp()) * 1000 as ended
+         date_part('epoch', statement_timestamp()) * 1000 as started
     from "tidemark".take_limiter_tokens($1::jsonb) t
 
 -- limiters.ts#upsertLimiter
