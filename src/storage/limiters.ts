@@ -50,6 +50,16 @@ export async function limiterStatus(db: Runner, name: string, key: string): Prom
 }
 
 /**
+ * What a statement that took tokens returned, and when it was handed to the database on this
+ * process's clock (`performance.now()`): a grant is no earlier than that, plus its time in the
+ * database.
+ */
+export interface Taken<T> {
+  answer: T;
+  sentAt: number;
+}
+
+/**
  * Grant every job of a claim at once, when its buckets hold what the jobs ask in all
  * (`totals`, per limiter and key) and none has turns booked; null when it did not.
  */
@@ -57,19 +67,23 @@ export async function grantAll(
   db: Runner,
   totals: { name: string; key: string; total: number }[],
   held: string[],
-): Promise<sql.GrantRow | null> {
-  const [row] = await db.run(sql.grantLimiterTokens, {
+): Promise<Taken<sql.GrantRow | null>> {
+  const { rows, sentAt } = await db.runTimed(sql.grantLimiterTokens, {
     names: totals.map((t) => t.name),
     keys: totals.map((t) => t.key),
     totals: totals.map((t) => t.total),
     held,
   });
-  return row ?? null;
+  return { answer: rows[0] ?? null, sentAt };
 }
 
 /** The verdicts on claimed jobs, in claim order (take_limiter_tokens, migration 8). */
-export async function takeTokens(db: Runner, requests: TokenRequest[]): Promise<sql.TokenVerdictRow[]> {
-  return db.run(sql.takeLimiterTokens, { requests: JSON.stringify(requests) });
+export async function takeTokens(
+  db: Runner,
+  requests: TokenRequest[],
+): Promise<Taken<sql.TokenVerdictRow[]>> {
+  const { rows, sentAt } = await db.runTimed(sql.takeLimiterTokens, { requests: JSON.stringify(requests) });
+  return { answer: rows, sentAt };
 }
 
 /** Empty these buckets until `seconds` from now. */

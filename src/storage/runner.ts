@@ -38,17 +38,37 @@ export class Runner {
     params: P,
     on: Queryable = this.driver,
   ): Promise<Row[]> {
-    const statement = this.rewrite
-      ? this.rewrittenStatement(query, this.rewrite)
-      : { text: query.text(this.schema), name: query.statementName(this.schema) };
     try {
-      const result = await on.query<Row>(statement, query.values(params));
+      const result = await on.query<Row>(this.statementOf(query), query.values(params));
       return result.rows;
     } catch (error) {
-      if (isPermissionDenied(error))
-        throw new PermissionDeniedError(query.name, String(sqlState(error)), error);
-      throw error;
+      throw permissionError(query, error);
     }
+  }
+
+  /**
+   * Run a query on a connection of its own, and say when it was handed to the database (on
+   * this process's clock, `performance.now()`): see `Driver.queryTimed`.
+   */
+  async runTimed<P extends Record<string, unknown>, Row>(
+    query: Query<P, Row>,
+    params: P,
+  ): Promise<{ rows: Row[]; sentAt: number }> {
+    try {
+      const { rows, sentAt } = await this.driver.queryTimed<Row>(
+        this.statementOf(query),
+        query.values(params),
+      );
+      return { rows, sentAt };
+    } catch (error) {
+      throw permissionError(query, error);
+    }
+  }
+
+  private statementOf(query: Query<never, unknown>): { text: string; name: string } {
+    return this.rewrite
+      ? this.rewrittenStatement(query, this.rewrite)
+      : { text: query.text(this.schema), name: query.statementName(this.schema) };
   }
 
   private rewrittenStatement(
@@ -86,4 +106,11 @@ export function operations<M extends object>(db: Runner, module: M): Operations<
     if (typeof value === 'function') group[name] = (...args: unknown[]) => value(db, ...args);
   }
   return group as Operations<M>;
+}
+
+/** A statement the database refused to this role as PermissionDeniedError naming the query; any other error as it is. */
+function permissionError(query: Query<never, unknown>, error: unknown): unknown {
+  return isPermissionDenied(error)
+    ? new PermissionDeniedError(query.name, String(sqlState(error)), error)
+    : error;
 }

@@ -38,13 +38,12 @@ export async function passLimiters(core: EngineCore, claimed: ClaimedJob[]): Pro
     requests.push({ id: job.job.id, token: job.token, held: job.held === true, limits: job.limits });
   }
   if (requests.length === 0) return { start, nextTurnAt: null };
-  let sent = performance.now();
-  const granted = await core.storage.limiters.grantAll(
+  const { answer: granted, sentAt } = await core.storage.limiters.grantAll(
     bucketTotals(requests),
     requests.filter((r) => r.held).map((r) => r.id),
   );
   if (granted !== null) {
-    const from = countFrom(core, sent);
+    const from = countFrom(core, sentAt);
     for (const job of asking.values()) {
       if (granted.guard !== null) {
         job.startBy = startBy(from, granted.guard * 1_000, granted.granted_at, granted.started);
@@ -53,9 +52,9 @@ export async function passLimiters(core: EngineCore, claimed: ClaimedJob[]): Pro
     }
     return { start, nextTurnAt: null };
   }
-  sent = performance.now();
-  const verdicts = await core.storage.limiters.takeTokens(requests);
-  const from = countFrom(core, sent);
+  const taken = await core.storage.limiters.takeTokens(requests);
+  const verdicts = taken.answer;
+  const from = countFrom(core, taken.sentAt);
   let nextTurnAt: number | null = null;
   for (const { job_id, verdict, detail, turn, guard, started } of verdicts) {
     const job = asking.get(job_id) as ClaimedJob;

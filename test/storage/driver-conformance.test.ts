@@ -4,8 +4,8 @@ import { engineOf } from '../../src/engine-handle.js';
 import { TransactionMisuseError } from '../../src/index.js';
 import { runnerOf } from '../../src/storage/storage-internals.js';
 import { describeEachDriver } from '../support/each-driver.js';
-import { fastWorker } from '../support/jobs.js';
-import { waitFor } from '../support/wait-for.js';
+import { deferred, fastWorker } from '../support/jobs.js';
+import { sleep, waitFor } from '../support/wait-for.js';
 
 describeEachDriver('driver conformance', ({ kind, open }) => {
   test('int8 values are strings, counts cast to int are numbers, timestamps are Dates', async () => {
@@ -45,6 +45,30 @@ describeEachDriver('driver conformance', ({ kind, open }) => {
     }
     assert.equal(typeof job.attempts, 'number');
     assert.equal(typeof job.priority, 'number');
+  });
+
+  test('queryTimed says when its statement was handed to the database: after the wait for its connection', async () => {
+    // One connection on PostgreSQL; on PGlite the open transaction holds the instance.
+    const tm = await open({ poolSize: 1 });
+    const { driver } = runnerOf(engineOf(tm).storage);
+    const release = deferred();
+    let releasedAt = 0;
+    const holding = driver.transaction(async (tx) => {
+      await tx.query('select 1');
+      await release.promise;
+      releasedAt = performance.now();
+    });
+    await sleep(20);
+    const calledAt = performance.now();
+    const timed = driver.queryTimed<{ n: number }>({ text: 'select 2::int as n', name: 'tm_test_timed' }, []);
+    await sleep(100);
+    release.resolve();
+    const [result] = await Promise.all([timed, holding]);
+    assert.deepEqual(result.rows, [{ n: 2 }]);
+    assert.ok(
+      result.sentAt >= releasedAt && releasedAt - calledAt >= 100,
+      `called at ${calledAt}, the connection freed at ${releasedAt}, sent at ${result.sentAt}`,
+    );
   });
 
   test('exec runs several statements', async () => {

@@ -34,6 +34,11 @@ export interface Queryable {
   ): Promise<QueryResult<Row>>;
 }
 
+/** A statement's result and the moment it was handed to the database (`performance.now()`). */
+export interface TimedResult<Row> extends QueryResult<Row> {
+  sentAt: number;
+}
+
 /** A transaction handle: statements plus multi-statement scripts (used by migrations). */
 export interface TransactionHandle extends Queryable {
   exec(script: string): Promise<void>;
@@ -51,6 +56,15 @@ export interface Driver extends Queryable {
   readonly kind: 'node-postgres' | 'pglite';
   /** Several statements, no parameters. */
   exec(script: string): Promise<void>;
+  /**
+   * One statement, committed on its own as `query` runs it, and the moment it was handed to the
+   * database: after any wait for a pooled connection or, on PGlite, for the statements ahead of
+   * it. What happened in the database is no earlier than that, whenever its answer is read.
+   */
+  queryTimed<Row = Record<string, unknown>>(
+    statement: Statement,
+    params: readonly unknown[],
+  ): Promise<TimedResult<Row>>;
   /** BEGIN … COMMIT on one connection; ROLLBACK when `fn` throws. `fn` must use `tx`, never the driver. */
   transaction<T>(fn: (tx: TransactionHandle) => Promise<T>): Promise<T>;
   /**

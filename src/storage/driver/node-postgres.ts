@@ -6,6 +6,7 @@ import {
   resultOf,
   type Statement,
   type Subscription,
+  type TimedResult,
   type TransactionHandle,
 } from './driver.js';
 import { LISTEN_PROBE_MS, probeDelivery } from './listen-probe.js';
@@ -69,6 +70,23 @@ export class NodePostgresDriver implements Driver {
 
   async exec(script: string): Promise<void> {
     await this.pool.query(script);
+  }
+
+  async queryTimed<Row>(statement: Statement, params: readonly unknown[]): Promise<TimedResult<Row>> {
+    let broken: unknown;
+    const onError = (error: unknown) => {
+      broken = error;
+    };
+    const client = await this.checkOut(onError);
+    try {
+      // A checked-out client is idle: the query is written to its socket at once.
+      const sentAt = performance.now();
+      const result = await client.query(toConfig(statement, params, this.named));
+      return { ...resultOf<Row>(result.rows, result.rowCount ?? 0), sentAt };
+    } finally {
+      client.off('error', onError);
+      client.release(broken instanceof Error ? broken : undefined);
+    }
   }
 
   async transaction<T>(fn: (tx: TransactionHandle) => Promise<T>): Promise<T> {

@@ -24,3 +24,25 @@ export function startOptions(
   }
   return { parsers: INT8_AS_TEXT, onStderr, startParams };
 }
+
+/** How the driver opens or wraps an instance. */
+export interface PgliteDriverOptions {
+  /**
+   * Sync the write-ahead log on every commit (`wal_sync_method=open_datasync`). Survives power
+   * loss of committed work at about half the commit rate. Off by default: a process crash
+   * loses no acknowledged commit either way.
+   */
+  strictDurability?: boolean;
+  /**
+   * The schema the opener migrates: a new folder then starts as a copy of the packaged seed
+   * migrated for it, when one fits (pglite-seed.ts), instead of running initdb. A new database in
+   * memory starts from the seed too, keeping its schema only when it is this one
+   * (pglite-memory-seed.ts).
+   */
+  seedSchema?: string;
+  /**
+   * False: every statement runs unnamed, as PGlite's `query` runs it, parsed and planned on each
+   * run. By default a named statement is prepared once on the instance (pglite-prepared.ts).
+   */
+  preparedStatements?: boolean;
+}

@@ -50,6 +50,8 @@ export interface NamedRun {
   options: QueryOptions;
   /** Whether the caller runs it inside a transaction of its own. */
   inTransaction: boolean;
+  /** Called as the statement is handed to the database, its locks held and it prepared. */
+  onSend?: () => void;
 }
 
 /**
@@ -77,6 +79,7 @@ async function runPrepared<Row>({
   params,
   options,
   inTransaction,
+  onSend,
 }: NamedRun): Promise<Results<Row>> {
   const { protocol, parse } = loaded ?? (await pgliteModule());
   let statements = preparedOn.get(db);
@@ -96,6 +99,7 @@ async function runPrepared<Row>({
       return serializer ? serializer(value) : String(value);
     });
     const { serialize } = protocol;
+    onSend?.();
     const messages = await db.execProtocolStream(
       concat([serialize.bind({ statement: name, values }), serialize.execute({}), serialize.sync()]),
       NO_FS_SYNC,

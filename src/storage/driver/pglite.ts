@@ -9,12 +9,13 @@ import {
   type QueryResult,
   type Statement,
   type Subscription,
+  type TimedResult,
   type TransactionHandle,
 } from './driver.js';
 import { lockFolder } from './folder-lock.js';
 import { leaveLockFilesOutOfDumps } from './pglite-dump.js';
 import { openInMemory } from './pglite-memory-seed.js';
-import { INT8_AS_TEXT, startOptions } from './pglite-options.js';
+import { INT8_AS_TEXT, type PgliteDriverOptions, startOptions } from './pglite-options.js';
 import { runNamed } from './pglite-prepared.js';
 import { unpackSeed } from './pglite-seed.js';
 
@@ -29,27 +30,6 @@ const TERMINATE = 0x58;
 
 /** No error thrown yet. */
 const NOTHING = Symbol('nothing');
-
-export interface PgliteDriverOptions {
-  /**
-   * Sync the write-ahead log on every commit (`wal_sync_method=open_datasync`). Survives power
-   * loss of committed work at about half the commit rate. Off by default: a process crash
-   * loses no acknowledged commit either way.
-   */
-  strictDurability?: boolean;
-  /**
-   * The schema the opener migrates: a new folder then starts as a copy of the packaged seed
-   * migrated for it, when one fits (pglite-seed.ts), instead of running initdb. A new database in
-   * memory starts from the seed too, keeping its schema only when it is this one
-   * (pglite-memory-seed.ts).
-   */
-  seedSchema?: string;
-  /**
-   * False: every statement runs unnamed, as PGlite's `query` runs it, parsed and planned on each
-   * run. By default a named statement is prepared once on the instance (pglite-prepared.ts).
-   */
-  preparedStatements?: boolean;
-}
 
 /**
  * The drivers whose transaction the running code is inside. One storage for the process, not
@@ -142,16 +122,29 @@ export class PgliteDriver implements Driver {
     return this.run(this.db, statement, params, false);
   }
 
+  async queryTimed<Row>(statement: Statement, params: readonly unknown[]): Promise<TimedResult<Row>> {
+    this.refuseInsideTransaction();
+    this.refuseIfStopped();
+    // Unprepared (preparedStatements: false), PGlite takes its locks inside its own `query`:
+    // the moment is then taken before them, earlier, and so still a bound.
+    let sentAt = performance.now();
+    const result = await this.run<Row>(this.db, statement, params, false, () => {
+      sentAt = performance.now();
+    });
+    return { ...result, sentAt };
+  }
+
   /**
    * One statement `on` the instance or on one of its transactions: a named statement prepared
    * once on the instance (pglite-prepared.ts) unless preparing is off, anything else as PGlite's
-   * `query` runs it.
+   * `query` runs it. `onSend` is called as a prepared statement is handed to the database.
    */
   private async run<Row>(
     on: PGlite | Transaction,
     statement: string | Statement,
     params: readonly unknown[],
     inTransaction: boolean,
+    onSend?: () => void,
   ): Promise<QueryResult<Row>> {
     const text = typeof statement === 'string' ? statement : statement.text;
     const name = this.prepares && typeof statement !== 'string' ? statement.name : undefined;
@@ -159,7 +152,15 @@ export class PgliteDriver implements Driver {
       const result =
         name === undefined
           ? await on.query<Row>(text, clientParams(params), QUERY_OPTIONS)
-          : await runNamed<Row>({ db: this.db, name, text, params, options: QUERY_OPTIONS, inTransaction });
+          : await runNamed<Row>({
+              db: this.db,
+              name,
+              text,
+              params,
+              options: QUERY_OPTIONS,
+              inTransaction,
+              onSend,
+            });
       return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
     } catch (error) {
       throw this.translate(error);
