@@ -22,7 +22,7 @@ for (const kind of ONE_DRIVER) {
         io.out(),
         /limiter\s+limit\s+period \(s\)\s+burst\s+token every \(s\)\s+busy buckets\s+jobs held/,
       );
-      assert.match(io.out(), /^nightly\s+1\s+86400\s+0\s+86400\.05\s+0\s+0/m);
+      assert.match(io.out(), /^nightly\s+1\s+86400\s+0\s+86486\.4\s+0\s+0/m);
       assert.match(io.out(), /^partner\s+600\s+60\s+20\s+0\.1001\s+0\s+0/m);
       const json = await runCli(['limiters', '--json', ...db.args]);
       const parsed = JSON.parse(json.io.out()) as { limiters: { name: string; limit: number }[] };

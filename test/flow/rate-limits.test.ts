@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { engineOf } from '../../src/engine-handle.js';
-import { InvalidOptionError, LimiterNotFoundError, RetryAfter, silentLogger } from '../../src/index.js';
+import {
+  InvalidOptionError,
+  LimiterNotFoundError,
+  RetryAfter,
+  silentLogger,
+  type Tidemark,
+} from '../../src/index.js';
 import { rawQuery } from '../support/databases.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { sleep, waitFor } from '../support/wait-for.js';
@@ -37,34 +43,10 @@ describeEachDriver('rate limits', ({ open, openOnClock }) => {
 
   test('a grant whose answer reaches the worker past its guard (the process stalled) starts nothing; its jobs go back and start from a later grant', async () => {
     const tm = await open({ logger: silentLogger });
+    // A guard of 50 ms, a quarter of the stall.
     await tm.defineLimiter('roomy', { limit: 1_000, periodSeconds: 1, burst: 999 });
-    const { limiters } = engineOf(tm).storage;
-    // Every call for tokens is counted; the answer of the first is read 200 ms late, as by a
-    // process the machine left unscheduled (the guard is 50 ms).
-    let calls = 0;
-    const stallFirst =
-      <Args extends unknown[], Result>(take: (...args: Args) => Promise<Result>) =>
-      async (...args: Args): Promise<Result> => {
-        const call = ++calls;
-        const answer = await take(...args);
-        if (call === 1) await sleep(200);
-        return answer;
-      };
-    limiters.grantAll = stallFirst(limiters.grantAll.bind(limiters));
-    limiters.takeTokens = stallFirst(limiters.takeTokens.bind(limiters));
-    const callsAtStart: number[] = [];
-    tm.createQueue({
-      name: 'stalled',
-      limiters: [{ name: 'roomy' }],
-      handler: () => {
-        callsAtStart.push(calls);
-      },
-    });
-    await tm.addJobs(Array.from({ length: 5 }, (_, n) => ({ queue: 'stalled', data: { n } })));
-    const worker = tm.worker({ concurrency: 5, sweep: false, uniqueLockSweep: false });
-    await worker.start();
-    await waitFor('every job to start', () => callsAtStart.length === 5);
-    await worker.stop();
+    const tokenCalls = stallFirstAnswer(tm, 200);
+    const callsAtStart = await startAll(tm, 'roomy', 5, tokenCalls);
     assert.ok(
       callsAtStart.every((seen) => seen >= 2),
       `calls for tokens made when each job started: ${callsAtStart.join(', ')} (1: from the stalled grant)`,
@@ -78,6 +60,16 @@ describeEachDriver('rate limits', ({ open, openOnClock }) => {
       Array(5).fill('completed/1'),
       'given back as they were: the late grant spent no attempt',
     );
+  });
+
+  test('a long period has a guard of a thousandth of it: a stall of 200 ms spends no hour of a limiter of one start an hour', async () => {
+    const tm = await open({ logger: silentLogger });
+    await tm.defineLimiter('hourly', { limit: 1, periodSeconds: 3_600 });
+    // (3,600 s + a guard of 3.6 s) / 1
+    assert.equal((await tm.limiterStatus('hourly')).spacingSeconds, 3_603.6);
+    const tokenCalls = stallFirstAnswer(tm, 200);
+    const callsAtStart = await startAll(tm, 'hourly', 1, tokenCalls);
+    assert.deepEqual(callsAtStart, [1], 'started from the stalled grant, within its guard');
   });
 
   test('a limiter spaces starts by period over limit; a full bucket lets burst + 1 start at once', async () => {
@@ -247,3 +239,46 @@ describeEachDriver('rate limits', ({ open, openOnClock }) => {
     assert.throws(() => new RetryAfter(1, { drainLimiter: '' }), { field: 'drainLimiter' });
   });
 });
+
+/**
+ * Count every call for tokens, and read the answer of the first `ms` late, as a process the
+ * machine left unscheduled would: returns the number of calls so far.
+ */
+function stallFirstAnswer(tm: Tidemark, ms: number): () => number {
+  const { limiters } = engineOf(tm).storage;
+  let calls = 0;
+  const stallFirst =
+    <Args extends unknown[], Result>(take: (...args: Args) => Promise<Result>) =>
+    async (...args: Args): Promise<Result> => {
+      const call = ++calls;
+      const answer = await take(...args);
+      if (call === 1) await sleep(ms);
+      return answer;
+    };
+  limiters.grantAll = stallFirst(limiters.grantAll.bind(limiters));
+  limiters.takeTokens = stallFirst(limiters.takeTokens.bind(limiters));
+  return () => calls;
+}
+
+/** Run `count` jobs of a queue under `limiter` to their start; for each, the calls for tokens made by then. */
+async function startAll(
+  tm: Tidemark,
+  limiter: string,
+  count: number,
+  tokenCalls: () => number,
+): Promise<number[]> {
+  const callsAtStart: number[] = [];
+  tm.createQueue({
+    name: 'stalled',
+    limiters: [{ name: limiter }],
+    handler: () => {
+      callsAtStart.push(tokenCalls());
+    },
+  });
+  await tm.addJobs(Array.from({ length: count }, (_, n) => ({ queue: 'stalled', data: { n } })));
+  const worker = tm.worker({ concurrency: count, sweep: false, uniqueLockSweep: false });
+  await worker.start();
+  await waitFor('every job to start', () => callsAtStart.length === count);
+  await worker.stop();
+  return callsAtStart;
+}

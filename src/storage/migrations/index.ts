@@ -19,6 +19,7 @@ import * as m0018 from './0018-queue-finished-order.js';
 import * as m0019 from './0019-sql-enqueue.js';
 import * as m0020 from './0020-durable-grants.js';
 import * as m0021 from './0021-due-index.js';
+import * as m0022 from './0022-limiter-guard.js';
 
 export interface Migration {
   version: number;
@@ -49,6 +50,7 @@ export const migrations: readonly Migration[] = [
   { version: 19, ...m0019 },
   { version: 20, ...m0020 },
   { version: 21, ...m0021 },
+  { version: 22, ...m0022 },
 ];
 
 export const latestVersion = migrations[migrations.length - 1].version;
