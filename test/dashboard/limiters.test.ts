@@ -17,7 +17,7 @@ describeOnOneDriver('dashboard: rate limiters', ({ openOnClock }) => {
     assert.doesNotMatch(page.body, /<i>api<\/i>/);
     assert.match(
       page.body,
-      /data-limiter="&lt;i&gt;api&lt;\/i&gt;"><td>&lt;i&gt;api&lt;\/i&gt;<\/td>\s*<td class="num">1 per 60 s<\/td><td class="num">0<\/td>\s*<td class="num">60.05 s<\/td><td class="num">1<\/td>\s*<td class="num">2<\/td>/,
+      /data-limiter="&lt;i&gt;api&lt;\/i&gt;"><td>&lt;i&gt;api&lt;\/i&gt;<\/td>\s*<td class="num">1 per 60 s<\/td><td class="num">0<\/td>\s*<td class="num">60.06 s<\/td><td class="num">1<\/td>\s*<td class="num">2<\/td>/,
     );
   });
 });

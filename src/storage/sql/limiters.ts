@@ -93,8 +93,8 @@ export interface GrantRow {
   granted_at: number;
   guard: number | null;
   /**
-   * The database's clock when the statement arrived (epoch ms): a grant came `granted_at -
-   * started` after the worker sent it, whatever befell its rows on their way back.
+   * The database's clock when the statement arrived (epoch ms): the grant came `granted_at -
+   * started` after that, whatever befell its rows on their way back.
    */
   started: number;
 }
