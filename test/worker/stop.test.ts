@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { engineOf } from '../../src/engine-handle.js';
 import { JobStatus } from '../../src/index.js';
 import { describeEachDriver } from '../support/each-driver.js';
 import { aborted, deferred, fastWorker, waitForStatus } from '../support/jobs.js';
@@ -42,6 +43,33 @@ describeEachDriver('worker.stop()', ({ open, openOnClock }) => {
     assert.equal((await tm.getJob(first.id))?.status, JobStatus.COMPLETED);
     assert.equal((await tm.getJob(second.id))?.status, JobStatus.PENDING);
     assert.equal(worker.isRunning, false);
+  });
+
+  test('jobs a claim brings back after stop() began are given back, not started', async () => {
+    const tm = await open();
+    const ran: string[] = [];
+    tm.createQueue({ name: 'q', handler: (job) => void ran.push(job.id) });
+    // The worker's first claim waits until the test lets it go: it is in flight when stop() begins.
+    const { attempts } = engineOf(tm).storage;
+    const claimJobs = attempts.claimJobs.bind(attempts);
+    const gate = deferred();
+    let claiming = false;
+    attempts.claimJobs = async (...args: Parameters<typeof claimJobs>) => {
+      claiming = true;
+      await gate.promise;
+      return claimJobs(...args);
+    };
+    const worker = fastWorker(tm);
+    await worker.start();
+    await waitFor('the first claim to be under way', () => claiming);
+    const { id } = await tm.addJob({ queue: 'q' });
+    const stopping = worker.stop();
+    await waitFor('the worker to be stopping', () => !worker.isRunning);
+    gate.resolve();
+    await stopping;
+    assert.deepEqual(ran, [], 'no handler started after stop() began');
+    const job = await tm.getJob(id);
+    assert.deepEqual([job?.status, job?.attempts], [JobStatus.PENDING, 0], 'given back as it was');
   });
 
   test('after shutdownTimeoutSeconds, running jobs are released without an attempt counted', async () => {
