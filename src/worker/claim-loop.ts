@@ -132,8 +132,7 @@ export class ClaimLoop {
       claimed += jobs.length;
       // Batches take one slot for many jobs: the room for single jobs is left as it was.
       if (batch === undefined) room -= jobs.length;
-      // A claim in flight when stop() began leaves its jobs in the buffer: stop() gives them back.
-      if (jobs.length > gated.length && this.worker.isRunning) this.slots.dispatch();
+      if (jobs.length > gated.length) this.slots.dispatch();
       if (gated.length > 0) void this.passLimiters(gated);
     };
     if (uncapped.length > 0 && room > 0) {

@@ -52,9 +52,8 @@ export async function passLimiters(core: EngineCore, claimed: ClaimedJob[]): Pro
     }
     return { start, nextTurnAt: null };
   }
-  const taken = await core.storage.limiters.takeTokens(requests);
-  const verdicts = taken.answer;
-  const from = countFrom(core, taken.sentAt);
+  const { answer: verdicts, sentAt: takenAt } = await core.storage.limiters.takeTokens(requests);
+  const from = countFrom(core, takenAt);
   let nextTurnAt: number | null = null;
   for (const { job_id, verdict, detail, turn, guard, started } of verdicts) {
     const job = asking.get(job_id) as ClaimedJob;

@@ -76,9 +76,7 @@ export class Slots {
   /** Claimed jobs waiting for a free slot, in claim order. */
   readonly buffer = new JobBuffer();
   /** Claimed jobs of queues with `batch`, gathered into batches that wait for a slot. */
-  readonly batches = new BatchGatherer(() => {
-    if (this.worker.isRunning) this.dispatch();
-  });
+  readonly batches = new BatchGatherer(() => this.dispatch());
   readonly prefetch: PrefetchSizer;
 
   constructor(
@@ -119,11 +117,13 @@ export class Slots {
   }
 
   /**
-   * Start buffered jobs while slots are free. A job whose limiter tokens were granted must
+   * Start buffered jobs while slots are free, while the worker runs: once stop() began, what
+   * is buffered waits for it to give it back. A job whose limiter tokens were granted must
    * start by its `startBy`, or the bound on starts would not hold at the handlers: one found
    * later goes back, its tokens spent.
    */
   dispatch(): void {
+    if (!this.worker.isRunning) return;
     // Made only when a job is late: dispatch runs once per finished job.
     let late: ClaimedJob[] | null = null;
     while (this.slotsInUse < this.options.concurrency) {
@@ -271,7 +271,7 @@ export class Slots {
     const { batch } = attempt;
     if (batch === undefined || --batch.open === 0) this.slotsInUse--;
     this.holdRelease(attempt.queue);
-    if (this.worker.isRunning) this.dispatch();
+    this.dispatch();
     // A loop waiting for room claims again once the buffer runs low. A loop that found
     // the queues empty sleeps on: a NOTIFY or its poll says when work arrives. A capped
     // queue's finished job makes room only in that queue: claim for it at once.
