@@ -10,10 +10,14 @@ import {
 } from '@sinclair/typebox';
 import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler';
 import { type ValueError, ValueErrorType } from '@sinclair/typebox/errors';
+import { Value } from '@sinclair/typebox/value';
 import { InvalidOptionError } from '../errors.js';
 import { isOneOf, isRecord } from '../model/guards.js';
 import { type CustomCheck, type Fields, fieldMeta, type TCustom } from './fields.js';
 import { readOptions } from './read-options.js';
+
+/** Reads of a set checked by the interpreter before its check is compiled (OptionSet.check). */
+const COMPILE_AFTER_READS = 3;
 
 /** The value a field takes once read: a custom field's check result, nested defaults filled in. */
 type ValueOf<S> =
@@ -52,6 +56,8 @@ export type OptionsOf<P extends TProperties, R extends keyof P = never> = Static
 export class OptionSet<P extends TProperties, R extends keyof P & string = never> {
   readonly schema: TObject;
   #compiled: TypeCheck<TObject> | null = null;
+  /** Reads so far, until the check is compiled (see check). */
+  #reads = 0;
   /** What reading does after the check (see Plan), worked out on the first read. */
   #plan: Plan | null = null;
   /** Fields taken as given rather than copied (see FieldMeta.opaque). */
@@ -87,10 +93,17 @@ export class OptionSet<P extends TProperties, R extends keyof P & string = never
     return new OptionSet(name, picked, required);
   }
 
-  /** Compiled on first use: a process that never reads this set never pays for it. */
-  private get compiled(): TypeCheck<TObject> {
-    this.#compiled ??= TypeCompiler.Compile(this.schema);
-    return this.#compiled;
+  /**
+   * Whether `value` fits the schema. Compiling the check costs about as much as a hundred
+   * interpreted checks (6-7 ms for the worker's options), and most sets are read once or twice
+   * in a process (its open, each queue, each worker): those are checked by TypeBox's
+   * interpreter, and a set read more often (a job's options) is compiled on its third read.
+   */
+  private check(value: unknown): boolean {
+    if (this.#compiled) return this.#compiled.Check(value);
+    if (++this.#reads < COMPILE_AFTER_READS) return Value.Check(this.schema, value);
+    this.#compiled = TypeCompiler.Compile(this.schema);
+    return this.#compiled.Check(value);
   }
 
   /** The fields stored as they are read, each with its column (see FieldDoc.column). */
@@ -115,7 +128,7 @@ export class OptionSet<P extends TProperties, R extends keyof P & string = never
     const at = (path: string) => (field && path ? `${field}.${path}` : field || path);
     const value = readOptions(input, field || this.name, this.#opaque);
     if (!isRecord(value)) throw new InvalidOptionError(field || this.name, 'an object', input);
-    if (!this.compiled.Check(value)) throw this.refusal(value, at);
+    if (!this.check(value)) throw this.refusal(value, at);
     this.#plan ??= planOf(this.schema);
     complete(this.#plan, value, at, warnings);
     // What `complete` made of the checked value: its custom fields checked, its defaults in.
@@ -124,7 +137,7 @@ export class OptionSet<P extends TProperties, R extends keyof P & string = never
 
   /** The error of the first thing wrong, naming its field as the caller wrote it. */
   private refusal(value: unknown, at: (path: string) => string): InvalidOptionError {
-    const first = this.compiled.Errors(value).First();
+    const first = Value.Errors(this.schema, value).First();
     // A value the check refused has a first error; the fallback only keeps the types whole.
     return first ? describeError(first, at) : new InvalidOptionError(at(''), 'a valid value', value);
   }
@@ -135,7 +148,7 @@ function describeError(error: ValueError, at: (path: string) => string): Invalid
     // `false` or an object, given an object: say what is wrong inside it.
     for (const member of error.schema.anyOf) {
       if (member.type !== 'object') continue;
-      const inner = TypeCompiler.Compile(member).Errors(error.value).First();
+      const inner = Value.Errors(member, error.value).First();
       if (inner) return describeError({ ...inner, path: `${error.path}${inner.path}` }, at);
     }
   }
