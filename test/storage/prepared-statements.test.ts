@@ -56,13 +56,39 @@ describeEachDriver('preparedStatements', ({ kind, open }) => {
   });
 
   if (kind === 'pglite') {
-    test('a statement the instance lost (DEALLOCATE ALL) is prepared again', async () => {
+    test('a statement the instance lost (a caller deallocated it) is prepared again', async () => {
       const tm = await open();
       tm.createQueue({ name: 'q' });
       await tm.addJob({ queue: 'q' });
-      await rawQuery(tm, 'deallocate all');
+      // This engine's statements alone (their text names its schema): the instance is shared with
+      // other files' engines, whose statements inside a transaction cannot be prepared again.
+      const lost = await rawQuery<{ name: string }>(
+        tm,
+        'select name from pg_prepared_statements where statement like $1',
+        [`%"${tm.schema}".%`],
+      );
+      assert.ok(lost.length > 0, 'the add prepared statements naming the schema');
+      for (const { name } of lost) await rawQuery(tm, `deallocate "${name}"`);
       const { id } = await tm.addJob({ queue: 'q' });
       assert.equal((await tm.getJob(id))?.status, 'pending');
+    });
+
+    test('statements the instance lost, met inside transactions: the first aborts its own, every other is prepared again', async () => {
+      const tm = await open();
+      const driver = driverOf(tm);
+      const probes = ['a', 'b', 'c'].map((n) => ({
+        name: `probe_lost_${n}_${tm.schema}`,
+        text: `select '${n}'::text as n, $1::int as k`,
+      }));
+      for (const probe of probes) await driver.query(probe, [1]);
+      // What a caller's DEALLOCATE ALL does, to this test's statements alone (the instance is shared).
+      for (const { name } of probes) await driver.exec(`deallocate "${name}"`);
+      const inTransaction = (probe: (typeof probes)[number]) =>
+        driver.transaction(async (tx) => (await tx.query<{ n: string }>(probe, [2])).rows[0].n);
+      await assert.rejects(inTransaction(probes[0]), (error) => sqlState(error) === '26000');
+      assert.equal(await inTransaction(probes[1]), 'b');
+      assert.equal(await inTransaction(probes[2]), 'c');
+      assert.equal(await inTransaction(probes[0]), 'a');
     });
 
     test('a statement the session has already under its name (another copy of Tidemark on the instance) is run as it is', async () => {

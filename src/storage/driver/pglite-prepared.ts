@@ -111,7 +111,10 @@ async function runPrepared<Row>({
     messages = await run();
   } catch (error) {
     if (sqlState(error) !== NO_SUCH_STATEMENT) throw error;
-    statements.delete(name);
+    // A caller's DEALLOCATE ALL or DISCARD ALL took every statement, not this one alone: forget
+    // them all, so each statement run inside a transaction does not abort one of its own to learn
+    // it. One the session still has is described as it is when prepared again (42P05).
+    statements.clear();
     // Inside a transaction the failed statement has aborted it: another try would fail too.
     if (inTransaction) throw error;
     messages = await run();
