@@ -61,7 +61,7 @@ describeEachDriver('preparedStatements', ({ kind, open }) => {
       tm.createQueue({ name: 'q' });
       await tm.addJob({ queue: 'q' });
       // This engine's statements alone (their text names its schema): the instance is shared with
-      // other files' engines, whose statements inside a transaction cannot be prepared again.
+      // other files' engines, and each of them would lose a transaction to learn of it.
       const lost = await rawQuery<{ name: string }>(
         tm,
         'select name from pg_prepared_statements where statement like $1',
