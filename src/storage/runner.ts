@@ -1,6 +1,6 @@
 import { PermissionDeniedError } from '../errors.js';
 import { isPermissionDenied, sqlState } from './database-errors.js';
-import type { Driver, Queryable } from './driver/driver.js';
+import type { Driver, Queryable, TimedResult } from './driver/driver.js';
 import { channelOf } from './schema-name.js';
 import type { Query } from './sql/define-query.js';
 
@@ -53,13 +53,9 @@ export class Runner {
   async runTimed<P extends Record<string, unknown>, Row>(
     query: Query<P, Row>,
     params: P,
-  ): Promise<{ rows: Row[]; sentAt: number }> {
+  ): Promise<TimedResult<Row>> {
     try {
-      const { rows, sentAt } = await this.driver.queryTimed<Row>(
-        this.statementOf(query),
-        query.values(params),
-      );
-      return { rows, sentAt };
+      return await this.driver.queryTimed<Row>(this.statementOf(query), query.values(params));
     } catch (error) {
       throw permissionError(query, error);
     }

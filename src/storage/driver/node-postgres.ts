@@ -73,33 +73,16 @@ export class NodePostgresDriver implements Driver {
   }
 
   async queryTimed<Row>(statement: Statement, params: readonly unknown[]): Promise<TimedResult<Row>> {
-    let broken: unknown;
-    const onError = (error: unknown) => {
-      broken = error;
-    };
-    const client = await this.checkOut(onError);
-    try {
+    return this.withClient(async (client) => {
       // A checked-out client is idle: the query is written to its socket at once.
       const sentAt = performance.now();
       const result = await client.query(toConfig(statement, params, this.named));
       return { ...resultOf<Row>(result.rows, result.rowCount ?? 0), sentAt };
-    } finally {
-      client.off('error', onError);
-      client.release(broken instanceof Error ? broken : undefined);
-    }
+    });
   }
 
   async transaction<T>(fn: (tx: TransactionHandle) => Promise<T>): Promise<T> {
-    let broken: unknown;
-    // The pool listens for errors only on idle clients. A connection lost between two
-    // statements of this transaction (server restart, pg_terminate_backend) would otherwise
-    // be an uncaught 'error' event that kills the process; the next statement rejects instead.
-    const onError = (error: unknown) => {
-      broken = error;
-    };
-    const client = await this.checkOut(onError);
-    try {
-      await client.query('begin');
+    return this.withClient(async (client, broke) => {
       const named = this.named;
       const handle: TransactionHandle = {
         async query<Row>(statement: string | Statement, params: readonly unknown[] = []) {
@@ -110,19 +93,37 @@ export class NodePostgresDriver implements Driver {
           await client.query(script);
         },
       };
-      const value = await fn(handle);
-      await client.query('commit');
-      return value;
-    } catch (error) {
       try {
-        await client.query('rollback');
-      } catch (rollbackError) {
-        broken = rollbackError;
+        await client.query('begin');
+        const value = await fn(handle);
+        await client.query('commit');
+        return value;
+      } catch (error) {
+        await client.query('rollback').catch(broke);
+        throw error;
       }
-      throw error;
+    });
+  }
+
+  /**
+   * Run `fn` on a client of its own, then give the client back. The pool listens for errors
+   * only on idle clients: a connection lost while `fn` holds it (server restart,
+   * pg_terminate_backend) would otherwise be an uncaught 'error' event that kills the process;
+   * `fn`'s next statement rejects instead. A client that broke, or that `fn` reports broken
+   * (`broke`: a rollback that failed), is in an unknown state: destroyed rather than reused.
+   */
+  private async withClient<T>(
+    fn: (client: pg.PoolClient, broke: (error: unknown) => void) => Promise<T>,
+  ): Promise<T> {
+    let broken: unknown;
+    const broke = (error: unknown) => {
+      broken = error;
+    };
+    const client = await this.checkOut(broke);
+    try {
+      return await fn(client, broke);
     } finally {
-      client.off('error', onError);
-      // A client whose rollback failed is in an unknown state: destroy it rather than reuse it.
+      client.off('error', broke);
       client.release(broken instanceof Error ? broken : undefined);
     }
   }
